@@ -1,0 +1,3 @@
+"""opgov: governance of PyTorch's core ATen operator set."""
+
+__version__ = "0.1.0"

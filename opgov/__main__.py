@@ -1,0 +1,3 @@
+from opgov.cli.main import run
+
+run()

@@ -1,0 +1,1 @@
+"""The Typer shell: parse arguments, call one service, render text or JSON."""

@@ -1,0 +1,205 @@
+"""Commands that check and write back: check-bc, exceptions, sync-yaml, the weekly report."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from opgov.cli.app import JsonOpt, app
+from opgov.cli.runtime import GLOBALS, command, print_json, say, table
+
+exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-core operators.",
+                             no_args_is_help=True)
+report_app = typer.Typer(help="Reports for the committee.", no_args_is_help=True)
+app.add_typer(exceptions_app, name="exceptions")
+app.add_typer(report_app, name="report")
+
+
+class CheckFormat(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+def _database_configured() -> bool:
+    """check-bc uses a database only when one is named or the default file exists."""
+    from opgov.db.engine import default_url
+
+    if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
+        return True
+    return Path(default_url().split("///", 1)[1]).exists()
+
+
+@app.command("check-bc")
+def check_bc_cmd(
+    old: Optional[str] = typer.Argument(None, metavar="OLD", help="yaml path, snapshot label, or git:REF[:PATH]"),
+    new: Optional[str] = typer.Argument(None, metavar="NEW", help="yaml path, snapshot label, or git:REF[:PATH]"),
+    fmt: CheckFormat = typer.Option(CheckFormat.text, "--format", help="text, json, or github (workflow commands)."),
+    list_rules: bool = typer.Option(False, "--list-rules", help="List the compatibility rules and exit."),
+) -> None:
+    """Backward/forward compatibility of OLD → NEW with PyTorch's semantics and the core policy.
+
+    Exit 0: no errors; 1: errors (BC breaks not waived); 2: bad input. Without a database,
+    core-ness comes from OLD's `core` tags; with one, its decisions, exceptions and completed
+    deletions apply too.
+    """
+    from datetime import datetime, timezone
+
+    from opgov import compat, compat_report
+    from opgov.errors import BadInput
+    from opgov.services.compat_checks import check_bc
+
+    if list_rules:
+        for rule in compat.RULES:
+            sys.stdout.write(f"{rule.id:34} {rule.kind:3} {rule.purpose}\n")
+        return
+    if old is None or new is None:
+        raise BadInput("check-bc needs OLD and NEW")
+    if _database_configured():
+        with command(write=False) as ctx:
+            report = check_bc(old, new, session=ctx.session, today=ctx.now().date())
+    else:
+        report = check_bc(old, new, session=None, today=datetime.now(timezone.utc).date())
+    if fmt is CheckFormat.json:
+        sys.stdout.write(compat_report.render_json(report) + "\n")
+    elif fmt is CheckFormat.github:
+        sys.stdout.write(compat_report.render_github(report))
+    else:
+        _print_colored(compat_report.render_text(report))
+    if report.summary.errors:
+        raise typer.Exit(1)
+
+
+def _print_colored(text: str) -> None:
+    if not sys.stdout.isatty():
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    out = Console(highlight=False)
+    styles = {"error": "bold red", "warning": "yellow", "info": "cyan", "waived": "dim"}
+    for line in text.splitlines():
+        lowered = line.lstrip().lower()
+        style = next((s for key, s in styles.items() if lowered.startswith(key)), None)
+        out.print(Text(line, style=style or ""))
+
+
+@exceptions_app.command("add")
+def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 'aten::_foreach_*'."),
+                   reason: str = typer.Option(..., "--reason"),
+                   expires: str = typer.Option(..., "--expires", metavar="DATE", help="Last day it applies is the day before."),
+                   json_out: bool = JsonOpt) -> None:
+    """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
+    from opgov.clock import parse_time
+    from opgov.services.compat_checks import add_exception
+
+    with command(write=True) as ctx:
+        view = add_exception(ctx, pattern, reason=reason, expires=parse_time(expires, what="--expires").date())
+    print_json(view) if json_out else say(
+        f"exception {view['id']}: {view['pattern']} until {view['expires_on']} ({view['matches']} operators match now)")
+
+
+@exceptions_app.command("list")
+def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
+                    json_out: bool = JsonOpt) -> None:
+    """Exceptions in force, and expired ones (which no longer apply)."""
+    from opgov.services.compat_checks import list_exceptions
+
+    with command(write=False) as ctx:
+        views = list_exceptions(ctx, include_removed=include_removed)
+    if json_out:
+        print_json(views)
+        return
+    if not views:
+        say("no exceptions")
+        return
+    table(None, ["id", "pattern", "expires", "state", "by", "reason"],
+          [[v["id"], v["pattern"], v["expires_on"],
+            "removed" if v["removed"] else ("EXPIRED" if v["expired"] else "in force"), v["created_by"], v["reason"]]
+           for v in views])
+
+
+@exceptions_app.command("remove")
+def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> None:
+    """Remove an exception (kept in the log)."""
+    from opgov.services.compat_checks import remove_exception
+
+    with command(write=True) as ctx:
+        view = remove_exception(ctx, exception_id)
+    say(f"removed exception {view['id']} ({view['pattern']})")
+
+
+@app.command("sync-yaml")
+def sync_yaml_cmd(
+    native_functions_yaml: str = typer.Argument(..., metavar="NATIVE_FUNCTIONS_YAML"),
+    tags_yaml: Optional[str] = typer.Option(None, "--tags-yaml", help="Declare every written tag here."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 and list what is out of sync."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff."),
+    write: bool = typer.Option(False, "--write", help="Write the changes atomically."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Write governance back into native_functions.yaml: core, deprecating, deprecated, deletions."""
+    from opgov.errors import BadInput
+    from opgov.services.sync import summary_markdown, sync_yaml
+
+    modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
+    if len(modes) != 1:
+        raise BadInput("give exactly one of --check, --diff or --write")
+    with command(write=modes[0] == "write") as ctx:
+        result = sync_yaml(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
+    if json_out:
+        print_json({"file": result.file, "mode": result.mode, "in_sync": result.in_sync, "written": result.written,
+                    "changes": [{"operator": f"aten::{c.operator}", "action": c.action, "tag": c.tag, "line": c.line}
+                                for c in result.changes],
+                    "conflicts": [{"operator": f"aten::{c.operator}", "kind": c.kind, "reason": c.reason,
+                                   "line": c.line} for c in result.conflicts],
+                    "tags_declared": result.tags_declared, "summary": summary_markdown(result)})
+    elif result.mode == "diff":
+        sys.stdout.write(result.diff)
+    elif result.mode == "write":
+        sys.stdout.write(summary_markdown(result) + "\n")
+    else:
+        if result.in_sync and not result.conflicts:
+            sys.stdout.write(f"{result.file} is in sync with the database\n")
+        else:
+            sys.stdout.write(summary_markdown(result) + "\n")
+    if (result.mode == "check" and not result.in_sync) or result.conflicts:
+        raise typer.Exit(1)
+
+
+class ReportFormat(str, Enum):
+    md = "md"
+    json = "json"
+    html = "html"
+
+
+@report_app.command("weekly")
+def report_weekly(
+    as_of: Optional[str] = typer.Option(None, "--as-of", metavar="DATE", help="End of the period (default now)."),
+    since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="Start (default 7 days earlier)."),
+    fmt: ReportFormat = typer.Option(ReportFormat.md, "--format"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Write to a file instead of stdout."),
+) -> None:
+    """The weekly committee report: what to decide, what is due, what broke."""
+    from opgov import report as render
+    from opgov.clock import parse_time
+    from opgov.services.reports import weekly_report
+
+    end = parse_time(as_of, what="--as-of") if as_of else None
+    start = parse_time(since, what="--since") if since else None
+    with command(write=False) as ctx:
+        data = weekly_report(ctx, as_of=end, since=start)
+    text = {"md": render.render_markdown, "json": render.render_json, "html": render.render_html}[fmt.value](data)
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        from opgov.atomic import atomic_write_text
+
+        atomic_write_text(out, text)
+        say(f"wrote {out}")

@@ -1,0 +1,138 @@
+"""Commands about decompositions: rules, their checks, the build-your-own opset, model checks."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from opgov.cli.app import JsonOpt, app
+from opgov.cli.runtime import command, print_json, say, table
+
+decomps_app = typer.Typer(help="Decomposition rules: operator → target operators.", no_args_is_help=True)
+opset_app = typer.Typer(help="The operators a backend must implement.", no_args_is_help=True)
+app.add_typer(decomps_app, name="decomps")
+app.add_typer(opset_app, name="opset")
+
+
+class Fmt(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+class OpsetFmt(str, Enum):
+    text = "text"
+    json = "json"
+    selective_build = "selective-build"
+    python = "python"
+
+
+class Preset(str, Enum):
+    core_aten = "core-aten"
+    no_decomp = "no-decomp"
+    full_decomp = "full-decomp"
+
+
+@decomps_app.command("load")
+def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
+    """Record the rules of a rules file (format in docs/user-guide.md; the 2023 review file works too)."""
+    from opgov.services.decompositions import load_rules
+
+    with command(write=True) as ctx:
+        result = load_rules(ctx, file)
+    print_json(result) if json_out else say(
+        f"{result['rules']} rules from {result['source']}: " + ", ".join(
+            f"{result[k]} {k}" for k in ("added", "updated", "unchanged", "kept") if result.get(k))
+        + (" (kept: a committee decision's rule outranks a file's)" if result.get("kept") else ""))
+
+
+@decomps_app.command("import-torch")
+def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Seconds to spend tracing."),
+                         json_out: bool = JsonOpt) -> None:
+    """Record which operators torch.export's default decomposition table decomposes, and into what
+    (found by tracing each decomposition on small meta tensors). Needs torch installed."""
+    from opgov.services.decompositions import import_torch_rules
+
+    with command(write=True) as ctx:
+        result = import_torch_rules(ctx, time_budget_s=budget)
+    if json_out:
+        print_json(result)
+        return
+    say(f"torch's table decomposes {result['table']} operators: " + ", ".join(
+        f"{result[k]} {k}" for k in ("added", "updated", "unchanged", "kept") if result.get(k)))
+    if result["untraced"]:
+        say(f"{len(result['untraced'])} could not be traced (no rule recorded), e.g. "
+            + "; ".join(f"{u['operator']}: {u['reason']}" for u in result["untraced"][:3]))
+
+
+@decomps_app.command("list")
+def decomps_list(json_out: bool = JsonOpt) -> None:
+    """Every rule with where it came from."""
+    from opgov.services.decompositions import list_rules
+
+    with command(write=False) as ctx:
+        rules = list_rules(ctx)
+    if json_out:
+        print_json(rules)
+    else:
+        table(f"{len(rules)} rules", ["operator", "into", "source"],
+              [[r["operator"], ", ".join(r["into"]) or "(nothing)", f"{r['source']}: {r['detail']}"] for r in rules])
+
+
+@app.command("check-decomps")
+def check_decomps_cmd(fmt: Fmt = typer.Option(Fmt.text, "--format")) -> None:
+    """Every decomposable operator reaches core through its rules; no cycles; no dead targets; drift.
+
+    Exit 1 on errors (warnings are drift to look at)."""
+    from opgov.decomps import render_violations
+    from opgov.services.decompositions import check_decompositions
+
+    with command(write=False) as ctx:
+        violations = check_decompositions(ctx)
+    text = render_violations(violations, fmt.value)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if any(v.severity == "error" for v in violations):
+        raise typer.Exit(1)
+
+
+@opset_app.command("build")
+def opset_build(
+    preset: Preset = typer.Option(Preset.core_aten, "--preset"),
+    decompose: Optional[List[str]] = typer.Option(None, "--decompose", metavar="OP", help="Also decompose OP."),
+    keep: Optional[List[str]] = typer.Option(None, "--keep", metavar="OP", help="Do not decompose OP."),
+    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
+                                         help="A corpus JSON, or a folder of *_ops.json corpora."),
+    fmt: OpsetFmt = typer.Option(OpsetFmt.text, "--format"),
+) -> None:
+    """The operators a backend must implement after the chosen decompositions (and, with
+    --models, which real models that covers and what to add next)."""
+    from opgov.opset import render_opset
+    from opgov.services.decompositions import build
+
+    with command(write=False) as ctx:
+        opset, cov = build(ctx, preset=preset.value, decompose=decompose or [], keep=keep or [], models=models)
+    text = render_opset(opset, cov, fmt.value)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+@app.command("check-model")
+def check_model_cmd(
+    ops: str = typer.Argument(..., metavar="OPS",
+                              help="A file (one operator per line, or a JSON list), or CORPUS#model."),
+    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="SNAPSHOT",
+                                          help="The snapshot the runtime was built from."),
+    fmt: Fmt = typer.Option(Fmt.text, "--format"),
+) -> None:
+    """Can a runtime run this model? Errors: deleted, deprecated or missing operators (exit 1)."""
+    from opgov.corpus import render_model_check
+    from opgov.services.decompositions import check_model
+
+    with command(write=False) as ctx:
+        result = check_model(ctx, ops, runtime=runtime)
+    text = render_model_check(result, fmt.value)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if not result.ok:
+        raise typer.Exit(1)

@@ -1,0 +1,287 @@
+"""Commands of the committee: members, settings, proposals, votes, decisions, lifecycle."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from opgov.cli.app import JsonOpt, app
+from opgov.cli.runtime import command, print_json, say, table
+
+members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
+config_app = typer.Typer(help="Governance settings: quorum and the two lifecycle periods.", no_args_is_help=True)
+proposals_app = typer.Typer(help="List proposals (`proposals show ID` for one).", invoke_without_command=True)
+decisions_app = typer.Typer(help="Historical decisions.", no_args_is_help=True)
+app.add_typer(members_app, name="members")
+app.add_typer(config_app, name="config")
+app.add_typer(proposals_app, name="proposals")
+app.add_typer(decisions_app, name="decisions")
+
+RationaleOpt = typer.Option(..., "--rationale", help="Why: recorded with the decision.")
+
+
+@members_app.command("add")
+def members_add(name: str, role: str = typer.Option(..., "--role", help="maintainer, developer or bot."),
+                json_out: bool = JsonOpt) -> None:
+    """Add a member. The first member must be a maintainer; until then every command is allowed."""
+    from opgov.services.governance import add_member
+
+    with command(write=True) as ctx:
+        member = add_member(ctx, name, role)
+    print_json(member) if json_out else say(f"added {member['name']} as {member['role']}")
+
+
+@members_app.command("list")
+def members_list(json_out: bool = JsonOpt) -> None:
+    """Members and their roles."""
+    from opgov.services.governance import list_members
+
+    with command(write=False) as ctx:
+        members = list_members(ctx)
+    if json_out:
+        print_json(members)
+    elif not members:
+        say("no members: single-user mode (every command is allowed and recorded with the actor's name)")
+    else:
+        table(None, ["name", "role", "added", "by"], [[m["name"], m["role"], m["added_at"][:10], m["added_by"]]
+                                                      for m in members])
+
+
+@members_app.command("remove")
+def members_remove(name: str) -> None:
+    """Remove a member (never the last maintainer while others remain)."""
+    from opgov.services.governance import remove_member
+
+    with command(write=True) as ctx:
+        remove_member(ctx, name)
+    say(f"removed {name}")
+
+
+@config_app.command("set")
+def config_set(key: str, value: str) -> None:
+    """Set quorum, deprecating_days or deprecated_days (logged)."""
+    from opgov.services.governance import set_setting
+
+    with command(write=True) as ctx:
+        result = set_setting(ctx, key, value)
+    say(f"{key}: {result['before']} → {result['value']}")
+
+
+@config_app.command("list")
+def config_list(json_out: bool = JsonOpt) -> None:
+    """Current settings."""
+    from opgov.services.governance import list_settings
+
+    with command(write=False) as ctx:
+        settings = list_settings(ctx)
+    if json_out:
+        print_json(settings)
+    else:
+        for key, value in settings.items():
+            say(f"{key} = {value}")
+
+
+def _proposed(view: dict, json_out: bool) -> None:
+    if json_out:
+        print_json(view)
+    else:
+        what = view["kind"] + (f" into {', '.join(view['targets'])}" if view["targets"] else "")
+        say(f"proposal {view['id']}: {view['operator']} → {what} (needs {view['quorum']} approvals)")
+
+
+@app.command("propose-core")
+def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = RationaleOpt,
+                 json_out: bool = JsonOpt) -> None:
+    """Propose adding a functional operator to the core opset."""
+    from opgov.services.governance import propose
+
+    with command(write=True) as ctx:
+        view = propose(ctx, op, "core", rationale)
+    _proposed(view, json_out)
+
+
+@app.command("propose-decompose")
+def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
+                      into: str = typer.Option(..., "--into", metavar="OP[,OP…]",
+                                               help="Target operators: core, or decomposing into core."),
+                      rationale: str = RationaleOpt, json_out: bool = JsonOpt) -> None:
+    """Propose that an operator decomposes into (core) operators."""
+    from opgov.services.governance import propose
+
+    with command(write=True) as ctx:
+        view = propose(ctx, op, "decompose", rationale, targets=[t for t in into.split(",") if t.strip()])
+    _proposed(view, json_out)
+
+
+@app.command("propose-custom")
+def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str = RationaleOpt,
+                   json_out: bool = JsonOpt) -> None:
+    """Propose keeping an operator custom (needs special handling by backends)."""
+    from opgov.services.governance import propose
+
+    with command(write=True) as ctx:
+        view = propose(ctx, op, "custom", rationale)
+    _proposed(view, json_out)
+
+
+@app.command("review")
+def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
+               approve: bool = typer.Option(False, "--approve"), reject: bool = typer.Option(False, "--reject"),
+               comment: str = typer.Option(..., "--comment"), json_out: bool = JsonOpt) -> None:
+    """Vote on a proposal (maintainers; not on your own). Quorum approvals decide it."""
+    from opgov.errors import BadInput
+    from opgov.services.governance import review
+
+    if approve == reject:
+        raise BadInput("give exactly one of --approve or --reject")
+    with command(write=True) as ctx:
+        view = review(ctx, proposal_id, approve=approve, comment=comment)
+    if json_out:
+        print_json(view)
+        return
+    say(f"proposal {view['id']}: {len(view['approvals'])} approve, {len(view['rejections'])} reject "
+        f"(quorum {view['quorum']}) — {view['status']}")
+
+
+@app.command("withdraw")
+def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
+    """Withdraw an open proposal (your own; maintainers any)."""
+    from opgov.services.governance import withdraw
+
+    with command(write=True) as ctx:
+        view = withdraw(ctx, proposal_id)
+    print_json(view) if json_out else say(f"proposal {view['id']} withdrawn")
+
+
+@proposals_app.callback()
+def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(False, "--open"),
+                   json_out: bool = JsonOpt) -> None:
+    """List proposals (`--open`: only open ones)."""
+    if typer_ctx.invoked_subcommand is not None:
+        return
+    from opgov.services.governance import list_proposals
+
+    with command(write=False) as ctx:
+        views = list_proposals(ctx, open_only=open_only)
+    if json_out:
+        print_json(views)
+        return
+    if not views:
+        say("no proposals" + (" open" if open_only else ""))
+        return
+    table(None, ["id", "operator", "proposal", "status", "by", "votes", "created"],
+          [[v["id"], v["operator"], v["kind"] + (f" into {', '.join(v['targets'])}" if v["targets"] else ""),
+            v["status"], v["proposer"], f"+{len(v['approvals'])} -{len(v['rejections'])}/{v['quorum']}",
+            v["created_at"][:10]] for v in views])
+
+
+@proposals_app.command("show")
+def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
+    """One proposal with its votes and decision."""
+    from opgov.services.governance import show_proposal
+
+    with command(write=False) as ctx:
+        view = show_proposal(ctx, proposal_id)
+    if json_out:
+        print_json(view)
+        return
+    say(f"proposal {view['id']}: {view['operator']} → {view['kind']}"
+        + (f" into {', '.join(view['targets'])}" if view["targets"] else "") + f" — {view['status']}")
+    say(f"by {view['proposer']} on {view['created_at'][:10]}: {view['rationale']}")
+    for vote in view["votes"]:
+        say(f"  {'approve' if vote['approve'] else 'reject '} {vote['voter']} ({vote['at'][:10]}): {vote['comment']}")
+    if view["decision"]:
+        d = view["decision"]
+        say(f"decided {d['category']} on {d['decided_at'][:10]} by {', '.join(d['decided_by'])}")
+
+
+@decisions_app.command("load")
+def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
+    """Record a file of historical decisions (dated, marked as imported) in one transaction."""
+    from opgov.services.governance import load_decisions
+
+    with command(write=True) as ctx:
+        result = load_decisions(ctx, file)
+    print_json(result) if json_out else say(
+        f"{result['recorded']} decisions recorded from {file}"
+        + (f" ({result['already_recorded']} were already recorded)" if result["already_recorded"] else ""))
+
+
+def _stepped(result: dict, json_out: bool) -> None:
+    if json_out:
+        print_json(result)
+        return
+    say(f"{result['operator']}: {result['from']} → {result['to']}"
+        + (f" (replacement {result['replacement']})" if result.get("replacement") and result["to"] == "deprecating" else ""))
+    if result.get("next"):
+        say(f"  can become {result['next']['to']} from {result['next']['possible_from'][:16].replace('T', ' ')} UTC")
+
+
+@app.command("deprecate")
+def deprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typer.Option(..., "--reason"),
+                  replacement: Optional[str] = typer.Option(None, "--replacement", metavar="OP",
+                                                            help="Required for core operators."),
+                  json_out: bool = JsonOpt) -> None:
+    """Tag an operator deprecating (torch.export warns on it)."""
+    from opgov.services.lifecycle import deprecate
+
+    with command(write=True) as ctx:
+        result = deprecate(ctx, op, reason=reason, replacement=replacement)
+    _stepped(result, json_out)
+
+
+@app.command("mark-deprecated")
+def mark_deprecated_cmd(op: str = typer.Argument(..., metavar="OP"),
+                        reason: Optional[str] = typer.Option(None, "--reason"), json_out: bool = JsonOpt) -> None:
+    """deprecating → deprecated, no sooner than deprecating_days after (torch.export fails on it)."""
+    from opgov.services.lifecycle import mark_deprecated
+
+    with command(write=True) as ctx:
+        result = mark_deprecated(ctx, op, reason=reason)
+    _stepped(result, json_out)
+
+
+@app.command("delete")
+def delete_cmd(op: str = typer.Argument(..., metavar="OP"), reason: Optional[str] = typer.Option(None, "--reason"),
+               json_out: bool = JsonOpt) -> None:
+    """deprecated → deleted, no sooner than deprecated_days after; the sync bot removes the entry."""
+    from opgov.services.lifecycle import delete
+
+    with command(write=True) as ctx:
+        result = delete(ctx, op, reason=reason)
+    _stepped(result, json_out)
+
+
+@app.command("undeprecate")
+def undeprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typer.Option(..., "--reason"),
+                    json_out: bool = JsonOpt) -> None:
+    """Back to active from deprecating or deprecated (not from deleted)."""
+    from opgov.services.lifecycle import undeprecate
+
+    with command(write=True) as ctx:
+        result = undeprecate(ctx, op, reason=reason)
+    _stepped(result, json_out)
+
+
+@app.command("tick")
+def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due transitions."),
+             within: int = typer.Option(0, "--within", metavar="DAYS", help="Also list those due within DAYS."),
+             json_out: bool = JsonOpt) -> None:
+    """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
+    from opgov.services.lifecycle import tick
+
+    with command(write=apply) as ctx:
+        result = tick(ctx, apply=apply, within_days=within)
+    if json_out:
+        print_json(result)
+        return
+    if not result["due"] and not result["within"]:
+        say("nothing is due" + (f" within {within} days" if within else ""))
+    for item in result["due"]:
+        done = any(a["operator"] == item["operator"] for a in result["applied"])
+        say(f"{'applied' if done else 'due'}: {item['operator']} {item['from']} → {item['to']} "
+            f"(due {item['due_at'][:10]})")
+    for item in result["within"]:
+        say(f"coming: {item['operator']} {item['from']} → {item['to']} on {item['due_at'][:10]} "
+            f"({item['days_left']} days)")

@@ -1,0 +1,180 @@
+"""Commands over the registry: the database itself, imports, operators, the event log."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from opgov.cli.app import JsonOpt, app
+from opgov.cli.runtime import GLOBALS, command, print_json, say, table
+
+db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
+ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(ops_app, name="ops")
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    revision: str = typer.Argument("head", help="Target revision."),
+    simulation: bool = typer.Option(False, "--simulation",
+                                    help="Create a simulation database, where --now/OPGOV_NOW set the clock."),
+) -> None:
+    """Apply the Alembic migrations (the only way opgov's schema is made or changed)."""
+    from opgov.services.admin import upgrade_database
+
+    before, after = upgrade_database(GLOBALS.db, revision, simulation=simulation)
+    say(f"database at revision {after} (was {before or 'empty'})" + (" — simulation database" if simulation else ""))
+
+
+@db_app.command("downgrade")
+def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g. 0003 or base.")) -> None:
+    """Undo migrations down to REVISION (base removes every table)."""
+    from opgov.services.admin import downgrade_database
+
+    before, after = downgrade_database(GLOBALS.db, revision)
+    say(f"database at revision {after or 'base'} (was {before})")
+
+
+@db_app.command("current")
+def db_current(json_out: bool = JsonOpt) -> None:
+    """Show the database URL, its revision and whether it is a simulation database."""
+    from opgov.services.admin import database_status
+
+    status = database_status(GLOBALS.db)
+    if json_out:
+        print_json(status)
+    else:
+        for key, value in status.items():
+            say(f"{key}: {value}")
+
+
+@app.command("import")
+def import_cmd(
+    native_functions_yaml: str = typer.Argument(..., metavar="NATIVE_FUNCTIONS_YAML"),
+    label: str = typer.Option(..., "--label", help="Name of this snapshot, e.g. 2.13.0."),
+    tags_yaml: Optional[str] = typer.Option(None, "--tags-yaml", help="Check every tag is declared here."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Record a snapshot: operators added, removed and schema-changed since the previous one."""
+    from opgov.services.imports import import_snapshot
+
+    status = None
+    if sys.stderr.isatty() and not json_out:
+        from rich.console import Console
+
+        status = Console(stderr=True).status("importing")
+        status.start()
+    try:
+        with command(write=True) as ctx:
+            result = import_snapshot(ctx, native_functions_yaml, label=label, tags_yaml=tags_yaml,
+                                     progress=(lambda m: status.update(m)) if status else None)
+    finally:
+        if status:
+            status.stop()
+    if json_out:
+        print_json({"label": result.label, "operators": result.operators, "added": result.added,
+                    "removed": result.removed, "changed": result.changed, "findings": result.findings})
+        return
+    if result.unchanged_file:
+        say(f"snapshot {result.label} was already imported with identical content: no changes")
+        return
+    say(f"snapshot {result.label}: {result.operators} operators; {len(result.added)} added, "
+        f"{len(result.removed)} removed, {len(result.changed)} schema-changed"
+        + (" (baseline)" if result.baseline else ""))
+    for title, names in (("added", result.added), ("removed", result.removed), ("changed", result.changed)):
+        if names and not result.baseline:
+            shown = ", ".join(names[:12]) + (f", … (+{len(names) - 12})" if len(names) > 12 else "")
+            say(f"  {title}: {shown}")
+    if result.findings:
+        say("  compatibility findings: " + ", ".join(f"{n} {s}" for s, n in sorted(result.findings.items())))
+
+
+@ops_app.command("list")
+def ops_list(
+    category: Optional[str] = typer.Option(None, "--category", help="core, decomposable or custom."),
+    lifecycle: Optional[str] = typer.Option(None, "--lifecycle",
+                                            help="active, deprecating, deprecated or deleted."),
+    tag: Optional[str] = typer.Option(None, "--tag", help="Only operators carrying this yaml tag."),
+    include_all: bool = typer.Option(False, "--all", help="Every operator ever seen, not just present ones."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Operators present in the latest snapshot."""
+    from opgov.errors import BadInput
+    from opgov.services.ops import CATEGORIES, LIFECYCLES, list_ops
+
+    if category and category not in CATEGORIES:
+        raise BadInput(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
+    if lifecycle and lifecycle not in LIFECYCLES:
+        raise BadInput(f"unknown lifecycle {lifecycle!r} (one of {', '.join(LIFECYCLES)})")
+    with command(write=False) as ctx:
+        ops = list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=include_all)
+    if json_out:
+        print_json(ops)
+        return
+    table(f"{len(ops)} operators", ["name", "kind", "category", "lifecycle", "tags", "schema"],
+          [[o["name"], o["kind"], o["category"] + (" *" if o["needs_review"] else ""),
+            o["lifecycle"] + ("" if o["present"] else " (absent)"), ", ".join(o["tags"]), o["schema"]]
+           for o in ops])
+    if any(o["needs_review"] for o in ops):
+        say("* needs a committee decision")
+
+
+@ops_app.command("show")
+def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonOpt) -> None:
+    """One operator: schema history per snapshot, decisions, lifecycle, compatibility findings."""
+    from opgov.services.ops import show_op
+
+    with command(write=False) as ctx:
+        info = show_op(ctx, op)
+    if json_out:
+        print_json(info)
+        return
+    say(f"[bold]{info['name']}[/bold]  {info['kind']}, {info['category']} ({info['category_source']})"
+        f"{', needs review' if info['needs_review'] else ''}, {info['lifecycle']}"
+        f"{' since ' + info['lifecycle_since'] if info['lifecycle_since'] else ''}"
+        f"{'' if info['present'] else ', not in the latest snapshot'}")
+    if info["replacement"]:
+        say(f"replacement: {info['replacement']}")
+    if info["autogen_of"]:
+        say(f"generated by autogen of {info['autogen_of']}")
+    say(f"tags: {', '.join(info['tags']) or '-'}")
+    say(f"schema: {info['schema']}")
+    table("history", ["snapshot", "line", "schema"],
+          [[h["snapshot"], h["line"], (h["schema"] or "(autogen)") + (" [changed]" if h["changed"] else "")
+            if h["present"] else "(absent)"] for h in info["history"]])
+    if info["decisions"]:
+        table("decisions", ["when", "category", "by", "rationale"],
+              [[d["decided_at"][:10], d["category"] + (f" into {', '.join(d['targets'])}" if d["targets"] else ""),
+                ", ".join(d["decided_by"]) + (" (imported)" if d["imported"] else ""), d["rationale"]]
+               for d in info["decisions"]])
+    if info["proposals"]:
+        table("proposals", ["id", "kind", "status", "by", "created"],
+              [[p["id"], p["kind"], p["status"], p["proposer"], p["created_at"][:10]] for p in info["proposals"]])
+    if info["lifecycle_steps"]:
+        table("lifecycle", ["when", "step", "by", "reason"],
+              [[s["at"][:19], f"{s['from']} → {s['to']}", s["actor"], s["reason"]] for s in info["lifecycle_steps"]])
+    if info["findings"]:
+        table("compatibility findings", ["snapshot", "kind", "severity", "rule", "message"],
+              [[f["snapshot"], f["kind"], f["severity"], f["rule"], f["message"]] for f in info["findings"]])
+
+
+@app.command("log")
+def log_cmd(
+    op: Optional[str] = typer.Argument(None, metavar="[OP]", help="Only events about this operator."),
+    since: Optional[str] = typer.Option(None, "--since", metavar="DATE"),
+    limit: int = typer.Option(200, "--limit", help="Newest N events (0: all)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """The append-only event log, oldest first."""
+    from opgov.services.admin import read_log
+
+    with command(write=False) as ctx:
+        events = read_log(ctx, op=op, since=since, limit=limit)
+    if json_out:
+        print_json(events)
+        return
+    table(None, ["when", "actor", "action", "subject", "reason"],
+          [[e["at"][:19], e["actor"], e["action"], e["subject"], e["reason"]] for e in events])

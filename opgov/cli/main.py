@@ -1,0 +1,27 @@
+"""Entry point of the ``opgov`` console script."""
+
+from __future__ import annotations
+
+import sys
+
+from opgov.cli.app import app
+# Registration order is the order `opgov --help` lists the commands in.
+from opgov.cli import commands_registry  # noqa: F401,I001
+from opgov.cli import commands_governance  # noqa: F401
+from opgov.cli import commands_checks  # noqa: F401
+from opgov.cli import commands_decomps  # noqa: F401
+from opgov.errors import OpgovError
+
+
+def run(argv: list[str] | None = None) -> None:
+    """Run the CLI; map opgov's errors to one line on stderr and their exit code."""
+    try:
+        app(args=argv, prog_name="opgov")
+    except OpgovError as err:
+        prefix = "refused" if err.exit_code == 1 else "error"
+        sys.stderr.write(f"opgov: {prefix}: {err}\n")
+        sys.exit(err.exit_code)
+
+
+if __name__ == "__main__":
+    run()

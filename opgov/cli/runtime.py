@@ -1,0 +1,101 @@
+"""What the Typer commands share: global options, the actor, the clock, one transaction per
+command, and rendering. Nothing here knows policy; services do."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from opgov.clock import Clock, FixedClock, SystemClock, parse_time
+from opgov.errors import PolicyRefusal
+
+
+@dataclass
+class Globals:
+    db: str | None = None
+    actor: str | None = None
+    now: str | None = None
+
+
+GLOBALS = Globals()
+
+
+def resolve_actor(explicit: str | None) -> str:
+    """--actor, else OPGOV_ACTOR, else git's user.email, else the OS user."""
+    if explicit:
+        return explicit
+    if os.environ.get("OPGOV_ACTOR"):
+        return os.environ["OPGOV_ACTOR"]
+    try:
+        email = subprocess.run(["git", "config", "user.email"], capture_output=True, text=True,
+                               timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        email = ""
+    return email or getpass.getuser()
+
+
+def claimed_time() -> str | None:
+    return GLOBALS.now or os.environ.get("OPGOV_NOW") or None
+
+
+@contextmanager
+def command(*, write: bool) -> Iterator[Any]:
+    """One command = one transaction on a database at the head revision.
+
+    A claimed time (``--now``/``OPGOV_NOW``) is honoured only on a simulation database; a write
+    command on any other database is refused, so nobody can skip a timer.
+    """
+    from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
+    from opgov.services.common import Ctx, is_simulation
+
+    engine = make_engine(resolve_url(GLOBALS.db))
+    try:
+        ensure_current(engine)
+        with transaction(engine) as session:
+            claimed = claimed_time()
+            clock: Clock = SystemClock()
+            if claimed is not None:
+                if is_simulation(session):
+                    clock = FixedClock(parse_time(claimed, what="--now"))
+                elif write:
+                    raise PolicyRefusal("a claimed time (--now / OPGOV_NOW) is honoured only on a database "
+                                        "created with `opgov db upgrade --simulation`")
+                else:
+                    clock = FixedClock(parse_time(claimed, what="--now"))
+            yield Ctx(session=session, actor=resolve_actor(GLOBALS.actor), clock=clock)
+    finally:
+        engine.dispose()
+
+
+def print_json(data: Any) -> None:
+    if hasattr(data, "model_dump_json"):
+        sys.stdout.write(data.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
+    from rich.table import Table
+
+    out = Table(title=title, show_lines=False, title_justify="left")
+    for column in columns:
+        out.add_column(column, overflow="fold")
+    for row in rows:
+        out.add_row(*["" if v is None else str(v) for v in row])
+    console().print(out)
+
+
+def say(text: str) -> None:
+    console().print(text, markup=True)

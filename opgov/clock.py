@@ -1,0 +1,47 @@
+"""Time enters opgov through a clock object; nothing else calls the system clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class FixedClock:
+    at: datetime
+
+    def now(self) -> datetime:
+        return self.at
+
+
+def parse_time(text: str, *, what: str = "time") -> datetime:
+    """Parse an ISO 8601 date or datetime; naive values are taken as UTC; result is UTC."""
+    from opgov.errors import BadInput
+
+    raw = text.strip()
+    if raw.endswith("Z"):
+        raw = raw[:-1] + "+00:00"
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise BadInput(f"{what} {text!r} is not an ISO 8601 date or time") from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Databases may hand back naive datetimes (SQLite); opgov stores UTC, so attach it."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)

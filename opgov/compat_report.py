@@ -1,0 +1,167 @@
+"""The JSON shape of a compatibility check, and its renderers (json, GitHub Actions, text).
+
+Kept apart from :mod:`opgov.compat` so that the checker itself imports only the standard
+library; pydantic is loaded only by whoever renders a report. Every renderer is a pure function
+from a :class:`CheckReport` to a string; the CLI adds colour to the text form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from opgov.compat import SEVERITIES, BcException, Finding
+
+__all__ = ["CheckReport", "ExceptionOut", "FindingOut", "Summary", "make_report", "render_github",
+           "render_json", "render_text"]
+
+
+class FindingOut(BaseModel):
+    """One finding: an operator, what kind of break (or a new operator) and how severe."""
+
+    model_config = ConfigDict(frozen=True)
+
+    operator: str
+    kind: Literal["bc", "fc", "new"]
+    rule: str
+    severity: Literal["error", "warning", "waived", "info"]
+    message: str
+    old_schema: str | None = None
+    new_schema: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+class Summary(BaseModel):
+    """Counts by severity (``errors`` decides the exit code) and by kind."""
+
+    errors: int = 0
+    warnings: int = 0
+    waived: int = 0
+    infos: int = 0
+    bc: int = 0
+    fc: int = 0
+    new: int = 0
+
+
+class ExceptionOut(BaseModel):
+    """A recorded BC exception (listed when it has expired)."""
+
+    pattern: str
+    reason: str
+    created_by: str
+    expires_on: date
+
+
+class CheckReport(BaseModel):
+    """``opgov check-bc --format json``: findings, a summary, and the exceptions that expired."""
+
+    findings: list[FindingOut]
+    summary: Summary
+    expired_exceptions: list[ExceptionOut] = []
+
+
+_COUNT_FIELD = {"error": "errors", "warning": "warnings", "waived": "waived", "info": "infos"}
+
+
+def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = ()) -> CheckReport:
+    """Build the report from policy-applied findings (and the expired exceptions to list)."""
+    outs = [FindingOut(operator=f.operator, kind=f.kind, rule=f.rule, severity=f.severity, message=f.message,
+                       old_schema=f.old_schema, new_schema=f.new_schema, file=f.file, line=f.line)
+            for f in findings]
+    counts: dict[str, int] = {}
+    for f in outs:
+        counts[_COUNT_FIELD[f.severity]] = counts.get(_COUNT_FIELD[f.severity], 0) + 1
+        counts[f.kind] = counts.get(f.kind, 0) + 1
+    return CheckReport(
+        findings=outs,
+        summary=Summary(**counts),
+        expired_exceptions=[ExceptionOut(pattern=e.pattern, reason=e.reason, created_by=e.created_by,
+                                         expires_on=e.expires_on) for e in expired],
+    )
+
+
+def render_json(report: CheckReport) -> str:
+    return report.model_dump_json(indent=2)
+
+
+# --- GitHub Actions workflow commands -----------------------------------------------------
+
+_LEVEL = {"error": "error", "warning": "warning", "waived": "notice", "info": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(level: str, message: str, **properties: object) -> str:
+    props = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items()
+                     if value is not None)
+    return f"::{level}{' ' + props if props else ''}::{_escape_data(message)}"
+
+
+def render_github(report: CheckReport) -> str:
+    """One workflow command per finding (``::error file=…,line=…,title=…::message``), errors
+    first, then one ``::warning`` per expired exception."""
+    lines = []
+    for f in _by_severity(report.findings):
+        title = f"{_KIND_TITLE[f.kind]} {f.rule}: {f.operator}"
+        lines.append(_command(_LEVEL[f.severity], f.message, file=f.file, line=f.line, title=title))
+    for e in report.expired_exceptions:
+        lines.append(_command("warning", f"BC exception {e.pattern!r} expired on {e.expires_on.isoformat()} "
+                              f"({e.created_by}: {e.reason}); it no longer applies.",
+                              title="expired BC exception"))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+# --- text ---------------------------------------------------------------------------------
+
+_KIND_TITLE = {"bc": "BC break", "fc": "FC break", "new": "new operator"}
+_HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
+
+
+def _by_severity(findings: Sequence[FindingOut]) -> list[FindingOut]:
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(findings, key=lambda f: order[f.severity])  # stable within a severity
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def summary_line(report: CheckReport) -> str:
+    s = report.summary
+    return (f"{_plural(s.errors, 'error')}, {_plural(s.warnings, 'warning')}, {s.waived} waived, "
+            f"{_plural(s.infos, 'info')} ({s.bc} BC, {s.fc} FC, {s.new} new)")
+
+
+def render_text(report: CheckReport) -> str:
+    """Findings grouped by severity (errors first), then expired exceptions and a summary line."""
+    lines: list[str] = []
+    for severity in SEVERITIES:
+        group = [f for f in report.findings if f.severity == severity]
+        if not group:
+            continue
+        lines.append(f"{_HEADING[severity]} ({len(group)})")
+        for f in group:
+            where = f"{f.file}:{f.line}: " if f.file and f.line else (f"{f.file}: " if f.file else "")
+            lines.append(f"  {where}{f.operator} [{f.kind} {f.rule}] {f.message}")
+            if f.old_schema is not None and f.kind != "new":
+                lines.append(f"      old: {f.old_schema}")
+            if f.new_schema is not None:
+                lines.append(f"      new: {f.new_schema}")
+        lines.append("")
+    if report.expired_exceptions:
+        lines.append(f"Expired exceptions ({len(report.expired_exceptions)})")
+        for e in report.expired_exceptions:
+            lines.append(f"  {e.pattern}: expired {e.expires_on.isoformat()} ({e.created_by}: {e.reason})")
+        lines.append("")
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"

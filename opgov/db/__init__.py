@@ -1,0 +1,1 @@
+"""Database access: engines, sessions, the migration runtime."""

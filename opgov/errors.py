@@ -1,0 +1,49 @@
+"""One error hierarchy for opgov.
+
+Services and the functional core raise these; only the CLI shell maps them to exit codes
+(``BadInput`` → 2, ``PolicyRefusal`` → 1) and colours.
+"""
+
+from __future__ import annotations
+
+
+class OpgovError(Exception):
+    """Base class. ``str(err)`` is the one line shown to the user."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 subject: str | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.subject = subject
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
+        return f"{where}{self.message}"
+
+
+class BadInput(OpgovError):
+    """Malformed or unknown input: a file, a schema, an operator name, an id. Exit code 2."""
+
+    exit_code = 2
+
+
+class SchemaParseError(BadInput):
+    """A function schema that does not parse. The message names the schema text."""
+
+
+class PolicyRefusal(OpgovError):
+    """The input is understood, but governance policy forbids the action. Exit code 1."""
+
+    exit_code = 1
+
+
+class DatabaseBehind(OpgovError):
+    """The database schema is older than this opgov: run ``opgov db upgrade``."""
+
+    exit_code = 2

@@ -1,0 +1,65 @@
+"""The lifecycle policy as pure functions of state and time.
+
+active → deprecating → deprecated → deleted, one step at a time. ``deprecating`` may become
+``deprecated`` no sooner than ``deprecating_days`` (default 14) after it began; ``deprecated``
+may become ``deleted`` no sooner than ``deprecated_days`` (default 180) after. ``undeprecate``
+returns a deprecating or deprecated operator to active.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+STATES = ("active", "deprecating", "deprecated", "deleted")
+NEXT = {"active": "deprecating", "deprecating": "deprecated", "deprecated": "deleted"}
+
+
+@dataclass(frozen=True)
+class Periods:
+    deprecating_days: int = 14
+    deprecated_days: int = 180
+
+    def wait(self, state: str) -> int:
+        return {"deprecating": self.deprecating_days, "deprecated": self.deprecated_days}[state]
+
+
+@dataclass(frozen=True)
+class Due:
+    """When the next timed step of an operator in ``state`` (entered at ``since``) may happen."""
+
+    state: str
+    to_state: str
+    since: datetime
+    due_at: datetime
+
+    def is_due(self, now: datetime) -> bool:
+        return now >= self.due_at
+
+    def days_left(self, now: datetime) -> int:
+        return max(0, math.ceil((self.due_at - now).total_seconds() / 86400))
+
+
+def next_timed_step(state: str, since: datetime | None, periods: Periods) -> Due | None:
+    """The timed step after ``state`` (deprecating → deprecated, deprecated → deleted), else None."""
+    if state not in ("deprecating", "deprecated") or since is None:
+        return None
+    return Due(state=state, to_state=NEXT[state], since=since, due_at=since + timedelta(days=periods.wait(state)))
+
+
+def check_step(state: str, to_state: str, since: datetime | None, now: datetime, periods: Periods) -> str | None:
+    """Why ``state → to_state`` is not allowed now, or None when it is."""
+    if to_state == "active":
+        if state in ("deprecating", "deprecated"):
+            return None
+        return f"only a deprecating or deprecated operator can return to active (it is {state})"
+    if NEXT.get(state) != to_state:
+        if state == to_state:
+            return f"it is already {state}"
+        return f"it is {state}; the next step is {NEXT[state]}" if state in NEXT else f"it is {state}"
+    due = next_timed_step(state, since, periods)
+    if due is not None and not due.is_due(now):
+        return (f"it has been {state} since {since:%Y-%m-%d %H:%M} UTC; it can become {to_state} from "
+                f"{due.due_at:%Y-%m-%d %H:%M} UTC ({due.days_left(now)} days left)")
+    return None

@@ -1,0 +1,595 @@
+"""Build your own opset: the operators a backend implements after the decompositions it chooses.
+
+"There is no best IR": a backend chooses which operators to decompose, and implements what is
+left. :func:`build_opset` computes what is left from the registry (every operator with its
+category, lifecycle and kind), the decomposition rules (operator → target operators, followed
+transitively) and a choice: a preset plus ``decompose`` and ``keep`` adjustments.
+
+Presets
+-------
+``core-aten`` — what ``torch.export``'s ``run_decompositions()`` aims at. Every operator that
+    is not core is decomposed; core operators are kept. The must-implement set is every live
+    core operator, plus whatever the rules of decomposed operators lead to that is not itself
+    decomposed (normally core operators; anything else is a ``check-decomps`` finding). Only
+    functional operators are considered besides core ones: export functionalizes in-place and
+    out= variants away.
+``no-decomp`` — decompose nothing. The backend runs the exported program as it is, so it
+    implements every live functional, in-place and mutable operator (the kinds an exported
+    program holds) and every core one. out= and scratch variants are left out: export does not
+    produce them.
+``full-decomp`` — decompose everything that can be: like ``core-aten``, and core operators that
+    have a rule are decomposed too. The smallest opset the rules allow: the leaves of the rules
+    plus the core operators no rule decomposes.
+
+``decompose=[OP…]`` decomposes these operators as well; ``keep=[OP…]`` keeps these operators
+whatever the preset says (a kept operator is implemented by the backend, so it is in the opset
+and its rule is not followed). Deleted operators are never in an opset. Operators on a cycle of
+rules cannot be decomposed away and stay in the opset.
+
+Operators the choice decomposes but for which no rule exists (``aten::_assert_tensor_metadata``
+under core-aten; a ``decompose`` operator without a rule, also named in :attr:`Opset.notes`)
+cannot go away: they are listed in :attr:`Opset.without_rule`, not in the must-implement set.
+A backend implements one when a model it runs uses it, which is what :func:`coverage` reports.
+
+Models
+------
+:func:`coverage` says which models of a corpus a backend with this opset can run. What a model
+needs depends on the preset:
+
+- ``no-decomp`` starts from the model's ``exported_ops``;
+- ``core-aten`` and ``full-decomp`` start from its ``core_aten_ops``: PyTorch's own run of its
+  default decompositions on the whole program, which also applies CompositeImplicitAutograd
+  kernels and functionalization that a rules table may not describe. A kept operator the model
+  exported is added to what it needs.
+
+Then every operator the choice decomposes and has a rule for is replaced by its targets,
+transitively. A model is covered when everything it then needs is in the must-implement set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel
+
+from opgov.corpus import ModelOps
+from opgov.errors import BadInput
+from opgov.names import canonical
+
+Preset = Literal["core-aten", "no-decomp", "full-decomp"]
+PRESETS: tuple[str, ...] = ("core-aten", "no-decomp", "full-decomp")
+_EXPORTED_KINDS = frozenset({"functional", "inplace", "mutable"})
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """What the opset builder needs to know of one operator.
+
+    ``category``: ``core``, ``decomposable``, ``custom`` or ``None`` (uncategorized);
+    ``lifecycle``: ``active``, ``deprecating``, ``deprecated``, ``deleted``;
+    ``kind``: ``functional``, ``inplace``, ``out``, ``mutable``, ``scratch``.
+    """
+
+    category: str | None
+    lifecycle: str = "active"
+    kind: str = "functional"
+
+
+@dataclass(frozen=True)
+class OpsetChoice:
+    preset: str
+    decompose: tuple[str, ...] = ()
+    keep: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OpsetEntry:
+    """One operator to implement and why: ``core``, ``kept``, ``not-decomposed`` (no-decomp) or
+    ``target`` (only a decomposition produces it). ``produced_by``: decomposed operators whose
+    rules lead to it."""
+
+    op: str
+    category: str | None
+    why: str
+    produced_by: tuple[str, ...] = ()
+    lifecycle: str = "active"
+
+
+@dataclass(frozen=True)
+class Opset:
+    """The result of :func:`build_opset`.
+
+    ``entries``: the must-implement set, sorted by name (:attr:`operators` as a set).
+    ``without_rule``: operators the choice decomposes but no rule says how; a backend
+    implements one only when a model uses it. ``decomposed``: operators with a rule that the
+    choice decomposes. ``beyond_default``: those decomposed beyond what torch.export's default
+    table does by this preset (``--decompose``; for full-decomp also core operators with a
+    rule), used by :func:`render_python`. ``notes``: remarks for the user.
+    """
+
+    choice: OpsetChoice
+    entries: tuple[OpsetEntry, ...]
+    without_rule: tuple[str, ...]
+    decomposed: tuple[str, ...]
+    beyond_default: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    rules: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def operators(self) -> frozenset[str]:
+        """The must-implement set."""
+        return frozenset(e.op for e in self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence[str]], preset: str,
+                decompose: Iterable[str] = (), keep: Iterable[str] = ()) -> Opset:
+    """The operators a backend implements for this choice (see the module docstring).
+
+    ``operators`` and ``rules`` use canonical names; ``decompose`` and ``keep`` may use any
+    accepted spelling. Raises :class:`BadInput` for an unknown preset, an operator in
+    ``decompose``/``keep`` that neither the registry nor the rules know, or one in both.
+    """
+    if preset not in PRESETS:
+        raise BadInput(f"unknown preset {preset!r} ({', '.join(PRESETS)})")
+    rules = {op: tuple(into) for op, into in rules.items()}
+    extra = _names(decompose, operators, rules, "--decompose")
+    kept = _names(keep, operators, rules, "--keep")
+    both = sorted(set(extra) & set(kept))
+    if both:
+        raise BadInput(f"{both[0]} is both decomposed and kept; choose one", subject=both[0])
+    choice = OpsetChoice(preset, tuple(extra), tuple(kept))
+    decomposes = _decision(choice, operators, rules)
+    notes = [f"{op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it"
+             for op in extra if op not in rules]
+
+    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted"}
+    if preset == "no-decomp":
+        candidates = [op for op, i in live.items() if i.kind in _EXPORTED_KINDS or i.category == "core"]
+    else:
+        candidates = [op for op, i in live.items() if i.kind == "functional" or i.category == "core"]
+    leaves = _Leaves(rules, decomposes)
+
+    entries: dict[str, dict] = {}
+
+    def add(op: str, why: str, source: str | None = None) -> None:
+        info = operators.get(op)
+        entry = entries.setdefault(op, {"why": why, "by": set(), "info": info})
+        if _RANK[why] < _RANK[entry["why"]]:
+            entry["why"] = why
+        if source:
+            entry["by"].add(source)
+
+    without_rule: set[str] = set()
+    for op in sorted(set(candidates)):
+        if not decomposes(op):
+            add(op, _why_kept(op, choice, operators))
+        elif op in rules:
+            for leaf in leaves(op):
+                add(leaf, "target", op)
+        else:
+            without_rule.add(op)
+    for op in kept:  # kept explicitly, perhaps not a candidate (e.g. an in-place variant)
+        if op in live:
+            add(op, "kept")
+    for op in extra:  # decomposed explicitly, perhaps not a candidate
+        if op in rules:
+            for leaf in leaves(op):
+                add(leaf, "target", op)
+    for op in entries:
+        if entries[op]["why"] == "target" and not decomposes(op) and op in operators:
+            entries[op]["why"] = _why_kept(op, choice, operators)
+    without_rule -= set(entries)
+    built = tuple(OpsetEntry(op=op, category=e["info"].category if e["info"] else None, why=e["why"],
+                             produced_by=tuple(sorted(e["by"])),
+                             lifecycle=e["info"].lifecycle if e["info"] else "unknown")
+                  for op, e in sorted(entries.items()))
+    decomposed = tuple(sorted(op for op in rules if decomposes(op)))
+    beyond = set(extra)
+    if preset == "full-decomp":
+        beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
+    return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
+                 decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes), rules=rules)
+
+
+_RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "target": 3}
+
+
+def _why_kept(op: str, choice: OpsetChoice, operators: Mapping[str, OpInfo]) -> str:
+    if op in choice.keep:
+        return "kept"
+    info = operators.get(op)
+    if info is not None and info.category == "core":
+        return "core"
+    return "not-decomposed"
+
+
+def _names(names: Iterable[str], operators: Mapping[str, OpInfo], rules: Mapping[str, tuple[str, ...]],
+           flag: str) -> list[str]:
+    out: list[str] = []
+    for raw in names:
+        op = canonical(raw)
+        if op not in operators and op not in rules:
+            raise BadInput(f"{flag} {raw}: unknown operator", subject=op)
+        if op not in out:
+            out.append(op)
+    return out
+
+
+def _decision(choice: OpsetChoice, operators: Mapping[str, OpInfo], rules: Mapping[str, tuple[str, ...]]):
+    """A predicate: does this choice decompose ``op`` (whether or not a rule says how)?"""
+    extra, kept = frozenset(choice.decompose), frozenset(choice.keep)
+
+    def decomposes(op: str) -> bool:
+        if op in kept:
+            return False
+        if op in extra:
+            return True
+        if choice.preset == "no-decomp":
+            return False
+        info = operators.get(op)
+        is_core = info is not None and info.category == "core"
+        if choice.preset == "core-aten":
+            return not is_core
+        return not is_core or op in rules  # full-decomp
+
+    return decomposes
+
+
+class _Leaves:
+    """Memoized: the operators ``op`` ends in when every decomposed operator with a rule is
+    replaced by its targets. An operator met again on its own path (a cycle) is a leaf."""
+
+    def __init__(self, rules: Mapping[str, tuple[str, ...]], decomposes) -> None:
+        self.rules = rules
+        self.decomposes = decomposes
+        self.cache: dict[str, frozenset[str]] = {}
+
+    def expands(self, op: str) -> bool:
+        return op in self.rules and self.decomposes(op)
+
+    def __call__(self, op: str) -> frozenset[str]:
+        return self._walk(op, frozenset())[0]
+
+    def _walk(self, op: str, path: frozenset[str]) -> tuple[frozenset[str], bool]:
+        """(leaves, whether a cycle was met below): results touched by a cycle depend on the
+        path that led to them and are not cached."""
+        if not self.expands(op):
+            return frozenset({op}), False
+        if op in self.cache:
+            return self.cache[op], False
+        here = path | {op}
+        out: set[str] = set()
+        cyclic = False
+        for target in self.rules[op]:
+            if target in here:
+                out.add(target)
+                cyclic = True
+            else:
+                leaves, below = self._walk(target, here)
+                out |= leaves
+                cyclic = cyclic or below
+        result = frozenset(out)
+        if not cyclic:
+            self.cache[op] = result
+        return result, cyclic
+
+    def of_all(self, ops: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for op in ops:
+            out |= self(op)
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# coverage
+
+
+@dataclass(frozen=True)
+class ModelCoverage:
+    model: str
+    family: str
+    needed: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def covered(self) -> bool:
+        return not self.missing
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """Add ``op`` (after the earlier suggestions): ``newly_covered`` models become runnable;
+    ``needed_by`` uncovered models use it; ``covered_after`` models are covered in all."""
+
+    op: str
+    newly_covered: tuple[str, ...]
+    needed_by: int
+    covered_after: int
+    share_after: float
+
+
+@dataclass(frozen=True)
+class Coverage:
+    start: str
+    models: tuple[ModelCoverage, ...]
+    suggestions: tuple[Suggestion, ...]
+
+    @property
+    def covered(self) -> int:
+        return sum(m.covered for m in self.models)
+
+    @property
+    def share(self) -> float:
+        return self.covered / len(self.models) if self.models else 1.0
+
+    @property
+    def missing_ops(self) -> dict[str, int]:
+        """Missing operator → number of models that lack it, most needed first."""
+        counts: dict[str, int] = {}
+        for m in self.models:
+            for op in m.missing:
+                counts[op] = counts.get(op, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, Sequence[str]] | None = None,
+             *, start: str = "auto") -> Coverage:
+    """Which ``models`` the opset covers, and which missing operators would cover the most more.
+
+    ``start``: ``auto`` (by preset, see the module docstring), ``exported`` or ``core-aten``.
+    ``rules`` (the targets followed) defaults to the rules the opset was built with; which
+    operators are decomposed is the opset's :attr:`Opset.decomposed` either way.
+    """
+    if start == "auto":
+        start = "exported" if opset.choice.preset == "no-decomp" else "core-aten"
+    if start not in ("exported", "core-aten"):
+        raise BadInput(f"unknown start {start!r} (auto, exported or core-aten)")
+    rules = {op: tuple(into) for op, into in (rules if rules is not None else opset.rules).items()}
+    decomposed = frozenset(opset.decomposed)
+    leaves = _Leaves(rules, decomposed.__contains__)
+    have = opset.operators
+    kept = set(opset.choice.keep)
+    results: list[ModelCoverage] = []
+    for key, model in models.items():
+        ops = list(model.exported_ops if start == "exported" else model.core_aten_ops)
+        if start == "core-aten":
+            ops += [op for op in model.exported_ops if op in kept]
+        needed = leaves.of_all(ops)
+        results.append(ModelCoverage(model=key, family=model.family, needed=tuple(sorted(needed)),
+                                     missing=tuple(sorted(needed - have))))
+    return Coverage(start=start, models=tuple(results), suggestions=tuple(suggest_additions(results)))
+
+
+def suggest_additions(models: Sequence[ModelCoverage], limit: int | None = None) -> list[Suggestion]:
+    """Greedy: repeatedly add the missing operator that makes the most models fully covered;
+    ties go to the operator more uncovered models need, then to the name. Stops when every
+    model is covered (or after ``limit`` suggestions)."""
+    total = len(models)
+    missing = {m.model: set(m.missing) for m in models if m.missing}
+    covered = total - len(missing)
+    out: list[Suggestion] = []
+    while missing and (limit is None or len(out) < limit):
+        counts: dict[str, tuple[int, int]] = {}
+        for lacking in missing.values():
+            for op in lacking:
+                completes, needs = counts.get(op, (0, 0))
+                counts[op] = (completes + (len(lacking) == 1), needs + 1)
+        op = min(counts, key=lambda o: (-counts[o][0], -counts[o][1], o))
+        newly = tuple(sorted(name for name, lacking in missing.items() if lacking == {op}))
+        for name in list(missing):
+            missing[name].discard(op)
+            if not missing[name]:
+                del missing[name]
+        covered += len(newly)
+        out.append(Suggestion(op=op, newly_covered=newly, needed_by=counts[op][1], covered_after=covered,
+                              share_after=covered / total if total else 1.0))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# rendering
+
+
+class EntryOut(BaseModel):
+    op: str
+    category: str | None
+    why: str
+    produced_by: list[str]
+    lifecycle: str
+
+
+class ModelCoverageOut(BaseModel):
+    model: str
+    family: str
+    covered: bool
+    needed: list[str]
+    missing: list[str]
+
+
+class SuggestionOut(BaseModel):
+    op: str
+    newly_covered: list[str]
+    needed_by: int
+    covered_after: int
+    share_after: float
+
+
+class CoverageOut(BaseModel):
+    start: str
+    models: int
+    covered: int
+    share: float
+    per_model: list[ModelCoverageOut]
+    missing_ops: dict[str, int]
+    suggestions: list[SuggestionOut]
+
+
+class OpsetReport(BaseModel):
+    """JSON shape of ``opgov opset build --format json``."""
+
+    preset: str
+    decompose: list[str]
+    keep: list[str]
+    count: int
+    operators: list[EntryOut]
+    without_rule: list[str]
+    decomposed: list[str]
+    notes: list[str]
+    coverage: CoverageOut | None = None
+
+    @classmethod
+    def of(cls, opset: Opset, cov: Coverage | None = None) -> OpsetReport:
+        c = None
+        if cov is not None:
+            c = CoverageOut(
+                start=cov.start, models=len(cov.models), covered=cov.covered, share=cov.share,
+                per_model=[ModelCoverageOut(model=m.model, family=m.family, covered=m.covered,
+                                            needed=list(m.needed), missing=list(m.missing)) for m in cov.models],
+                missing_ops=cov.missing_ops,
+                suggestions=[SuggestionOut(op=s.op, newly_covered=list(s.newly_covered), needed_by=s.needed_by,
+                                           covered_after=s.covered_after, share_after=s.share_after)
+                             for s in cov.suggestions])
+        return cls(preset=opset.choice.preset, decompose=list(opset.choice.decompose), keep=list(opset.choice.keep),
+                   count=len(opset.entries),
+                   operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
+                                       lifecycle=e.lifecycle) for e in opset.entries],
+                   without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
+                   notes=list(opset.notes), coverage=c)
+
+
+def describe_choice(choice: OpsetChoice) -> str:
+    parts = [choice.preset]
+    if choice.decompose:
+        parts.append("decompose " + ", ".join(choice.decompose))
+    if choice.keep:
+        parts.append("keep " + ", ".join(choice.keep))
+    return "; ".join(parts)
+
+
+def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -> str:
+    """``text`` or ``json`` (:class:`OpsetReport`); see also :func:`render_selective_build` and
+    :func:`render_python`."""
+    if fmt == "json":
+        return OpsetReport.of(opset, cov).model_dump_json(indent=2)
+    if fmt == "selective-build":
+        return render_selective_build(opset)
+    if fmt == "python":
+        return render_python(opset)
+    if fmt != "text":
+        raise BadInput(f"unknown format {fmt!r} (text, json, selective-build or python)")
+    lines = [f"opset {describe_choice(opset.choice)}: {len(opset.entries)} operators to implement"]
+    for e in opset.entries:
+        extra = f"  ← {', '.join(e.produced_by[:3])}{' …' if len(e.produced_by) > 3 else ''}" if e.why == "target" else ""
+        state = f" [{e.lifecycle}]" if e.lifecycle not in ("active",) else ""
+        lines.append(f"  {e.op:<48} {e.why}{state}{extra}")
+    if opset.without_rule:
+        lines.append(f"{len(opset.without_rule)} operators would be decomposed but have no rule; "
+                     "a backend implements them only for models that use them (--format json lists them)")
+    lines += [f"note: {n}" for n in opset.notes]
+    if cov is not None:
+        lines.append(f"models ({cov.start} operators): {cov.covered}/{len(cov.models)} covered "
+                     f"({cov.share:.0%})")
+        for m in cov.models:
+            mark = "covered" if m.covered else "missing " + ", ".join(m.missing)
+            lines.append(f"  {m.model:<40} {mark}")
+        if cov.suggestions:
+            lines.append("add, in this order, to cover the most further models:")
+            for i, s in enumerate(cov.suggestions, 1):
+                lines.append(f"  {i}. {s.op:<44} +{len(s.newly_covered)} model(s) → "
+                             f"{s.covered_after}/{len(cov.models)} ({s.share_after:.0%}); used by {s.needed_by}")
+    return "\n".join(lines) + "\n"
+
+
+def render_selective_build(opset: Opset, *, include_without_rule: bool = False,
+                           out_variants: Mapping[str, str] | None = None) -> str:
+    """The selected-operators YAML of PyTorch's and ExecuTorch's selective build.
+
+    Top level ``operators:``, each key a full operator name as torchgen spells it
+    (``aten::add.Tensor``, ``aten::abs`` for the default overload) with ``include_all_overloads:
+    false`` so that exactly that overload is selected. ``out_variants`` (functional → its
+    out= overload, from the registry) adds the out= variants ExecuTorch's kernels implement.
+    ``include_without_rule`` also selects :attr:`Opset.without_rule`.
+    """
+    label = f"opgov opset {describe_choice(opset.choice)}"
+    selected: dict[str, dict] = {}
+
+    def select(op: str, why: str) -> None:
+        selected[op] = {"is_root_operator": True, "is_used_for_training": False,
+                        "include_all_overloads": False, "debug_info": [f"{label}: {why}"]}
+
+    for e in opset.entries:
+        why = e.why if not e.produced_by else f"{e.why}, produced by {', '.join(e.produced_by[:3])}"
+        select(e.op, why)
+        if out_variants and e.op in out_variants:
+            select(out_variants[e.op], f"out= variant of {e.op}")
+    if include_without_rule:
+        for op in opset.without_rule:
+            select(op, "no decomposition rule")
+    header = f"# selected operators: {label}\n# {len(selected)} operators; generated by opgov\n"
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return header + yaml.dump({"operators": dict(sorted(selected.items()))}, Dumper=dumper, sort_keys=False,
+                              default_flow_style=False, width=100)
+
+
+def render_python(opset: Opset) -> str:
+    """A snippet that reproduces the choice with torch.export's decomposition table.
+
+    It defines ``decomp_table``: ``torch.export.default_decompositions()`` for core-aten and
+    full-decomp (an empty dict for no-decomp), minus the kept operators, plus PyTorch's own
+    decompositions (``torch._decomp.decomposition_table``) of :attr:`Opset.beyond_default`: the
+    ``--decompose`` operators and, for full-decomp, the core operators that have a rule. Operators PyTorch has no decomposition for are reported when the snippet runs.
+    """
+    choice = opset.choice
+    extra = opset.beyond_default
+    kept = list(choice.keep)
+    base = "{}" if choice.preset == "no-decomp" else "torch.export.default_decompositions()"
+
+    def listing(names: Iterable[str]) -> str:
+        names = sorted(names)
+        if not names:
+            return "[]"
+        return "[\n" + "".join(f"    {n!r},\n" for n in names) + "]"
+
+    return f'''# Reproduces the opgov opset choice "{describe_choice(choice)}" with torch.export.
+# Use: ep = torch.export.export(model, example_args).run_decompositions(decomp_table)
+import warnings
+
+import torch
+import torch._decomp
+
+KEEP = {listing(kept)}
+DECOMPOSE = {listing(extra)}
+
+
+def _overload(name):
+    """Map 'aten::add.Tensor' to torch.ops.aten.add.Tensor; None when this torch lacks it."""
+    namespace, _, rest = name.partition("::")
+    base, _, overload = rest.partition(".")
+    packet = getattr(getattr(torch.ops, namespace), base, None)
+    if packet is None or (overload or "default") not in packet.overloads():
+        warnings.warn(f"{{name}} does not exist in torch {{torch.__version__}}")
+        return None
+    return getattr(packet, overload or "default")
+
+
+decomp_table = {base}
+for _name in KEEP:
+    _op = _overload(_name)
+    if _op is not None:
+        decomp_table.pop(_op, None)
+for _name in DECOMPOSE:
+    _op = _overload(_name)
+    if _op is None:
+        continue
+    _fn = torch._decomp.decomposition_table.get(_op)
+    if _fn is None:
+        warnings.warn(f"torch has no decomposition for {{_name}}; it stays")
+    else:
+        decomp_table[_op] = _fn
+'''

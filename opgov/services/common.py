@@ -1,0 +1,152 @@
+"""What every service shares: the context of a command, the event log, settings, lookups, roles."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from opgov.clock import Clock
+from opgov.db.models import Event, Member, Operator, Proposal, Setting, Snapshot
+from opgov.errors import BadInput, PolicyRefusal
+from opgov.names import parse_op_name
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """A command's session (one transaction), who runs it, and the clock it runs by."""
+
+    session: Session
+    actor: str
+    clock: Clock
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+
+# --- settings -------------------------------------------------------------------------------------
+
+DEFAULT_SETTINGS: dict[str, str] = {
+    "quorum": "2",
+    "deprecating_days": "14",
+    "deprecated_days": "180",
+    "simulation": "false",
+}
+SETTING_HELP = {
+    "quorum": "approvals a proposal needs to be decided",
+    "deprecating_days": "days an operator stays deprecating before it may be marked deprecated",
+    "deprecated_days": "days an operator stays deprecated before its entry may be deleted",
+}
+
+
+def get_setting(session: Session, key: str) -> str:
+    value = session.get(Setting, key)
+    return value.value if value is not None else DEFAULT_SETTINGS[key]
+
+
+def get_int_setting(session: Session, key: str) -> int:
+    return int(get_setting(session, key))
+
+
+def is_simulation(session: Session) -> bool:
+    return get_setting(session, "simulation") == "true"
+
+
+# --- the event log --------------------------------------------------------------------------------
+
+
+def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | None = None,
+              after: dict[str, Any] | None = None, reason: str | None = None) -> None:
+    ctx.session.execute(insert(Event), [{"at": ctx.now(), "actor": ctx.actor, "action": action,
+                                         "subject": subject, "before": before, "after": after,
+                                         "reason": reason}])
+
+
+def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
+    """Many events at once (an import); each row has action, subject and optionally before/after."""
+    if not rows:
+        return
+    at = ctx.now()
+    ctx.session.execute(insert(Event), [{"at": at, "actor": ctx.actor, "before": None, "after": None,
+                                         "reason": None, **row} for row in rows])
+
+
+# --- lookups --------------------------------------------------------------------------------------
+
+
+def find_operator(session: Session, text: str, *, lock: bool = False) -> Operator:
+    """The operator for any accepted spelling; unknown names suggest the closest ones."""
+    qualname = str(parse_op_name(text))
+    query = select(Operator).where(Operator.qualname == qualname)
+    if lock:
+        query = query.with_for_update()
+    op = session.scalars(query).first()
+    if op is not None:
+        return op
+    names = session.scalars(select(Operator.qualname)).all()
+    close = difflib.get_close_matches(qualname, names, n=4, cutoff=0.6)
+    if not names:
+        raise BadInput(f"unknown operator {text}: the database holds no snapshot yet (run `opgov import`)")
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise BadInput(f"unknown operator {text}{hint}")
+
+
+def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> Proposal:
+    query = select(Proposal).where(Proposal.id == proposal_id)
+    if lock:
+        query = query.with_for_update()
+    proposal = session.scalars(query).first()
+    if proposal is None:
+        raise BadInput(f"unknown proposal {proposal_id}")
+    return proposal
+
+
+def latest_snapshot(session: Session) -> Snapshot | None:
+    return session.scalars(select(Snapshot).order_by(Snapshot.id.desc()).limit(1)).first()
+
+
+def find_snapshot(session: Session, label: str) -> Snapshot:
+    snap = session.scalars(select(Snapshot).where(Snapshot.label == label)).first()
+    if snap is None:
+        labels = session.scalars(select(Snapshot.label).order_by(Snapshot.id)).all()
+        raise BadInput(f"unknown snapshot {label!r} (known: {', '.join(labels) or 'none'})")
+    return snap
+
+
+# --- roles ----------------------------------------------------------------------------------------
+
+ROLES = ("maintainer", "developer", "bot")
+# what each role may do besides reading; maintainers may do everything
+BOT_ACTIONS = frozenset({"import", "sync", "tick"})
+DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})
+
+
+def role_of(session: Session, actor: str) -> str | None:
+    member = session.scalars(select(Member).where(Member.name == actor)).first()
+    return member.role if member is not None else None
+
+
+def single_user_mode(session: Session) -> bool:
+    return session.scalar(select(func.count()).select_from(Member)) == 0
+
+
+def require(ctx: Ctx, action: str, what: str) -> None:
+    """Refuse (exit 1) unless the actor's role allows ``action``. ``what`` names it for the user."""
+    if single_user_mode(ctx.session):
+        return
+    role = role_of(ctx.session, ctx.actor)
+    allowed = (role == "maintainer" or (role == "bot" and action in BOT_ACTIONS)
+               or (role == "developer" and action in DEVELOPER_ACTIONS))
+    if not allowed:
+        who = f"{ctx.actor} ({role})" if role else f"{ctx.actor} (not a member)"
+        raise PolicyRefusal(f"{who} may not {what}", subject=ctx.actor)
+
+
+def require_text(value: str | None, what: str) -> str:
+    if value is None or not value.strip():
+        raise BadInput(f"{what} must not be empty")
+    return value.strip()

@@ -1,0 +1,187 @@
+"""Compatibility use cases: findings of an import, ``check-bc`` between any two sources, and the
+BC exceptions. The rules and the policy themselves live in :mod:`opgov.compat` (pure)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sqlalchemy import insert, select
+
+from opgov.db.models import BcException, Finding, Operator, Snapshot, SnapshotEntry
+from opgov.errors import BadInput
+from opgov.services.common import Ctx, find_snapshot, log_event, require, require_text
+
+DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
+
+
+@dataclass
+class Side:
+    """One side of a comparison: operator → schema text, → line, and which operators are core."""
+
+    label: str
+    file: str | None
+    schemas: dict[str, str]
+    lines: dict[str, int]
+    core: set[str]
+
+
+def _exceptions(session, today: date) -> list:
+    from opgov.compat import BcException as Rule
+
+    return [Rule(pattern=e.pattern, reason=e.reason, created_by=e.created_by, expires_on=e.expires_on)
+            for e in session.scalars(select(BcException).where(BcException.removed_at.is_(None)))]
+
+
+def _decided(session) -> tuple[set[str], set[str], set[str]]:
+    """(core by decision, not-core by decision, deleted) from the database."""
+    rows = session.execute(select(Operator.qualname, Operator.category, Operator.category_source,
+                                  Operator.lifecycle)).all()
+    core = {r.qualname for r in rows if r.category_source == "decision" and r.category == "core"}
+    not_core = {r.qualname for r in rows if r.category_source == "decision" and r.category != "core"}
+    deleted = {r.qualname for r in rows if r.lifecycle == "deleted"}
+    return core, not_core, deleted
+
+
+def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date):
+    """Run the rules over two sides and apply the policy; returns a ``CheckReport``."""
+    from opgov import compat
+    from opgov.schema import FunctionSchema
+
+    changed = {n for n, s in old.schemas.items() if new.schemas.get(n) != s}
+    added = {n for n in new.schemas if n not in old.schemas}
+    bases = {n.split(".")[0] for n in changed}
+    old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
+    new_map = {n: FunctionSchema.parse(s) for n, s in new.schemas.items() if n in added or n.split(".")[0] in bases}
+    from opgov.compat_report import make_report
+
+    raw = [f for f in compat.compare(old_map, new_map) if f.kind != "new" or f.operator in added]
+
+    def locate(finding) -> tuple[str | None, int | None]:
+        side = new if finding.operator in new.lines else old
+        return side.file, side.lines.get(finding.operator)
+
+    findings = compat.apply_policy(raw, core=old.core, exceptions=exceptions, completed_deletions=deleted,
+                                   today=today, locate=locate)
+    return make_report(findings, compat.expired_exceptions(exceptions, today))
+
+
+def record_import_findings(ctx: Ctx, previous: Snapshot, snapshot: Snapshot) -> dict[str, int]:
+    """Store the findings of ``snapshot`` against ``previous``; return counts per severity."""
+    session = ctx.session
+    old, new = snapshot_side(session, previous), snapshot_side(session, snapshot)
+    today = ctx.now().date()
+    _, _, deleted = _decided(session)
+    report = compare_sides(old, new, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+    rows = [{"snapshot_id": snapshot.id, "base_snapshot_id": previous.id, "operator": f.operator, "kind": f.kind,
+             "rule": f.rule, "severity": f.severity, "message": f.message, "old_schema": f.old_schema,
+             "new_schema": f.new_schema, "line": f.line} for f in report.findings]
+    if rows:
+        session.execute(insert(Finding), rows)
+    return dict(Counter(f.severity for f in report.findings))
+
+
+def snapshot_side(session, snapshot: Snapshot) -> Side:
+    rows = session.execute(select(Operator.qualname, SnapshotEntry.schema, SnapshotEntry.line, SnapshotEntry.tags)
+                           .join(Operator, Operator.id == SnapshotEntry.operator_id)
+                           .where(SnapshotEntry.snapshot_id == snapshot.id)).all()
+    decided_core, decided_other, _ = _decided(session)
+    core = {r.qualname for r in rows if "core" in (r.tags or [])}
+    core = (core - decided_other) | (decided_core & {r.qualname for r in rows})
+    return Side(label=snapshot.label, file=snapshot.source,
+                schemas={r.qualname: r.schema for r in rows if r.schema is not None},
+                lines={r.qualname: r.line for r in rows}, core=core)
+
+
+def _yaml_side(label: str, path: str, text: str | None = None) -> Side:
+    from opgov.registry import read_registry
+
+    registry = read_registry(path, text=text)
+    return Side(label=label, file=path, schemas={n: op.schema for n, op in registry.ops.items() if op.schema},
+                lines={n: op.line for n, op in registry.ops.items()},
+                core={n for n, op in registry.ops.items() if "core" in op.tags})
+
+
+def _git_side(spec: str) -> Side:
+    ref, _, path = spec[len("git:"):].partition(":")
+    path = path or DEFAULT_GIT_PATH
+    if not ref:
+        raise BadInput(f"{spec!r}: expected git:REF[:PATH]")
+    try:
+        shown = subprocess.run(["git", "show", f"{ref}:{path}"], capture_output=True, text=True, timeout=60)
+    except OSError as err:
+        raise BadInput(f"{spec}: cannot run git ({err})") from None
+    if shown.returncode != 0:
+        raise BadInput(f"{spec}: {shown.stderr.strip().splitlines()[-1] if shown.stderr.strip() else 'git show failed'}")
+    return _yaml_side(spec, f"{ref}:{path}", text=shown.stdout)
+
+
+def resolve_side(spec: str, session=None) -> Side:
+    """A yaml path, ``git:REF[:PATH]``, or (with a database) a snapshot label."""
+    if spec.startswith("git:"):
+        return _git_side(spec)
+    if os.path.exists(spec):
+        return _yaml_side(spec, spec)
+    if session is not None:
+        return snapshot_side(session, find_snapshot(session, spec))
+    raise BadInput(f"{spec}: no such file, and no database to look up a snapshot of that label")
+
+
+def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
+    """Compare two sources. With a database: its decisions (core-ness), exceptions and completed
+    deletions apply too; without one, core-ness comes from the old side's ``core`` tags."""
+    old, new = resolve_side(old_spec, session), resolve_side(new_spec, session)
+    exceptions, deleted = [], set()
+    if session is not None:
+        decided_core, decided_other, deleted = _decided(session)
+        old.core = (old.core - decided_other) | (decided_core & set(old.schemas))
+        exceptions = _exceptions(session, today)
+    return compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
+
+
+# --- exceptions ---------------------------------------------------------------------------------------
+
+
+def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> dict[str, Any]:
+    pattern = require_text(pattern, "the operator pattern")
+    reason = require_text(reason, "the reason")
+    require(ctx, "exceptions", "record BC exceptions")
+    if expires <= ctx.now().date():
+        raise BadInput(f"--expires {expires} is not in the future")
+    names = ctx.session.scalars(select(Operator.qualname)).all()
+    matched = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+    row = BcException(pattern=pattern, reason=reason, created_by=ctx.actor, created_at=ctx.now(), expires_on=expires)
+    ctx.session.add(row)
+    ctx.session.flush()
+    log_event(ctx, "exception.add", f"exception:{row.id}", after={"pattern": pattern, "expires_on": expires.isoformat()},
+              reason=reason)
+    return {**exception_view(row, ctx.now().date()), "matches": len(matched)}
+
+
+def exception_view(row: BcException, today: date) -> dict[str, Any]:
+    return {"id": row.id, "pattern": row.pattern, "reason": row.reason, "created_by": row.created_by,
+            "created_at": row.created_at.isoformat(), "expires_on": row.expires_on.isoformat(),
+            "expired": row.expires_on < today, "removed": row.removed_at is not None}
+
+
+def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[dict[str, Any]]:
+    query = select(BcException).order_by(BcException.id)
+    if not include_removed:
+        query = query.where(BcException.removed_at.is_(None))
+    today = ctx.now().date()
+    return [exception_view(row, today) for row in ctx.session.scalars(query)]
+
+
+def remove_exception(ctx: Ctx, exception_id: int) -> dict[str, Any]:
+    row = ctx.session.get(BcException, exception_id)
+    if row is None or row.removed_at is not None:
+        raise BadInput(f"unknown exception {exception_id}")
+    require(ctx, "exceptions", "remove BC exceptions")
+    row.removed_at, row.removed_by = ctx.now(), ctx.actor
+    log_event(ctx, "exception.remove", f"exception:{row.id}", before={"pattern": row.pattern})
+    return exception_view(row, ctx.now().date())

@@ -1,0 +1,293 @@
+"""Members, settings, proposals, votes and decisions. Each function is one use case, run inside
+the caller's transaction; a refusal raises before anything is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
+from opgov.services.decompositions import refuse_if_breaks
+from opgov.errors import BadInput, PolicyRefusal
+from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
+                                   get_setting, log_event, require, require_text, role_of, single_user_mode)
+
+KIND_TO_CATEGORY = {"core": "core", "decompose": "decomposable", "custom": "custom"}
+
+
+# --- members ----------------------------------------------------------------------------------------
+
+
+def add_member(ctx: Ctx, name: str, role: str) -> dict[str, Any]:
+    name = require_text(name, "member name")
+    if role not in ROLES:
+        raise BadInput(f"unknown role {role!r} (one of {', '.join(ROLES)})")
+    session = ctx.session
+    if single_user_mode(session):
+        if role != "maintainer":
+            raise PolicyRefusal("the first member must be a maintainer (otherwise nobody could govern)")
+    else:
+        require(ctx, "members", "add members")
+    if session.scalars(select(Member).where(Member.name == name)).first() is not None:
+        raise PolicyRefusal(f"{name} is already a member")
+    session.add(Member(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor))
+    log_event(ctx, "member.add", f"member:{name}", after={"role": role})
+    return {"name": name, "role": role}
+
+
+def list_members(ctx: Ctx) -> list[dict[str, Any]]:
+    return [{"name": m.name, "role": m.role, "added_at": m.added_at.isoformat(), "added_by": m.added_by}
+            for m in ctx.session.scalars(select(Member).order_by(Member.name))]
+
+
+def remove_member(ctx: Ctx, name: str) -> None:
+    require(ctx, "members", "remove members")
+    session = ctx.session
+    member = session.scalars(select(Member).where(Member.name == name)).first()
+    if member is None:
+        raise BadInput(f"unknown member {name!r}")
+    if member.role == "maintainer":
+        maintainers = session.scalar(select(func.count()).select_from(Member).where(Member.role == "maintainer"))
+        others = session.scalar(select(func.count()).select_from(Member).where(Member.name != name))
+        if maintainers == 1 and others:
+            raise PolicyRefusal(f"{name} is the last maintainer; add another maintainer first")
+    session.delete(member)
+    log_event(ctx, "member.remove", f"member:{name}", before={"role": member.role})
+
+
+# --- settings ---------------------------------------------------------------------------------------
+
+
+def set_setting(ctx: Ctx, key: str, value: str) -> dict[str, Any]:
+    if key not in SETTING_HELP:
+        raise BadInput(f"unknown setting {key!r} (one of {', '.join(SETTING_HELP)})")
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadInput(f"{key} must be a whole number, got {value!r}") from None
+    if number < 1:
+        raise BadInput(f"{key} must be at least 1")
+    require(ctx, "config", "change settings")
+    before = get_setting(ctx.session, key)
+    ctx.session.merge(Setting(key=key, value=str(number)))
+    log_event(ctx, "config.set", f"setting:{key}", before={"value": before}, after={"value": str(number)})
+    return {"key": key, "before": before, "value": str(number)}
+
+
+def list_settings(ctx: Ctx) -> dict[str, str]:
+    return {key: get_setting(ctx.session, key) for key in (*SETTING_HELP, "simulation")}
+
+
+# --- proposals --------------------------------------------------------------------------------------
+
+
+def proposal_view(p: Proposal, quorum: int | None = None) -> dict[str, Any]:
+    votes = [{"voter": v.voter, "approve": v.approve, "comment": v.comment, "at": v.at.isoformat()} for v in p.votes]
+    return {"id": p.id, "operator": p.operator.qualname, "kind": p.kind, "targets": list(p.targets),
+            "rationale": p.rationale, "proposer": p.proposer, "created_at": p.created_at.isoformat(),
+            "status": p.status, "closed_at": p.closed_at.isoformat() if p.closed_at else None,
+            "approvals": [v["voter"] for v in votes if v["approve"]],
+            "rejections": [v["voter"] for v in votes if not v["approve"]], "votes": votes, "quorum": quorum}
+
+
+def _changes(op: Operator, kind: str, targets: list[str]) -> list:
+    """The rule and category changes a proposal makes, for the decomposition checks."""
+    from opgov.decomps import CategoryChange, RuleChange
+
+    changes: list = [CategoryChange(op.qualname, KIND_TO_CATEGORY[kind])]
+    if kind == "decompose":
+        changes.append(RuleChange(op.qualname, tuple(targets)))
+    return changes
+
+
+def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> dict[str, Any]:
+    """Propose moving an operator into a category. Refusals name the reason."""
+    if kind not in KIND_TO_CATEGORY:
+        raise BadInput(f"unknown proposal kind {kind!r}")
+    rationale = require_text(rationale, "the rationale")
+    session = ctx.session
+    op = find_operator(session, op_name)
+    require(ctx, "propose", "make proposals")
+    category = KIND_TO_CATEGORY[kind]
+    if op.lifecycle == "deleted":
+        raise PolicyRefusal(f"{op.qualname} is deleted")
+    if op.kind != "functional":
+        raise PolicyRefusal(f"{op.qualname} is an {op.kind} variant; categories are decided for functional "
+                            "operators only (core holds only functional operators)")
+    if op.category == category and op.category_source == "decision":
+        raise PolicyRefusal(f"{op.qualname} is already {category}")
+    if op.category == category and kind != "decompose":
+        raise PolicyRefusal(f"{op.qualname} is already {category}")
+    open_same = session.scalars(select(Proposal).where(Proposal.operator_id == op.id, Proposal.kind == kind,
+                                                       Proposal.status == "open")).first()
+    if open_same is not None:
+        raise PolicyRefusal(f"proposal {open_same.id} to make {op.qualname} {category} is already open")
+    resolved: list[str] = []
+    if kind == "decompose":
+        if not targets:
+            raise BadInput("--into needs at least one target operator")
+        for target in targets:
+            target_op = find_operator(session, target)
+            if target_op.qualname == op.qualname:
+                raise PolicyRefusal(f"{op.qualname} cannot decompose into itself")
+            resolved.append(target_op.qualname)
+    elif targets:
+        raise BadInput("--into applies only to propose-decompose")
+    refuse_if_breaks(session, _changes(op, kind, resolved), what=f"proposal {kind} for {op.qualname}")
+    proposal = Proposal(operator_id=op.id, kind=kind, targets=resolved, rationale=rationale, proposer=ctx.actor,
+                        created_at=ctx.now(), status="open")
+    session.add(proposal)
+    session.flush()
+    log_event(ctx, "proposal.open", op.qualname, after={"proposal": proposal.id, "kind": kind, "targets": resolved},
+              reason=rationale)
+    return proposal_view(proposal, get_int_setting(session, "quorum"))
+
+
+def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> dict[str, Any]:
+    """A maintainer's vote. A later vote of the same maintainer replaces the earlier one. When
+    approvals reach the quorum the proposal is approved and decided; when rejections reach it,
+    it is rejected and closed."""
+    comment = require_text(comment, "the comment")
+    session = ctx.session
+    proposal = find_proposal(session, proposal_id, lock=True)
+    require(ctx, "review", "review proposals")
+    if proposal.status != "open":
+        raise PolicyRefusal(f"proposal {proposal.id} is {proposal.status}, not open")
+    if proposal.proposer == ctx.actor:
+        raise PolicyRefusal(f"{ctx.actor} proposed {proposal.id} and may not review it")
+    now = ctx.now()
+    vote = session.scalars(select(Vote).where(Vote.proposal_id == proposal.id, Vote.voter == ctx.actor)).first()
+    before = None
+    if vote is None:
+        vote = Vote(proposal_id=proposal.id, voter=ctx.actor, approve=approve, comment=comment, at=now)
+        session.add(vote)
+    else:
+        before = {"approve": vote.approve, "comment": vote.comment}
+        vote.approve, vote.comment, vote.at = approve, comment, now
+    session.flush()
+    session.refresh(proposal)
+    log_event(ctx, "proposal.vote", proposal.operator.qualname, before=before,
+              after={"proposal": proposal.id, "approve": approve}, reason=comment)
+    quorum = get_int_setting(session, "quorum")
+    approvals = [v for v in proposal.votes if v.approve]
+    rejections = [v for v in proposal.votes if not v.approve]
+    if len(approvals) >= quorum:
+        _decide(ctx, proposal, approvals)
+    elif len(rejections) >= quorum:
+        proposal.status, proposal.closed_at = "rejected", now
+        log_event(ctx, "proposal.rejected", proposal.operator.qualname,
+                  after={"proposal": proposal.id, "rejected_by": [v.voter for v in rejections]})
+    session.flush()
+    return proposal_view(proposal, quorum)
+
+
+def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
+    session, now, op = ctx.session, ctx.now(), proposal.operator
+    category = KIND_TO_CATEGORY[proposal.kind]
+    # the rules or categories may have changed since the proposal was made
+    refuse_if_breaks(session, _changes(op, proposal.kind, list(proposal.targets)),
+                     what=f"deciding proposal {proposal.id}")
+    before = {"category": op.category, "category_source": op.category_source}
+    op.category, op.category_source, op.needs_review = category, "decision", False
+    proposal.status, proposal.closed_at = "approved", now
+    votes = [{"voter": v.voter, "approve": v.approve, "comment": v.comment} for v in proposal.votes]
+    session.add(Decision(operator_id=op.id, proposal_id=proposal.id, category=category, targets=list(proposal.targets),
+                         rationale=proposal.rationale, decided_at=now, decided_by=[v.voter for v in approvals],
+                         votes=votes, imported=False, source=f"proposal {proposal.id}"))
+    _set_rule(ctx, op.qualname, proposal.kind, list(proposal.targets), f"proposal {proposal.id}")
+    log_event(ctx, "category.decided", op.qualname, before=before,
+              after={"category": category, "targets": list(proposal.targets), "proposal": proposal.id},
+              reason=proposal.rationale)
+
+
+def _set_rule(ctx: Ctx, qualname: str, kind: str, targets: list[str], detail: str) -> None:
+    """A decomposition decision records its rule; leaving "decomposable" drops the rule."""
+    session = ctx.session
+    rule = session.scalars(select(DecompRule).where(DecompRule.operator == qualname)).first()
+    if kind == "decompose":
+        if rule is None:
+            session.add(DecompRule(operator=qualname, targets=targets, source="decision", source_detail=detail,
+                                   created_at=ctx.now(), created_by=ctx.actor))
+        else:
+            rule.targets, rule.source, rule.source_detail = targets, "decision", detail
+            rule.created_at, rule.created_by = ctx.now(), ctx.actor
+    elif rule is not None and kind in ("core", "custom"):
+        session.delete(rule)
+
+
+def withdraw(ctx: Ctx, proposal_id: int) -> dict[str, Any]:
+    session = ctx.session
+    proposal = find_proposal(session, proposal_id, lock=True)
+    require(ctx, "withdraw", "withdraw proposals")
+    role = role_of(session, ctx.actor)
+    if role != "maintainer" and not single_user_mode(session) and proposal.proposer != ctx.actor:
+        raise PolicyRefusal(f"{ctx.actor} may withdraw only their own proposals (proposal {proposal.id} is "
+                            f"{proposal.proposer}'s)")
+    if proposal.status != "open":
+        raise PolicyRefusal(f"proposal {proposal.id} is {proposal.status}, not open")
+    proposal.status, proposal.closed_at = "withdrawn", ctx.now()
+    log_event(ctx, "proposal.withdrawn", proposal.operator.qualname, after={"proposal": proposal.id})
+    return proposal_view(proposal, get_int_setting(session, "quorum"))
+
+
+def list_proposals(ctx: Ctx, *, open_only: bool = False) -> list[dict[str, Any]]:
+    query = select(Proposal).order_by(Proposal.id)
+    if open_only:
+        query = query.where(Proposal.status == "open")
+    quorum = get_int_setting(ctx.session, "quorum")
+    return [proposal_view(p, quorum) for p in ctx.session.scalars(query)]
+
+
+def show_proposal(ctx: Ctx, proposal_id: int) -> dict[str, Any]:
+    proposal = find_proposal(ctx.session, proposal_id)
+    view = proposal_view(proposal, get_int_setting(ctx.session, "quorum"))
+    decision = ctx.session.scalars(select(Decision).where(Decision.proposal_id == proposal.id)).first()
+    view["decision"] = None if decision is None else {
+        "category": decision.category, "decided_at": decision.decided_at.isoformat(),
+        "decided_by": decision.decided_by, "rationale": decision.rationale}
+    return view
+
+
+# --- historical decisions -------------------------------------------------------------------------
+
+
+def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
+    """Record a file of historical decisions (dated, marked as imported) in one go."""
+    from opgov.decisions_file import read_decisions_file
+
+    require(ctx, "decisions", "load decisions")
+    records = read_decisions_file(path)
+    session = ctx.session
+    ops = {}
+    for record in records:  # validate everything before writing anything
+        try:
+            ops[record.op] = find_operator(session, record.op)
+        except BadInput as err:
+            raise BadInput(err.message, file=path, line=record.line) from None
+        for target in record.into:
+            try:
+                find_operator(session, target)
+            except BadInput as err:
+                raise BadInput(f"target of {record.op}: {err.message}", file=path, line=record.line) from None
+    loaded = 0
+    for record in records:
+        op = ops[record.op]
+        existing = session.scalars(select(Decision).where(Decision.operator_id == op.id, Decision.imported,
+                                                          Decision.source == record.source)).first()
+        if existing is not None:
+            continue  # loading the same file twice records nothing new
+        before = {"category": op.category, "category_source": op.category_source}
+        targets = [str(find_operator(session, t).qualname) for t in record.into]
+        session.add(Decision(operator_id=op.id, proposal_id=None, category=record.category, targets=targets,
+                             rationale=record.rationale, decided_at=record.decided_at, decided_by=record.decided_by,
+                             votes=[], imported=True, source=record.source))
+        op.category, op.category_source, op.needs_review = record.category, "decision", False
+        _set_rule(ctx, op.qualname, "decompose" if record.category == "decomposable" else record.category,
+                  targets, record.source)
+        log_event(ctx, "category.decided", op.qualname, before=before,
+                  after={"category": record.category, "targets": targets, "imported": True,
+                         "decided_at": record.decided_at.isoformat()}, reason=record.rationale)
+        loaded += 1
+    return {"file": path, "decisions": len(records), "recorded": loaded, "already_recorded": len(records) - loaded}
+

@@ -1,0 +1,157 @@
+"""Import one snapshot of native_functions.yaml: a single transaction."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sqlalchemy import bindparam, insert, select, update
+
+from opgov.db.models import Operator, SchemaVersion, Snapshot, SnapshotEntry
+from opgov.errors import BadInput
+from opgov.names import parse_op_name
+from opgov.registry import Registry, read_registry
+from opgov.services.common import Ctx, latest_snapshot, log_event, log_events, require
+
+
+@dataclass
+class ImportResult:
+    label: str
+    operators: int
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unchanged_file: bool = False  # the same label and content were imported before
+    findings: dict[str, int] = field(default_factory=dict)  # severity → count
+    baseline: bool = False
+
+
+def snapshot_stats(ctx: Ctx) -> dict:
+    """Counts per category and lifecycle of the operators present now (stored per snapshot)."""
+    rows = ctx.session.execute(select(Operator.category, Operator.lifecycle, Operator.kind)
+                               .where(Operator.present)).all()
+    return {"category": dict(Counter(r.category for r in rows)),
+            "lifecycle": dict(Counter(r.lifecycle for r in rows)),
+            "core_functional": sum(1 for r in rows if r.category == "core" and r.kind == "functional"),
+            "present": len(rows)}
+
+
+def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = None,
+                    progress: Callable[[str], None] | None = None) -> ImportResult:
+    """Record a snapshot: operators added, removed and schema-changed since the previous one."""
+    require(ctx, "import", "import snapshots")
+    if not label.strip():
+        raise BadInput("the snapshot label must not be empty")
+    say = progress or (lambda _msg: None)
+    say(f"reading {path}")
+    registry = read_registry(path, tags_yaml=tags_yaml)
+    session = ctx.session
+
+    existing = session.scalars(select(Snapshot).where(Snapshot.label == label)).first()
+    if existing is not None:
+        if existing.content_hash == registry.content_hash:
+            return ImportResult(label=label, operators=existing.operator_count, unchanged_file=True)
+        raise BadInput(f"snapshot {label!r} already exists with different content; choose another label")
+
+    previous = latest_snapshot(session)
+    now = ctx.now()
+    snapshot = Snapshot(label=label, source=str(path), content_hash=registry.content_hash, imported_at=now,
+                        actor=ctx.actor, operator_count=len(registry.ops), stats={})
+    session.add(snapshot)
+    session.flush()
+    say(f"comparing {len(registry.ops)} operators with the database")
+    result = _apply(ctx, registry, snapshot, baseline=previous is None)
+    if previous is not None:
+        from opgov.services.compat_checks import record_import_findings
+
+        say(f"checking compatibility against {previous.label}")
+        result.findings = record_import_findings(ctx, previous, snapshot)
+    snapshot.stats = snapshot_stats(ctx)
+    log_event(ctx, "snapshot.import", f"snapshot:{label}",
+              after={"source": str(path), "content_hash": registry.content_hash,
+                     "operators": len(registry.ops), "added": len(result.added),
+                     "removed": len(result.removed), "changed": len(result.changed)})
+    return result
+
+
+def _apply(ctx: Ctx, registry: Registry, snapshot: Snapshot, *, baseline: bool) -> ImportResult:
+    session = ctx.session
+    result = ImportResult(label=snapshot.label, operators=len(registry.ops), baseline=baseline)
+    known = {row.qualname: row for row in session.execute(
+        select(Operator.id, Operator.qualname, Operator.schema, Operator.present, Operator.tags,
+               Operator.category_source, Operator.category, Operator.lifecycle))}
+
+    new_rows, updates, versions, events = [], [], [], []
+    for name, op in registry.ops.items():
+        row = known.get(name)
+        if row is None:
+            parts = parse_op_name(name)
+            category = op.suggested_category
+            new_rows.append({
+                "qualname": name, "namespace": parts.namespace, "name": parts.name, "overload": parts.overload,
+                "schema": op.schema, "kind": op.kind, "tags": list(op.tags), "autogen_of": op.autogen_of,
+                "composite_implicit": op.composite_implicit, "present": True,
+                "first_snapshot_id": snapshot.id, "last_snapshot_id": snapshot.id, "category": category,
+                "category_source": "yaml-tag" if category == "core" else "heuristic",
+                # New functional operators wait for the committee; out=/in-place variants follow them.
+                "needs_review": (not baseline) and op.kind == "functional",
+                "lifecycle": "active", "lifecycle_since": None, "replacement": None, "version": 1,
+            })
+            result.added.append(name)
+            continue
+        change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
+                        "last_snapshot_id": snapshot.id, "kind": op.kind,
+                        "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
+                        "category": row.category, "category_source": row.category_source}
+        if row.category_source != "decision":  # until the committee decides, the file says
+            change["category"] = op.suggested_category
+            change["category_source"] = "yaml-tag" if change["category"] == "core" else "heuristic"
+        if not row.present:
+            result.added.append(name)
+            events.append({"action": "operator.reappeared", "subject": name, "after": {"schema": op.schema}})
+        if row.schema != op.schema:
+            versions.append({"operator_id": row.id, "snapshot_id": snapshot.id, "schema": op.schema})
+            if row.present:
+                result.changed.append(name)
+                events.append({"action": "operator.schema_changed", "subject": name,
+                               "before": {"schema": row.schema}, "after": {"schema": op.schema}})
+        updates.append(change)
+
+    removed = [row for name, row in known.items() if row.present and name not in registry.ops]
+    for row in removed:
+        result.removed.append(row.qualname)
+        events.append({"action": "operator.removed", "subject": row.qualname, "before": {"schema": row.schema},
+                       "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"})
+
+    table = Operator.__table__
+    if updates:
+        session.execute(
+            update(table).where(table.c.id == bindparam("_id")).values(
+                schema=bindparam("schema"), tags=bindparam("tags"), present=bindparam("present"),
+                last_snapshot_id=bindparam("last_snapshot_id"), kind=bindparam("kind"),
+                composite_implicit=bindparam("composite_implicit"), autogen_of=bindparam("autogen_of"),
+                category=bindparam("category"), category_source=bindparam("category_source"),
+                version=table.c.version + 1),
+            updates, execution_options={"synchronize_session": False})
+    if removed:
+        session.execute(update(table).where(table.c.id == bindparam("_id")).values(present=False,
+                        version=table.c.version + 1), [{"_id": r.id} for r in removed],
+                        execution_options={"synchronize_session": False})
+    ids = {row.qualname: row.id for row in known.values()}
+    if new_rows:
+        inserted = session.execute(insert(table).returning(table.c.id, table.c.qualname), new_rows)
+        for op_id, qualname in inserted:
+            ids[qualname] = op_id
+            versions.append({"operator_id": op_id, "snapshot_id": snapshot.id,
+                             "schema": registry.ops[qualname].schema})
+        events.extend({"action": "operator.added", "subject": r["qualname"],
+                       "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
+    if versions:
+        session.execute(insert(SchemaVersion), versions)
+    session.execute(insert(SnapshotEntry), [
+        {"snapshot_id": snapshot.id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
+         "line": op.line} for name, op in registry.ops.items()])
+    log_events(ctx, events)
+    session.expire_all()
+    return result

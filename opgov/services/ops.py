@@ -1,0 +1,78 @@
+"""Reading operators: the list and one operator's whole story."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot, SnapshotEntry
+from opgov.services.common import Ctx, find_operator
+
+CATEGORIES = ("core", "decomposable", "custom")
+LIFECYCLES = ("active", "deprecating", "deprecated", "deleted")
+
+
+def op_summary(op: Operator) -> dict[str, Any]:
+    return {"name": op.qualname, "schema": op.schema, "kind": op.kind, "tags": list(op.tags),
+            "category": op.category, "category_source": op.category_source, "lifecycle": op.lifecycle,
+            "present": op.present, "needs_review": op.needs_review, "autogen_of": op.autogen_of,
+            "replacement": op.replacement}
+
+
+def list_ops(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = None, tag: str | None = None,
+             include_all: bool = False) -> list[dict[str, Any]]:
+    query = select(Operator).order_by(Operator.qualname)
+    if not include_all:
+        query = query.where(Operator.present)
+    if category:
+        query = query.where(Operator.category == category)
+    if lifecycle:
+        query = query.where(Operator.lifecycle == lifecycle)
+    ops = ctx.session.scalars(query).all()
+    if tag:
+        ops = [op for op in ops if tag in op.tags]
+    return [op_summary(op) for op in ops]
+
+
+def show_op(ctx: Ctx, name: str) -> dict[str, Any]:
+    session = ctx.session
+    op = find_operator(session, name)
+    snapshots = session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at)
+                                .order_by(Snapshot.id)).all()
+    entries = {e.snapshot_id: e for e in session.scalars(
+        select(SnapshotEntry).where(SnapshotEntry.operator_id == op.id))}
+    history, previous = [], None
+    for snap in snapshots:
+        if snap.id < op.first_snapshot_id:
+            continue
+        entry = entries.get(snap.id)
+        schema = entry.schema if entry else None
+        history.append({"snapshot": snap.label, "imported_at": snap.imported_at.isoformat(),
+                        "present": entry is not None, "schema": schema, "line": entry.line if entry else None,
+                        "tags": list(entry.tags) if entry else [],
+                        "changed": entry is not None and previous is not None and schema != previous})
+        if entry is not None:
+            previous = schema
+    decisions = [{"id": d.id, "category": d.category, "targets": d.targets, "rationale": d.rationale,
+                  "decided_at": d.decided_at.isoformat(), "decided_by": d.decided_by, "votes": d.votes,
+                  "proposal": d.proposal_id, "imported": d.imported, "source": d.source}
+                 for d in session.scalars(select(Decision).where(Decision.operator_id == op.id)
+                                          .order_by(Decision.decided_at, Decision.id))]
+    proposals = [{"id": p.id, "kind": p.kind, "targets": p.targets, "status": p.status, "proposer": p.proposer,
+                  "created_at": p.created_at.isoformat()}
+                 for p in session.scalars(select(Proposal).where(Proposal.operator_id == op.id)
+                                          .order_by(Proposal.id))]
+    lifecycle = [{"from": s.from_state, "to": s.to_state, "at": s.at.isoformat(), "actor": s.actor,
+                  "reason": s.reason, "replacement": s.replacement}
+                 for s in session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
+                                          .order_by(LifecycleStep.at, LifecycleStep.id))]
+    labels = {s.id: s.label for s in snapshots}
+    findings = [{"snapshot": labels.get(f.snapshot_id), "kind": f.kind, "rule": f.rule, "severity": f.severity,
+                 "message": f.message, "old_schema": f.old_schema, "new_schema": f.new_schema}
+                for f in session.scalars(select(Finding).where(Finding.operator == op.qualname)
+                                         .order_by(Finding.snapshot_id, Finding.id))]
+    return {**op_summary(op), "lifecycle_since": op.lifecycle_since.isoformat() if op.lifecycle_since else None,
+            "first_seen": labels.get(op.first_snapshot_id), "last_seen": labels.get(op.last_snapshot_id),
+            "history": history, "decisions": decisions, "proposals": proposals, "lifecycle_steps": lifecycle,
+            "findings": findings}

@@ -1,0 +1,217 @@
+"""Shared fixtures.
+
+Real data lives outside the repository (``../shared`` beside the checkout, or wherever
+``OPGOV_SHARED_DIR`` points). Tests that need it, PostgreSQL, torch or Chromium skip when it is
+missing, unless the matching ``OPGOV_REQUIRE_*`` variable is set (``.ci/run`` sets them all),
+in which case they fail.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", REPO.parent / "shared"))
+PYTORCH_DATA = Path(os.environ.get("OPGOV_PYTORCH_DATA", SHARED / "pytorch"))
+RELEASES = ["2.0.0", "2.6.0", "2.12.0", "2.13.0"]
+
+
+def _missing(what: str, env: str) -> None:
+    """Skip, or fail when the environment says this prerequisite is mandatory."""
+    if os.environ.get(env) == "1":
+        pytest.fail(f"{what} is required ({env}=1) but missing", pytrace=False)
+    pytest.skip(f"{what} not available")
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        _missing(f"shared data at {SHARED}", "OPGOV_REQUIRE_REAL_DATA")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def pytorch_versions() -> list[str]:
+    present = [v for v in RELEASES if (PYTORCH_DATA / v / "native_functions.yaml").is_file()]
+    if present != RELEASES:
+        _missing(f"PyTorch registries at {PYTORCH_DATA}", "OPGOV_REQUIRE_REAL_DATA")
+    return present
+
+
+@pytest.fixture(scope="session")
+def pytorch_release(pytorch_versions):
+    """``pytorch_release("2.13.0")`` → the folder holding that release's two yaml files."""
+
+    def get(version: str) -> Path:
+        return PYTORCH_DATA / version
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def models_dir(shared_dir) -> Path:
+    path = shared_dir / "models"
+    if not (path / "torchvision_ops.json").is_file():
+        _missing(f"model corpora at {path}", "OPGOV_REQUIRE_REAL_DATA")
+    return path
+
+
+@pytest.fixture(scope="session")
+def decisions_2023(shared_dir) -> Path:
+    path = shared_dir / "decisions" / "core-aten-review-2023.yaml"
+    if not path.is_file():
+        _missing(f"2023 review facts at {path}", "OPGOV_REQUIRE_REAL_DATA")
+    return path
+
+
+@pytest.fixture(scope="session")
+def torch_mod():
+    try:
+        import torch  # noqa: PLC0415
+    except ImportError:
+        _missing("torch", "OPGOV_REQUIRE_TORCH")
+    return torch
+
+
+# --- databases and the CLI --------------------------------------------------------------------------
+
+import uuid  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+SAMPLE = REPO / "data" / "sample"
+
+
+def _postgres_admin_url() -> str | None:
+    return os.environ.get("OPGOV_TEST_POSTGRES_URL") or None
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url() -> str:
+    url = _postgres_admin_url()
+    if url is None:
+        _missing("PostgreSQL (OPGOV_TEST_POSTGRES_URL)", "OPGOV_REQUIRE_POSTGRES")
+    return url
+
+
+def _throwaway_postgres(admin_url: str):
+    """Create a database, yield its URL, drop it."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from opgov.db.engine import resolve_url
+
+    admin = make_url(resolve_url(admin_url))
+    name = f"opgov_test_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as err:  # noqa: BLE001
+        engine.dispose()
+        _missing(f"PostgreSQL at {admin_url} ({err.__class__.__name__})", "OPGOV_REQUIRE_POSTGRES")
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
+
+
+@pytest.fixture
+def postgres_url(postgres_admin_url):
+    yield from _throwaway_postgres(postgres_admin_url)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db_url(request, tmp_path):
+    """An empty database URL on SQLite, and on PostgreSQL when it is configured."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'opgov.db'}"
+    else:
+        admin = _postgres_admin_url()
+        if admin is None:
+            _missing("PostgreSQL (OPGOV_TEST_POSTGRES_URL)", "OPGOV_REQUIRE_POSTGRES")
+        yield from _throwaway_postgres(admin)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'opgov.db'}"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self):
+        import json
+
+        return json.loads(self.out)
+
+
+class Cli:
+    """Runs ``opgov`` in-process against one database, as a given actor."""
+
+    def __init__(self, url: str, capsys, monkeypatch):
+        self.url, self.capsys, self.monkeypatch = url, capsys, monkeypatch
+        self.actor = "alice@example.com"
+
+    def __call__(self, *args: str, actor: str | None = None, now: str | None = None) -> Result:
+        from opgov.cli.main import run
+
+        argv = ["--db", self.url, "--actor", actor or self.actor]
+        if now:
+            argv += ["--now", now]
+        self.capsys.readouterr()
+        code = 0
+        try:
+            run(argv + [str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        captured = self.capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    def ok(self, *args: str, **kw) -> Result:
+        result = self(*args, **kw)
+        assert result.code == 0, f"opgov {' '.join(args)} exited {result.code}: {result.err}{result.out}"
+        return result
+
+
+@pytest.fixture
+def make_cli(capsys, monkeypatch):
+    monkeypatch.delenv("OPGOV_NOW", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def make(url: str, *, upgrade: bool = True, simulation: bool = False) -> Cli:
+        cli = Cli(url, capsys, monkeypatch)
+        if upgrade:
+            cli.ok("db", "upgrade", *(["--simulation"] if simulation else []))
+        return cli
+
+    return make
+
+
+@pytest.fixture
+def cli(make_cli, sqlite_url) -> Cli:
+    """A CLI on a fresh, migrated SQLite simulation database."""
+    return make_cli(sqlite_url, simulation=True)
+
+
+def db_fingerprint(url: str) -> dict[str, list]:
+    """Every row of every opgov table: to show that a refused command wrote nothing."""
+    from sqlalchemy import create_engine, inspect, text
+
+    from opgov.db.engine import resolve_url
+
+    engine = create_engine(resolve_url(url))
+    try:
+        with engine.connect() as conn:
+            tables = sorted(inspect(conn).get_table_names())
+            return {t: [tuple(r) for r in conn.execute(text(f"SELECT * FROM {t} ORDER BY 1"))] for t in tables}
+    finally:
+        engine.dispose()

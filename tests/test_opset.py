@@ -1,0 +1,300 @@
+"""Build-your-own opset: presets, adjustments, model coverage and the renderings."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+from opgov.corpus import ModelOps, load_corpus, merge_models
+from opgov.decomps import load_rules_file
+from opgov.errors import BadInput
+from opgov.opset import (
+    ModelCoverage,
+    OpInfo,
+    build_opset,
+    coverage,
+    render_opset,
+    render_python,
+    render_selective_build,
+    suggest_additions,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"
+ASSERT_META = "aten::_assert_tensor_metadata"  # the one non-core op left after decomposition (models README)
+
+
+def kind_of(func: str) -> str:
+    name, args = func.split("(", 1)
+    base, _, overload = name.partition(".")
+    args = args.rsplit("->", 1)[0]
+    if overload == "out" or overload.endswith("_out") or re.search(r"\(\w!\) out\b", args):
+        return "out"
+    if base.endswith("_") and not base.endswith("__"):
+        return "inplace"
+    return "mutable" if "!)" in args else "functional"
+
+
+def load_release(folder: Path) -> tuple[dict[str, str], set[str]]:
+    """({op: kind}, tagged core) from one release's native_functions.yaml."""
+    entries = yaml.load((folder / "native_functions.yaml").read_text(), Loader=yaml.CSafeLoader)
+    kinds, core = {}, set()
+    for entry in entries:
+        op = "aten::" + entry["func"].split("(", 1)[0]
+        kinds[op] = kind_of(entry["func"])
+        tags = entry.get("tags") or []
+        if "core" in ([t.strip() for t in tags.split(",")] if isinstance(tags, str) else tags):
+            core.add(op)
+    return kinds, core
+
+
+@pytest.fixture(scope="module")
+def release(pytorch_release):
+    return load_release(pytorch_release("2.13.0"))
+
+
+@pytest.fixture(scope="module")
+def rules_2023(decisions_2023):
+    return load_rules_file(decisions_2023).mapping()
+
+
+def registry(release, rules) -> dict[str, OpInfo]:
+    kinds, core = release
+    return {op: OpInfo("core" if op in core else "decomposable" if op in rules else "custom", "active", kind)
+            for op, kind in kinds.items()}
+
+
+@pytest.fixture(scope="module")
+def models(models_dir):
+    return merge_models([load_corpus(p) for p in sorted(models_dir.glob("*_ops.json"))])
+
+
+# --- presets ---------------------------------------------------------------------------------
+
+
+def test_core_aten_is_the_core_opset(release, rules_2023):
+    kinds, core = release
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
+    assert core <= opset.operators
+    for entry in opset.entries:
+        if entry.op not in core:  # only what a rule produces gets in besides core
+            assert entry.why == "target" and entry.produced_by
+            assert all(src in rules_2023 for src in entry.produced_by)
+    assert not any(op in opset.operators for op in rules_2023 if op not in core)
+    # functional non-core ops with no rule cannot go away: listed apart, not must-implement
+    assert opset.without_rule and not set(opset.without_rule) & opset.operators
+    assert all(kinds[op] == "functional" and op not in core for op in opset.without_rule)
+
+
+def test_core_aten_covers_every_model_but_those_asserting_metadata(release, rules_2023, models):
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
+    cov = coverage(opset, models)
+    assert cov.start == "core-aten"
+    for m in cov.models:
+        uses_assert = ASSERT_META in models[m.model].core_aten_ops
+        assert m.covered is not uses_assert, m
+        assert m.missing == ((ASSERT_META,) if uses_assert else ())
+    users = sum(ASSERT_META in m.core_aten_ops for m in models.values())
+    assert cov.covered == len(models) - users and users > 0
+    assert cov.share == pytest.approx(cov.covered / len(models))
+    [first] = cov.suggestions
+    assert first.op == ASSERT_META and first.covered_after == len(models) and first.share_after == 1.0
+    assert len(first.newly_covered) == users
+
+
+def test_rules_alone_reach_the_same_verdict_from_exported_ops(release, models):
+    """Start from what export produced and apply our rules file instead of PyTorch's run."""
+    rules = load_rules_file(OUR_RULES).mapping()
+    opset = build_opset(operators=registry(release, rules), rules=rules, preset="core-aten")
+    from_exported = coverage(opset, models, start="exported")
+    from_core = coverage(opset, models, start="core-aten")
+    assert [m.covered for m in from_exported.models] == [m.covered for m in from_core.models]
+    assert {op for m in from_exported.models for op in m.missing} == {ASSERT_META}
+
+
+def test_no_decomp_requires_every_exported_op(release, rules_2023, models):
+    kinds, core = release
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="no-decomp")
+    assert opset.decomposed == () and opset.without_rule == ()
+    assert all(kinds[op] in ("functional", "inplace", "mutable") or op in core for op in opset.operators)
+    assert not any(kinds[op] == "out" and op not in core for op in opset.operators)
+    cov = coverage(opset, models)
+    assert cov.start == "exported"
+    for m in cov.models:
+        assert set(m.needed) == set(models[m.model].exported_ops)
+        assert set(m.missing) == set(m.needed) - set(kinds)
+
+
+def test_full_decomp_also_decomposes_core_ops_with_rules(release, rules_2023):
+    kinds, core = release
+    ops = registry(release, rules_2023)
+    core_aten = build_opset(operators=ops, rules=rules_2023, preset="core-aten")
+    full = build_opset(operators=ops, rules=rules_2023, preset="full-decomp")
+    decomposed_core = {op for op in rules_2023 if op in core}
+    assert decomposed_core and set(full.beyond_default) == decomposed_core
+    produced = {op for e in full.entries for op in [e.op] if e.why == "target"}
+    assert not (decomposed_core - produced) & full.operators
+    assert len(full) < len(core_aten)
+    assert full.operators - core_aten.operators <= produced
+
+
+def test_deleted_operators_are_never_implemented(release, rules_2023):
+    ops = registry(release, rules_2023)
+    ops["aten::abs"] = OpInfo("core", "deleted", "functional")
+    for preset in ("core-aten", "no-decomp", "full-decomp"):
+        assert "aten::abs" not in build_opset(operators=ops, rules=rules_2023, preset=preset).operators
+
+
+# --- adjustments -----------------------------------------------------------------------------
+
+
+def test_keep_and_decompose(release, rules_2023):
+    ops = registry(release, rules_2023)
+    opset = build_opset(operators=ops, rules=rules_2023, preset="core-aten",
+                        keep=["aten.glu.default"], decompose=["aten::expm1"])
+    assert opset.choice.keep == ("aten::glu",) and opset.choice.decompose == ("aten::expm1",)
+    entry = {e.op: e for e in opset.entries}
+    assert entry["aten::glu"].why == "kept"
+    assert "aten::expm1" not in opset.operators
+    assert all(t in opset.operators for t in rules_2023["aten::expm1"])
+    assert "aten::expm1" in entry[rules_2023["aten::expm1"][0]].produced_by
+
+
+def test_decomposing_an_op_without_rule_says_so(release, rules_2023):
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten",
+                        decompose=["aten::abs"])
+    assert "aten::abs" in opset.without_rule
+    assert opset.notes and "aten::abs has no decomposition rule" in opset.notes[0]
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"preset": "tiny"}, "unknown preset"),
+    ({"preset": "core-aten", "keep": ["aten::no_such_op"]}, "unknown operator"),
+    ({"preset": "core-aten", "keep": ["aten::glu"], "decompose": ["glu"]}, "both decomposed and kept"),
+    ({"preset": "core-aten", "keep": ["not an op"]}, "not an operator name"),
+])
+def test_bad_choices(release, rules_2023, kwargs, words):
+    with pytest.raises(BadInput, match=words):
+        build_opset(operators=registry(release, rules_2023), rules=rules_2023, **kwargs)
+
+
+def test_chains_and_cycles_in_rules():
+    ops = {"aten::a": OpInfo("decomposable"), "aten::b": OpInfo("decomposable"), "aten::c": OpInfo("core"),
+           "aten::x": OpInfo("decomposable"), "aten::y": OpInfo("decomposable")}
+    rules = {"aten::a": ("aten::b",), "aten::b": ("aten::c",), "aten::x": ("aten::y",), "aten::y": ("aten::x",)}
+    opset = build_opset(operators=ops, rules=rules, preset="core-aten")
+    entry = {e.op: e for e in opset.entries}
+    assert entry["aten::c"].produced_by == ("aten::a", "aten::b")
+    assert {"aten::x", "aten::y"} <= opset.operators  # a cycle cannot be decomposed away
+
+
+# --- suggestions -----------------------------------------------------------------------------
+
+
+def model(name: str, *missing: str) -> ModelCoverage:
+    return ModelCoverage(model=name, family="", needed=tuple(missing), missing=tuple(sorted(missing)))
+
+
+def test_suggestions_cover_the_most_further_models_first():
+    models = [model("a", "aten::x"), model("b", "aten::x", "aten::y"), model("c", "aten::y", "aten::z"),
+              model("d", "aten::w"), model("e")]
+    steps = suggest_additions(models)
+    # x and w each complete one model, x is needed by more; then y and w each complete one,
+    # y is needed by more; then w and z tie and the name decides
+    assert [s.op for s in steps] == ["aten::x", "aten::y", "aten::w", "aten::z"]
+    assert [s.newly_covered for s in steps] == [("a",), ("b",), ("d",), ("c",)]
+    assert [s.covered_after for s in steps] == [2, 3, 4, 5]
+    assert steps[-1].share_after == 1.0
+    assert suggest_additions(models, limit=1)[0].op == "aten::x"
+
+
+def test_suggestion_ties_go_to_the_name():
+    steps = suggest_additions([model("a", "aten::q"), model("b", "aten::p")])
+    assert [s.op for s in steps] == ["aten::p", "aten::q"]
+
+
+def test_kept_op_the_model_exported_is_needed():
+    ops = {"aten::c": OpInfo("core"), "aten::k": OpInfo("decomposable")}
+    opset = build_opset(operators=ops, rules={"aten::k": ("aten::c",)}, preset="core-aten", keep=["aten::k"])
+    m = ModelOps("m", "f", exported_ops=("aten::k",), core_aten_ops=("aten::c",))
+    assert coverage(opset, {"m": m}).models[0].needed == ("aten::c", "aten::k")
+
+
+# --- renderings ------------------------------------------------------------------------------
+
+
+def test_selective_build_yaml_loads_in_torchgen(release, rules_2023, torch_mod):
+    from torchgen.selective_build.selector import SelectiveBuilder
+
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
+    data = yaml.safe_load(render_selective_build(opset, out_variants={"aten::add.Tensor": "aten::add.out"}))
+    assert list(data) == ["operators"]
+    assert all(set(v) == {"is_root_operator", "is_used_for_training", "include_all_overloads", "debug_info"}
+               for v in data["operators"].values())
+    selector = SelectiveBuilder.from_yaml_dict(data)
+    assert selector.is_operator_selected("aten::add.Tensor")
+    assert selector.is_operator_selected("aten::abs")
+    assert selector.is_operator_selected("aten::add.out")  # asked for via out_variants
+    assert not selector.is_operator_selected("aten::abs.out")  # exactly the overloads listed
+    assert not selector.is_operator_selected("aten::glu")  # decomposed
+    assert selector.is_root_operator("aten::convolution")
+
+
+def test_selective_build_shape_without_torch(release, rules_2023):
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
+    data = yaml.safe_load(render_selective_build(opset))
+    assert set(data["operators"]) == opset.operators
+    assert data["operators"]["aten::abs"]["include_all_overloads"] is False
+
+
+def test_python_snippet_compiles_for_every_preset(release, rules_2023):
+    ops = registry(release, rules_2023)
+    for preset in ("core-aten", "no-decomp", "full-decomp"):
+        snippet = render_python(build_opset(operators=ops, rules=rules_2023, preset=preset, keep=["aten::glu"]))
+        compile(snippet, f"<{preset}>", "exec")
+
+
+def run_snippet(snippet: str) -> dict:
+    scope: dict = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(compile(snippet, "<opgov>", "exec"), scope)  # noqa: S102 - our own generated code
+    scope["_warnings"] = [str(w.message) for w in caught]
+    return scope
+
+
+def test_python_snippet_builds_the_table(release, rules_2023, torch_mod):
+    aten = torch_mod.ops.aten
+    ops = registry(release, rules_2023)
+    opset = build_opset(operators=ops, rules=rules_2023, preset="core-aten",
+                        keep=["aten::hardswish"], decompose=["aten::expm1"])
+    table = run_snippet(render_python(opset))["decomp_table"]
+    default = torch_mod.export.default_decompositions()
+    assert aten.hardswish.default in default and aten.hardswish.default not in table
+    assert aten.expm1.default not in default and aten.expm1.default in table
+    assert len(table) == len(default)  # one out, one in
+
+    nothing = run_snippet(render_python(build_opset(operators=ops, rules=rules_2023, preset="no-decomp")))
+    assert nothing["decomp_table"] == {}
+
+    full = run_snippet(render_python(build_opset(operators=ops, rules=rules_2023, preset="full-decomp")))
+    assert aten.expm1.default in full["decomp_table"] and aten.log1p.default in full["decomp_table"]
+    # a core op with a rule but no decomposition in torch is reported, not silently dropped
+    assert any("aten::full_like" in w for w in full["_warnings"])
+
+
+def test_text_and_json(release, rules_2023, models):
+    opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
+    cov = coverage(opset, models)
+    text = render_opset(opset, cov)
+    assert text.startswith(f"opset core-aten: {len(opset)} operators to implement")
+    assert f"{cov.covered}/{len(models)} covered" in text and f"1. {ASSERT_META}" in text
+    data = json.loads(render_opset(opset, cov, "json"))
+    assert data["count"] == len(opset) and data["coverage"]["covered"] == cov.covered
+    assert data["coverage"]["suggestions"][0]["op"] == ASSERT_META
+    assert data["coverage"]["missing_ops"] == {ASSERT_META: len(models) - cov.covered}
