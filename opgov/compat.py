@@ -870,7 +870,7 @@ def apply_policy(
       ``info``.
     * BC break of another operator: ``error``, or ``waived`` when an unexpired exception covers
       it (the message names the exception). Expired exceptions do not apply; an error they would
-      have covered says so.
+      have covered says so. An error's message says how to let such a change through.
     * FC break: ``warning``. New operator: ``info``.
 
     ``locate`` gives each finding its file and line (e.g. the entry in the new yaml).
@@ -904,6 +904,12 @@ def apply_policy(
                 if lapsed is not None:
                     message += (f" Exception {lapsed.pattern!r} expired on "
                                 f"{lapsed.expires_on.isoformat()} and no longer applies.")
+                if f.rule == "operator-removed":
+                    message += (" Remove operators through the deprecation lifecycle (opgov deprecate), "
+                                "or record an exception (opgov exceptions add).")
+                else:
+                    message += (f" {f.operator} is not core: if the break is intended, record an exception "
+                                "(opgov exceptions add).")
         file, line = locate(f) if locate is not None else (None, None)
         findings.append(Finding(f.operator, f.kind, f.rule, severity, message, f.old_schema,
                                 f.new_schema, file, line))

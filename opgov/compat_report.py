@@ -125,6 +125,10 @@ def render_github(report: CheckReport) -> str:
 
 _KIND_TITLE = {"bc": "BC break", "fc": "FC break", "new": "new operator"}
 _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
+_MEANING = {"error": "backward-compatibility breaks the policy does not allow",
+            "warning": "forward-compatibility breaks (calls made with the new schema may fail on older releases)",
+            "waived": "backward-compatibility breaks covered by a recorded exception",
+            "info": "new operators and completed deletions"}
 
 
 def _by_severity(findings: Sequence[FindingOut]) -> list[FindingOut]:
@@ -149,7 +153,7 @@ def render_text(report: CheckReport) -> str:
         group = [f for f in report.findings if f.severity == severity]
         if not group:
             continue
-        lines.append(f"{_HEADING[severity]} ({len(group)})")
+        lines.append(f"{_HEADING[severity]} ({len(group)}): {_MEANING[severity]}")
         for f in group:
             where = f"{f.file}:{f.line}: " if f.file and f.line else (f"{f.file}: " if f.file else "")
             lines.append(f"  {where}{f.operator} [{f.kind} {f.rule}] {f.message}")
@@ -161,7 +165,8 @@ def render_text(report: CheckReport) -> str:
     if report.expired_exceptions:
         lines.append(f"Expired exceptions ({len(report.expired_exceptions)})")
         for e in report.expired_exceptions:
-            lines.append(f"  {e.pattern}: expired {e.expires_on.isoformat()} ({e.created_by}: {e.reason})")
+            lines.append(f"  {e.pattern}: last day {e.expires_on.isoformat()}, no longer applies "
+                         f"({e.created_by}: {e.reason})")
         lines.append("")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"

@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from opgov.errors import BadInput
 from opgov.names import canonical
 
@@ -277,39 +275,12 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
 
 
-class FindingOut(BaseModel):
-    rule: str
-    op: str
-    message: str
-    replacement: str | None = None
-    date: datetime | None = None
-
-
-class ModelCheckReport(BaseModel):
-    """JSON shape of ``opgov check-model --format json``."""
-
-    ok: bool
-    operators: list[str]
-    errors: list[FindingOut]
-    warnings: list[FindingOut]
-    notes: list[FindingOut]
-    earliest_snapshot: str | None
-    snapshots_checked: int
-
-    @classmethod
-    def of(cls, check: ModelCheck) -> ModelCheckReport:
-        def out(fs: Sequence[Finding]) -> list[FindingOut]:
-            return [FindingOut(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
-                    for f in fs]
-
-        return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),
-                   warnings=out(check.warnings), notes=out(check.notes),
-                   earliest_snapshot=check.earliest_snapshot, snapshots_checked=check.snapshots_checked)
-
-
 def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
-    """``text``, ``json`` (:class:`ModelCheckReport`) or ``github`` (workflow annotations)."""
+    """``text``, ``json`` (:class:`opgov.decomps_report.ModelCheckReport`) or ``github``
+    (workflow annotations)."""
     if fmt == "json":
+        from opgov.decomps_report import ModelCheckReport
+
         return ModelCheckReport.of(check).model_dump_json(indent=2)
     if fmt == "github":
         lines = [f"::{level} title=opgov {f.rule}::{_escape_github(f.message)}"

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel
 
 from opgov.errors import BadInput
 from opgov.names import canonical
@@ -242,7 +241,7 @@ class CheckInfo:
 #: Every rule :func:`check` applies, by id. Documentation and ``--help`` list them from here.
 CHECKS: dict[str, CheckInfo] = {c.id: c for c in (
     CheckInfo("decomp-reaches-non-core", "error",
-              "A decomposable operator's rules, followed transitively, end in an operator that is not core."),
+              "A non-core operator's rules, followed transitively, end in an operator that is not core."),
     CheckInfo("decomp-cycle", "error", "Rules that lead from an operator back to itself."),
     CheckInfo("decomp-target-deprecated", "error", "A rule targets a deprecated or deleted operator."),
     CheckInfo("decomp-target-deprecating", "warning", "A rule targets an operator that is being deprecated."),
@@ -280,14 +279,18 @@ def arrow(path: Iterable[str]) -> str:
 
 
 def check_reaches_core(g: _Graph) -> list[Violation]:
-    """``decomp-reaches-non-core``: follow every decomposable operator's rules to their leaves.
+    """``decomp-reaches-non-core``: follow the rules of every non-core operator to their leaves.
 
+    Every operator with a rule counts, whatever its category: a rule is a decomposition, and the
+    backends that decompose the operator (every non-core one under the core-aten preset) get its
+    leaves. (A heuristic category of a fresh import, e.g. ``custom`` for ``aten::mish``, does not
+    exempt its rule.) Core operators are leaves; their own rules are ``core-decomposed`` drift.
     A core target is a leaf (decomposition stops there); a non-core target with a rule is
     followed; a non-core target without one is reported, with the first path found to it.
     One finding per (operator, bad leaf).
     """
     out: list[Violation] = []
-    for op in sorted(o for o, c in g.categories.items() if c == DECOMPOSABLE and o in g.rules):
+    for op in sorted(o for o in g.rules if g.category(o) != CORE):
         if g.lifecycle.get(op) == "deleted":
             continue
         for leaf, path in _bad_leaves(op, g):
@@ -553,9 +556,11 @@ def _as_list(changes: Change | Sequence[Change]) -> list[Change]:
 
 
 def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str:
-    """``text`` (one line each and a summary), ``json`` (see :class:`ViolationsReport`) or
-    ``github`` (workflow annotations)."""
+    """``text`` (one line each and a summary), ``json`` (see
+    :class:`opgov.decomps_report.ViolationsReport`) or ``github`` (workflow annotations)."""
     if fmt == "json":
+        from opgov.decomps_report import ViolationsReport
+
         return ViolationsReport.of(violations).model_dump_json(indent=2)
     if fmt == "github":
         lines = []
@@ -575,26 +580,3 @@ def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str
 
 def _escape_github(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-class ViolationOut(BaseModel):
-    rule: str
-    severity: str
-    operator: str
-    message: str
-    path: list[str]
-
-
-class ViolationsReport(BaseModel):
-    """JSON shape of ``opgov check-decomps --format json``."""
-
-    errors: int
-    warnings: int
-    violations: list[ViolationOut]
-
-    @classmethod
-    def of(cls, violations: Sequence[Violation]) -> ViolationsReport:
-        errors = sum(v.severity == "error" for v in violations)
-        return cls(errors=errors, warnings=len(violations) - errors,
-                   violations=[ViolationOut(rule=v.rule, severity=v.severity, operator=v.operator,
-                                            message=v.message, path=list(v.path)) for v in violations])

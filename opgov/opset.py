@@ -52,9 +52,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel
-
 from opgov.corpus import ModelOps
 from opgov.errors import BadInput
 from opgov.names import canonical
@@ -316,9 +313,13 @@ class Suggestion:
 
 @dataclass(frozen=True)
 class Coverage:
+    """Models covered by an opset. ``not_in_registry``: operators the models need that the
+    registry does not hold (when :func:`coverage` was told which it holds)."""
+
     start: str
     models: tuple[ModelCoverage, ...]
     suggestions: tuple[Suggestion, ...]
+    not_in_registry: tuple[str, ...] = ()
 
     @property
     def covered(self) -> int:
@@ -339,12 +340,14 @@ class Coverage:
 
 
 def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, Sequence[str]] | None = None,
-             *, start: str = "auto") -> Coverage:
+             *, start: str = "auto", known: Iterable[str] | None = None) -> Coverage:
     """Which ``models`` the opset covers, and which missing operators would cover the most more.
 
     ``start``: ``auto`` (by preset, see the module docstring), ``exported`` or ``core-aten``.
     ``rules`` (the targets followed) defaults to the rules the opset was built with; which
-    operators are decomposed is the opset's :attr:`Opset.decomposed` either way.
+    operators are decomposed is the opset's :attr:`Opset.decomposed` either way. ``known``: the
+    operators of the registry; the models' operators outside it are listed in
+    :attr:`Coverage.not_in_registry` (a partial registry, or models newer than it).
     """
     if start == "auto":
         start = "exported" if opset.choice.preset == "no-decomp" else "core-aten"
@@ -363,7 +366,12 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
         needed = leaves.of_all(ops)
         results.append(ModelCoverage(model=key, family=model.family, needed=tuple(sorted(needed)),
                                      missing=tuple(sorted(needed - have))))
-    return Coverage(start=start, models=tuple(results), suggestions=tuple(suggest_additions(results)))
+    unknown: tuple[str, ...] = ()
+    if known is not None:
+        known = frozenset(known)
+        unknown = tuple(sorted({op for m in results for op in m.needed if op not in known}))
+    return Coverage(start=start, models=tuple(results), suggestions=tuple(suggest_additions(results)),
+                    not_in_registry=unknown)
 
 
 def suggest_additions(models: Sequence[ModelCoverage], limit: int | None = None) -> list[Suggestion]:
@@ -396,73 +404,6 @@ def suggest_additions(models: Sequence[ModelCoverage], limit: int | None = None)
 # rendering
 
 
-class EntryOut(BaseModel):
-    op: str
-    category: str | None
-    why: str
-    produced_by: list[str]
-    lifecycle: str
-
-
-class ModelCoverageOut(BaseModel):
-    model: str
-    family: str
-    covered: bool
-    needed: list[str]
-    missing: list[str]
-
-
-class SuggestionOut(BaseModel):
-    op: str
-    newly_covered: list[str]
-    needed_by: int
-    covered_after: int
-    share_after: float
-
-
-class CoverageOut(BaseModel):
-    start: str
-    models: int
-    covered: int
-    share: float
-    per_model: list[ModelCoverageOut]
-    missing_ops: dict[str, int]
-    suggestions: list[SuggestionOut]
-
-
-class OpsetReport(BaseModel):
-    """JSON shape of ``opgov opset build --format json``."""
-
-    preset: str
-    decompose: list[str]
-    keep: list[str]
-    count: int
-    operators: list[EntryOut]
-    without_rule: list[str]
-    decomposed: list[str]
-    notes: list[str]
-    coverage: CoverageOut | None = None
-
-    @classmethod
-    def of(cls, opset: Opset, cov: Coverage | None = None) -> OpsetReport:
-        c = None
-        if cov is not None:
-            c = CoverageOut(
-                start=cov.start, models=len(cov.models), covered=cov.covered, share=cov.share,
-                per_model=[ModelCoverageOut(model=m.model, family=m.family, covered=m.covered,
-                                            needed=list(m.needed), missing=list(m.missing)) for m in cov.models],
-                missing_ops=cov.missing_ops,
-                suggestions=[SuggestionOut(op=s.op, newly_covered=list(s.newly_covered), needed_by=s.needed_by,
-                                           covered_after=s.covered_after, share_after=s.share_after)
-                             for s in cov.suggestions])
-        return cls(preset=opset.choice.preset, decompose=list(opset.choice.decompose), keep=list(opset.choice.keep),
-                   count=len(opset.entries),
-                   operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
-                                       lifecycle=e.lifecycle) for e in opset.entries],
-                   without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
-                   notes=list(opset.notes), coverage=c)
-
-
 def describe_choice(choice: OpsetChoice) -> str:
     parts = [choice.preset]
     if choice.decompose:
@@ -473,9 +414,11 @@ def describe_choice(choice: OpsetChoice) -> str:
 
 
 def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -> str:
-    """``text`` or ``json`` (:class:`OpsetReport`); see also :func:`render_selective_build` and
-    :func:`render_python`."""
+    """``text`` or ``json`` (:class:`opgov.decomps_report.OpsetReport`); see also
+    :func:`render_selective_build` and :func:`render_python`."""
     if fmt == "json":
+        from opgov.decomps_report import OpsetReport
+
         return OpsetReport.of(opset, cov).model_dump_json(indent=2)
     if fmt == "selective-build":
         return render_selective_build(opset)
@@ -500,9 +443,15 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
             lines.append(f"  {m.model:<40} {mark}")
         if cov.suggestions:
             lines.append("add, in this order, to cover the most further models:")
+            unknown = frozenset(cov.not_in_registry)
             for i, s in enumerate(cov.suggestions, 1):
                 lines.append(f"  {i}. {s.op:<44} +{len(s.newly_covered)} model(s) → "
-                             f"{s.covered_after}/{len(cov.models)} ({s.share_after:.0%}); used by {s.needed_by}")
+                             f"{s.covered_after}/{len(cov.models)} ({s.share_after:.0%}); used by {s.needed_by}"
+                             + (" (not in the registry)" if s.op in unknown else ""))
+        if cov.not_in_registry:
+            shown = ", ".join(cov.not_in_registry[:5]) + (" …" if len(cov.not_in_registry) > 5 else "")
+            lines.append(f"note: {len(cov.not_in_registry)} operators the models need are not in the registry "
+                         f"({shown}): it holds part of ATen, or is older than the models")
     return "\n".join(lines) + "\n"
 
 
@@ -531,6 +480,8 @@ def render_selective_build(opset: Opset, *, include_without_rule: bool = False,
     if include_without_rule:
         for op in opset.without_rule:
             select(op, "no decomposition rule")
+    import yaml  # only this format needs a YAML writer
+
     header = f"# selected operators: {label}\n# {len(selected)} operators; generated by opgov\n"
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return header + yaml.dump({"operators": dict(sorted(selected.items()))}, Dumper=dumper, sort_keys=False,

@@ -115,7 +115,8 @@ _CONTENT_RE = re.compile(r"\n +[^\s#]")
 
 Action = Literal["add-tag", "remove-tag", "delete-entry", "remove-autogen"]
 ConflictKind = Literal[
-    "missing-in-file", "missing-in-database", "schema-differs", "autogen-tags", "autogen-blocked"
+    "missing-in-file", "missing-in-database", "schema-differs", "autogen-tags", "autogen-blocked",
+    "family-split",  # reported by the sync service (opgov.services.sync), not by plan()
 ]
 
 

@@ -275,7 +275,8 @@ def test_json_has_one_key_per_section_and_round_trips(report):
     assert data["as_of"] == "2025-06-08T00:00:00Z"
     assert data["removed_without_deprecation"][0] == {
         "snapshot": "2.13.0", "operator": "aten::named_op_000.Dimname",
-        "last_schema": "named_op_000.Dimname(Tensor self, Dimname dim, bool keepdim=False) -> Tensor"}
+        "last_schema": "named_op_000.Dimname(Tensor self, Dimname dim, bool keepdim=False) -> Tensor",
+        "generated_from": None}
     assert set(data["proposals_open"][0]) == {"id", "operator", "kind", "targets", "proposer", "created_at",
                                               "age_days", "approvals", "rejections", "quorum", "rationale"}
     assert WeeklyReport.model_validate_json(render_json(report)) == report

@@ -93,7 +93,8 @@ def _print_colored(text: str) -> None:
 @exceptions_app.command("add")
 def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 'aten::_foreach_*'."),
                    reason: str = typer.Option(..., "--reason"),
-                   expires: str = typer.Option(..., "--expires", metavar="DATE", help="Last day it applies is the day before."),
+                   expires: str = typer.Option(..., "--expires", metavar="DATE",
+                                               help="Last day it applies (a future date); it expires the day after."),
                    json_out: bool = JsonOpt) -> None:
     """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
     from opgov.clock import parse_time
@@ -101,8 +102,18 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 
     with command(write=True) as ctx:
         view = add_exception(ctx, pattern, reason=reason, expires=parse_time(expires, what="--expires").date())
-    print_json(view) if json_out else say(
-        f"exception {view['id']}: {view['pattern']} until {view['expires_on']} ({view['matches']} operators match now)")
+    if json_out:
+        print_json(view)
+        return
+    from rich.markup import escape
+
+    matches = view["matches"]
+    text = (f"exception {view['id']}: {view['pattern']} through {view['expires_on']} "
+            f"({matches} present operator{'' if matches == 1 else 's'} match{'es' if matches == 1 else ''})")
+    if view["core_matches"]:
+        text += (f"; {view['core_matches']} of them {'is' if view['core_matches'] == 1 else 'are'} core, "
+                 "and BC breaks of core operators are never waived")
+    say(escape(text))
 
 
 @exceptions_app.command("list")
@@ -119,10 +130,17 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
     if not views:
         say("no exceptions")
         return
-    table(None, ["id", "pattern", "expires", "state", "by", "reason"],
-          [[v["id"], v["pattern"], v["expires_on"],
-            "removed" if v["removed"] else ("EXPIRED" if v["expired"] else "in force"), v["created_by"], v["reason"]]
+    from rich.markup import escape
+
+    table(None, ["id", "pattern", "last day", "state", "by", "reason"],
+          [[v["id"], escape(v["pattern"]), v["expires_on"],
+            "removed" if v["removed"] else ("EXPIRED" if v["expired"] else "in force"), escape(v["created_by"]),
+            escape(v["reason"])]
            for v in views])
+    expired = sum(1 for v in views if v["expired"] and not v["removed"])
+    if expired:
+        say(f"{expired} expired exception{'' if expired == 1 else 's'} no longer appl{'ies' if expired == 1 else 'y'}; "
+            "remove {} or record a new one".format("it" if expired == 1 else "them"))
 
 
 @exceptions_app.command("remove")
@@ -132,43 +150,44 @@ def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> 
 
     with command(write=True) as ctx:
         view = remove_exception(ctx, exception_id)
-    say(f"removed exception {view['id']} ({view['pattern']})")
+    from rich.markup import escape
+
+    say(escape(f"removed exception {view['id']} ({view['pattern']})"))
 
 
 @app.command("sync-yaml")
 def sync_yaml_cmd(
     native_functions_yaml: str = typer.Argument(..., metavar="NATIVE_FUNCTIONS_YAML"),
-    tags_yaml: Optional[str] = typer.Option(None, "--tags-yaml", help="Declare every written tag here."),
-    check: bool = typer.Option(False, "--check", help="Exit 1 and list what is out of sync."),
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff."),
-    write: bool = typer.Option(False, "--write", help="Write the changes atomically."),
+    tags_yaml: Optional[str] = typer.Option(None, "--tags-yaml", metavar="TAGS_YAML",
+                                            help="Declare every tag written in this tags.yaml."),
+    check: bool = typer.Option(False, "--check", help="List what is out of sync; exit 1 if anything is."),
+    diff: bool = typer.Option(False, "--diff", help="Print the edit as a unified diff."),
+    write: bool = typer.Option(False, "--write", help="Write the edit atomically (bots and maintainers)."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Write governance back into native_functions.yaml: core, deprecating, deprecated, deletions."""
+    """Write governance back into native_functions.yaml: core, deprecating, deprecated, deletions.
+
+    Only governed tags and deleted entries change; every other byte stays. Exit 0: in sync (or
+    written); 1: out of sync (--check), or operators the bot cannot settle (reported, left
+    untouched); 2: bad input.
+    """
     from opgov.errors import BadInput
-    from opgov.services.sync import summary_markdown, sync_yaml
+    from opgov.services.sync import result_json, summary_markdown, sync_yaml
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
         raise BadInput("give exactly one of --check, --diff or --write")
-    with command(write=modes[0] == "write") as ctx:
+    with command(write=modes[0] == "write", orm=False) as ctx:
         result = sync_yaml(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
     if json_out:
-        print_json({"file": result.file, "mode": result.mode, "in_sync": result.in_sync, "written": result.written,
-                    "changes": [{"operator": f"aten::{c.operator}", "action": c.action, "tag": c.tag, "line": c.line}
-                                for c in result.changes],
-                    "conflicts": [{"operator": f"aten::{c.operator}", "kind": c.kind, "reason": c.reason,
-                                   "line": c.line} for c in result.conflicts],
-                    "tags_declared": result.tags_declared, "summary": summary_markdown(result)})
+        print_json(result_json(result))
     elif result.mode == "diff":
         sys.stdout.write(result.diff)
-    elif result.mode == "write":
-        sys.stdout.write(summary_markdown(result) + "\n")
+        if result.conflicts:  # stdout stays a clean patch
+            sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
+            sys.stderr.writelines(f"  aten::{c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
     else:
-        if result.in_sync and not result.conflicts:
-            sys.stdout.write(f"{result.file} is in sync with the database\n")
-        else:
-            sys.stdout.write(summary_markdown(result) + "\n")
+        sys.stdout.write(summary_markdown(result) + "\n")
     if (result.mode == "check" and not result.in_sync) or result.conflicts:
         raise typer.Exit(1)
 
@@ -181,18 +200,25 @@ class ReportFormat(str, Enum):
 
 @report_app.command("weekly")
 def report_weekly(
-    as_of: Optional[str] = typer.Option(None, "--as-of", metavar="DATE", help="End of the period (default now)."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", metavar="DATE",
+                                        help="End of the period (default now); a date alone means its midnight UTC."),
     since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="Start (default 7 days earlier)."),
     fmt: ReportFormat = typer.Option(ReportFormat.md, "--format"),
     out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Write to a file instead of stdout."),
 ) -> None:
-    """The weekly committee report: what to decide, what is due, what broke."""
+    """The weekly committee report: what to decide, what is due, what broke.
+
+    The period is (since, as_of]; everything is shown as it stood at --as-of.
+    """
     from opgov import report as render
     from opgov.clock import parse_time
+    from opgov.errors import BadInput
     from opgov.services.reports import weekly_report
 
     end = parse_time(as_of, what="--as-of") if as_of else None
     start = parse_time(since, what="--since") if since else None
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
     with command(write=False) as ctx:
         data = weekly_report(ctx, as_of=end, since=start)
     text = {"md": render.render_markdown, "json": render.render_json, "html": render.render_html}[fmt.value](data)
@@ -201,5 +227,8 @@ def report_weekly(
     else:
         from opgov.atomic import atomic_write_text
 
-        atomic_write_text(out, text)
-        say(f"wrote {out}")
+        try:
+            atomic_write_text(out, text)
+        except OSError as err:
+            raise BadInput(f"--out {out}: cannot write ({err.strerror or err})") from None
+        sys.stdout.write(f"wrote {out}\n")

@@ -11,6 +11,14 @@ import typer
 from opgov.cli.app import JsonOpt, app
 from opgov.cli.runtime import command, print_json, say, table
 
+
+def escape(text: str) -> str:
+    """Rich markup escaping (paths and reasons may hold brackets)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 decomps_app = typer.Typer(help="Decomposition rules: operator → target operators.", no_args_is_help=True)
 opset_app = typer.Typer(help="The operators a backend must implement.", no_args_is_help=True)
 app.add_typer(decomps_app, name="decomps")
@@ -36,36 +44,84 @@ class Preset(str, Enum):
     full_decomp = "full-decomp"
 
 
+def _counts(result: dict) -> str:
+    return ", ".join(f"{result[k]} {k}" for k in ("added", "updated", "unchanged", "kept") if result.get(k)) or "none"
+
+
+def _precedence_lines(result: dict, source: str) -> list[str]:
+    """Say which rules of other sources were kept or replaced, and why (decision > file > torch)."""
+    lines = []
+    for outcome, verb in (("kept", "kept"), ("updated", "replaced")):
+        changed = [c for c in result["changes"] if c["outcome"] == outcome]
+        by_source: dict[str, list[dict]] = {}
+        for c in changed:
+            by_source.setdefault(c["previous"]["source"], []).append(c)
+        for previous, items in sorted(by_source.items()):
+            if outcome == "kept":
+                why = f"a {previous}'s rule outranks {source}'s"
+            elif previous == source:
+                why = f"the latest {source} wins"
+            else:
+                why = f"{source} outranks {previous}"
+            names = ", ".join(f"{c['operator']} ({c['previous']['detail']})" for c in items[:3])
+            more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+            lines.append(f"{verb} {len(items)} rule(s) from {previous} ({why}; {result['precedence']}): "
+                         f"{names}{more}")
+    return lines
+
+
 @decomps_app.command("load")
 def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
-    """Record the rules of a rules file (format in docs/user-guide.md; the 2023 review file works too)."""
+    """Record the rules of a rules file (format in docs/user-guide.md; the 2023 review file works too).
+
+    Refused (exit 1, nothing recorded) when a rule would make a decomposition produce a non-core
+    operator, a cycle or a deprecated target; the message shows the path. A committee decision's
+    rule is kept over a file's; a file's replaces torch's (decision > file > torch)."""
     from opgov.services.decompositions import load_rules
 
-    with command(write=True) as ctx:
+    with command(write=True, orm=False) as ctx:
         result = load_rules(ctx, file)
-    print_json(result) if json_out else say(
-        f"{result['rules']} rules from {result['source']}: " + ", ".join(
-            f"{result[k]} {k}" for k in ("added", "updated", "unchanged", "kept") if result.get(k))
-        + (" (kept: a committee decision's rule outranks a file's)" if result.get("kept") else ""))
+    if json_out:
+        print_json(result)
+        return
+    for line in [f"{result['rules']} rules from {result['source']}: {_counts(result)}",
+                 *_precedence_lines(result, "file")]:
+        say(escape(line))
 
 
 @decomps_app.command("import-torch")
 def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Seconds to spend tracing."),
+                         only: Optional[List[str]] = typer.Option(None, "--only", metavar="OP",
+                                                                  help="Trace only OP (repeatable)."),
                          json_out: bool = JsonOpt) -> None:
     """Record which operators torch.export's default decomposition table decomposes, and into what
-    (found by tracing each decomposition on small meta tensors). Needs torch installed."""
+    (found by tracing each decomposition on small meta tensors). Needs torch installed.
+
+    torch's rules are facts about PyTorch: they are recorded even when `opgov check-decomps`
+    then reports them; rules from decisions and files are kept (decision > file > torch)."""
     from opgov.services.decompositions import import_torch_rules
 
-    with command(write=True) as ctx:
-        result = import_torch_rules(ctx, time_budget_s=budget)
+    with command(write=True, orm=False) as ctx:
+        result = import_torch_rules(ctx, time_budget_s=budget, only=only)
     if json_out:
         print_json(result)
         return
-    say(f"torch's table decomposes {result['table']} operators: " + ", ".join(
-        f"{result[k]} {k}" for k in ("added", "updated", "unchanged", "kept") if result.get(k)))
+    lines = [f"torch {result['torch']}'s table decomposes {result['table']} operators: {_counts(result)}",
+             *_precedence_lines(result, "torch")]
     if result["untraced"]:
-        say(f"{len(result['untraced'])} could not be traced (no rule recorded), e.g. "
-            + "; ".join(f"{u['operator']}: {u['reason']}" for u in result["untraced"][:3]))
+        lines.append(f"{len(result['untraced'])} could not be traced (no rule recorded), e.g. "
+                     + "; ".join(f"{u['operator']}: {u['reason']}" for u in result["untraced"][:3]))
+    if result["not_in_registry"]:
+        lines.append(f"{len(result['not_in_registry'])} are not in the registry (no rule recorded): "
+                     + ", ".join(result["not_in_registry"][:5]))
+    if result["dropped_targets"]:
+        lines.append(f"{len(result['dropped_targets'])} rule(s) lost targets the registry does not know "
+                     "(--json lists them)")
+    if result["errors_introduced"]:
+        lines.append(f"{result['errors_introduced']} new decomposition error(s), e.g. "
+                     + "; ".join(result["first_errors"]) + ": run `opgov check-decomps`")
+    for line in lines:
+        say(escape(line))
 
 
 @decomps_app.command("list")
@@ -73,24 +129,26 @@ def decomps_list(json_out: bool = JsonOpt) -> None:
     """Every rule with where it came from."""
     from opgov.services.decompositions import list_rules
 
-    with command(write=False) as ctx:
+    with command(write=False, orm=False) as ctx:
         rules = list_rules(ctx)
     if json_out:
         print_json(rules)
     else:
         table(f"{len(rules)} rules", ["operator", "into", "source"],
-              [[r["operator"], ", ".join(r["into"]) or "(nothing)", f"{r['source']}: {r['detail']}"] for r in rules])
+              [[r["operator"], ", ".join(r["into"]) or "(nothing)", escape(f"{r['source']}: {r['detail']}")]
+               for r in rules])
 
 
 @app.command("check-decomps")
 def check_decomps_cmd(fmt: Fmt = typer.Option(Fmt.text, "--format")) -> None:
-    """Every decomposable operator reaches core through its rules; no cycles; no dead targets; drift.
+    """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.
 
-    Exit 1 on errors (warnings are drift to look at)."""
+    Exit 1 on errors (warnings are drift to look at: a core operator with a rule, a `core` yaml
+    tag that disagrees with the category, a decomposable operator without a rule)."""
     from opgov.decomps import render_violations
     from opgov.services.decompositions import check_decompositions
 
-    with command(write=False) as ctx:
+    with command(write=False, orm=False) as ctx:
         violations = check_decompositions(ctx)
     text = render_violations(violations, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -112,7 +170,7 @@ def opset_build(
     from opgov.opset import render_opset
     from opgov.services.decompositions import build
 
-    with command(write=False) as ctx:
+    with command(write=False, orm=False) as ctx:
         opset, cov = build(ctx, preset=preset.value, decompose=decompose or [], keep=keep or [], models=models)
     text = render_opset(opset, cov, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -130,7 +188,7 @@ def check_model_cmd(
     from opgov.corpus import render_model_check
     from opgov.services.decompositions import check_model
 
-    with command(write=False) as ctx:
+    with command(write=False, orm=False) as ctx:
         result = check_model(ctx, ops, runtime=runtime)
     text = render_model_check(result, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")

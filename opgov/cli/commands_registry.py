@@ -59,6 +59,9 @@ def import_cmd(
     json_out: bool = JsonOpt,
 ) -> None:
     """Record a snapshot: operators added, removed and schema-changed since the previous one."""
+    from opgov.registry import read_registry_in_background
+
+    reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
     from opgov.services.imports import import_snapshot
 
     status = None
@@ -68,8 +71,9 @@ def import_cmd(
         status = Console(stderr=True).status("importing")
         status.start()
     try:
-        with command(write=True) as ctx:
+        with command(write=True, orm=False) as ctx:
             result = import_snapshot(ctx, native_functions_yaml, label=label, tags_yaml=tags_yaml,
+                                     registry=reading.result(),
                                      progress=(lambda m: status.update(m)) if status else None)
     finally:
         if status:

@@ -45,7 +45,7 @@ def claimed_time() -> str | None:
 
 
 @contextmanager
-def command(*, write: bool) -> Iterator[Any]:
+def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     """One command = one transaction on a database at the head revision.
 
     A claimed time (``--now``/``OPGOV_NOW``) is honoured only on a simulation database; a write
@@ -57,7 +57,7 @@ def command(*, write: bool) -> Iterator[Any]:
     engine = make_engine(resolve_url(GLOBALS.db))
     try:
         ensure_current(engine)
-        with transaction(engine) as session:
+        with transaction(engine, orm=orm) as session:
             claimed = claimed_time()
             clock: Clock = SystemClock()
             if claimed is not None:

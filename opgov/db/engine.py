@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.orm import Session
 
 from opgov.errors import BadInput, DatabaseBehind
 
@@ -118,8 +117,19 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 
 @contextmanager
-def transaction(engine: Engine) -> Iterator[Session]:
-    """One command, one transaction: commit on success, roll back on any error."""
+def transaction(engine: Engine, *, orm: bool = True) -> Iterator:
+    """One command, one transaction: commit on success, roll back on any error.
+
+    Yields an ORM ``Session``, or with ``orm=False`` a Core ``Connection`` (for the hot paths
+    that never import ``sqlalchemy.orm``). Both have ``execute``, ``scalar`` and ``scalars``.
+    """
+    if not orm:
+        with engine.begin() as connection:
+            yield connection
+        return
+    from sqlalchemy.orm import Session
+
     with Session(engine, expire_on_commit=False) as session:
         with session.begin():
             yield session
+

@@ -7,20 +7,32 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 from sqlalchemy import func, insert, select
-from sqlalchemy.orm import Session
 
 from opgov.clock import Clock
-from opgov.db.models import Event, Member, Operator, Proposal, Setting, Snapshot
+from opgov.db import tables
 from opgov.errors import BadInput, PolicyRefusal
 from opgov.names import parse_op_name
 
 
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+    from sqlalchemy.orm import Session
+
+    from opgov.db.models import Operator, Proposal, Snapshot
+
+
 @dataclass(frozen=True)
 class Ctx:
-    """A command's session (one transaction), who runs it, and the clock it runs by."""
+    """A command's transaction, who runs it, and the clock it runs by.
 
-    session: Session
+    ``session`` is an ORM ``Session``, or a Core ``Connection`` for the services that use only
+    :mod:`opgov.db.tables` (import, sync); the helpers here work with either.
+    """
+
+    session: Session | Connection
     actor: str
     clock: Clock
 
@@ -43,16 +55,16 @@ SETTING_HELP = {
 }
 
 
-def get_setting(session: Session, key: str) -> str:
-    value = session.get(Setting, key)
-    return value.value if value is not None else DEFAULT_SETTINGS[key]
+def get_setting(session, key: str) -> str:
+    value = session.scalar(select(tables.settings.c.value).where(tables.settings.c.key == key))
+    return value if value is not None else DEFAULT_SETTINGS[key]
 
 
-def get_int_setting(session: Session, key: str) -> int:
+def get_int_setting(session, key: str) -> int:
     return int(get_setting(session, key))
 
 
-def is_simulation(session: Session) -> bool:
+def is_simulation(session) -> bool:
     return get_setting(session, "simulation") == "true"
 
 
@@ -61,7 +73,7 @@ def is_simulation(session: Session) -> bool:
 
 def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | None = None,
               after: dict[str, Any] | None = None, reason: str | None = None) -> None:
-    ctx.session.execute(insert(Event), [{"at": ctx.now(), "actor": ctx.actor, "action": action,
+    ctx.session.execute(insert(tables.events), [{"at": ctx.now(), "actor": ctx.actor, "action": action,
                                          "subject": subject, "before": before, "after": after,
                                          "reason": reason}])
 
@@ -71,7 +83,7 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
     at = ctx.now()
-    ctx.session.execute(insert(Event), [{"at": at, "actor": ctx.actor, "before": None, "after": None,
+    ctx.session.execute(insert(tables.events), [{"at": at, "actor": ctx.actor, "before": None, "after": None,
                                          "reason": None, **row} for row in rows])
 
 
@@ -80,6 +92,8 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
 
 def find_operator(session: Session, text: str, *, lock: bool = False) -> Operator:
     """The operator for any accepted spelling; unknown names suggest the closest ones."""
+    from opgov.db.models import Operator
+
     qualname = str(parse_op_name(text))
     query = select(Operator).where(Operator.qualname == qualname)
     if lock:
@@ -96,6 +110,8 @@ def find_operator(session: Session, text: str, *, lock: bool = False) -> Operato
 
 
 def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> Proposal:
+    from opgov.db.models import Proposal
+
     query = select(Proposal).where(Proposal.id == proposal_id)
     if lock:
         query = query.with_for_update()
@@ -106,10 +122,19 @@ def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> 
 
 
 def latest_snapshot(session: Session) -> Snapshot | None:
+    from opgov.db.models import Snapshot
+
     return session.scalars(select(Snapshot).order_by(Snapshot.id.desc()).limit(1)).first()
 
 
+def latest_snapshot_id(session) -> int | None:
+    """Core-only: the id of the newest snapshot."""
+    return session.scalar(select(func.max(tables.snapshots.c.id)))
+
+
 def find_snapshot(session: Session, label: str) -> Snapshot:
+    from opgov.db.models import Snapshot
+
     snap = session.scalars(select(Snapshot).where(Snapshot.label == label)).first()
     if snap is None:
         labels = session.scalars(select(Snapshot.label).order_by(Snapshot.id)).all()
@@ -125,13 +150,12 @@ BOT_ACTIONS = frozenset({"import", "sync", "tick"})
 DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})
 
 
-def role_of(session: Session, actor: str) -> str | None:
-    member = session.scalars(select(Member).where(Member.name == actor)).first()
-    return member.role if member is not None else None
+def role_of(session, actor: str) -> str | None:
+    return session.scalar(select(tables.members.c.role).where(tables.members.c.name == actor))
 
 
-def single_user_mode(session: Session) -> bool:
-    return session.scalar(select(func.count()).select_from(Member)) == 0
+def single_user_mode(session) -> bool:
+    return session.scalar(select(func.count()).select_from(tables.members)) == 0
 
 
 def require(ctx: Ctx, action: str, what: str) -> None:

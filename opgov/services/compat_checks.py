@@ -3,7 +3,6 @@ BC exceptions. The rules and the policy themselves live in :mod:`opgov.compat` (
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import subprocess
 from collections import Counter
@@ -13,9 +12,10 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
-from opgov.db.models import BcException, Finding, Operator, Snapshot, SnapshotEntry
+from opgov.db import tables
+from opgov.db.models import BcException, Operator
 from opgov.errors import BadInput
-from opgov.services.common import Ctx, find_snapshot, log_event, require, require_text
+from opgov.services.common import Ctx, log_event, require, require_text
 
 DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
 
@@ -34,14 +34,16 @@ class Side:
 def _exceptions(session, today: date) -> list:
     from opgov.compat import BcException as Rule
 
-    return [Rule(pattern=e.pattern, reason=e.reason, created_by=e.created_by, expires_on=e.expires_on)
-            for e in session.scalars(select(BcException).where(BcException.removed_at.is_(None)))]
+    e = tables.bc_exceptions.c
+    return [Rule(pattern=r.pattern, reason=r.reason, created_by=r.created_by, expires_on=r.expires_on)
+            for r in session.execute(select(e.pattern, e.reason, e.created_by, e.expires_on)
+                                     .where(e.removed_at.is_(None)).order_by(e.id))]
 
 
 def _decided(session) -> tuple[set[str], set[str], set[str]]:
     """(core by decision, not-core by decision, deleted) from the database."""
-    rows = session.execute(select(Operator.qualname, Operator.category, Operator.category_source,
-                                  Operator.lifecycle)).all()
+    c = tables.operators.c
+    rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
     core = {r.qualname for r in rows if r.category_source == "decision" and r.category == "core"}
     not_core = {r.qualname for r in rows if r.category_source == "decision" and r.category != "core"}
     deleted = {r.qualname for r in rows if r.lifecycle == "deleted"}
@@ -53,7 +55,9 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
     from opgov import compat
     from opgov.schema import FunctionSchema
 
-    changed = {n for n, s in old.schemas.items() if new.schemas.get(n) != s}
+    # Only changed or removed operators need parsing; dicts keep each file's order, so the
+    # findings come out in a stable order (the old file's, then new operators in the new file's).
+    changed = [n for n, s in old.schemas.items() if new.schemas.get(n) != s]
     added = {n for n in new.schemas if n not in old.schemas}
     bases = {n.split(".")[0] for n in changed}
     old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
@@ -71,29 +75,33 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
     return make_report(findings, compat.expired_exceptions(exceptions, today))
 
 
-def record_import_findings(ctx: Ctx, previous: Snapshot, snapshot: Snapshot) -> dict[str, int]:
-    """Store the findings of ``snapshot`` against ``previous``; return counts per severity."""
+def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int) -> dict[str, int]:
+    """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
+    severity. Works on a Core connection (the import runs without the ORM)."""
     session = ctx.session
-    old, new = snapshot_side(session, previous), snapshot_side(session, snapshot)
+    old, new = snapshot_side(session, previous_id), snapshot_side(session, snapshot_id)
     today = ctx.now().date()
     _, _, deleted = _decided(session)
     report = compare_sides(old, new, exceptions=_exceptions(session, today), deleted=deleted, today=today)
-    rows = [{"snapshot_id": snapshot.id, "base_snapshot_id": previous.id, "operator": f.operator, "kind": f.kind,
+    rows = [{"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator, "kind": f.kind,
              "rule": f.rule, "severity": f.severity, "message": f.message, "old_schema": f.old_schema,
              "new_schema": f.new_schema, "line": f.line} for f in report.findings]
     if rows:
-        session.execute(insert(Finding), rows)
+        session.execute(insert(tables.findings), rows)
     return dict(Counter(f.severity for f in report.findings))
 
 
-def snapshot_side(session, snapshot: Snapshot) -> Side:
-    rows = session.execute(select(Operator.qualname, SnapshotEntry.schema, SnapshotEntry.line, SnapshotEntry.tags)
-                           .join(Operator, Operator.id == SnapshotEntry.operator_id)
-                           .where(SnapshotEntry.snapshot_id == snapshot.id)).all()
+def snapshot_side(session, snapshot_id: int) -> Side:
+    """One snapshot as a side of a comparison (Core only)."""
+    op, entry, snap = tables.operators.c, tables.snapshot_entries.c, tables.snapshots.c
+    label, source = session.execute(select(snap.label, snap.source).where(snap.id == snapshot_id)).one()
+    rows = session.execute(select(op.qualname, entry.schema, entry.line, entry.tags)
+                           .join(tables.operators, op.id == entry.operator_id)
+                           .where(entry.snapshot_id == snapshot_id)).all()
     decided_core, decided_other, _ = _decided(session)
     core = {r.qualname for r in rows if "core" in (r.tags or [])}
     core = (core - decided_other) | (decided_core & {r.qualname for r in rows})
-    return Side(label=snapshot.label, file=snapshot.source,
+    return Side(label=label, file=source,
                 schemas={r.qualname: r.schema for r in rows if r.schema is not None},
                 lines={r.qualname: r.line for r in rows}, core=core)
 
@@ -127,9 +135,14 @@ def resolve_side(spec: str, session=None) -> Side:
         return _git_side(spec)
     if os.path.exists(spec):
         return _yaml_side(spec, spec)
-    if session is not None:
-        return snapshot_side(session, find_snapshot(session, spec))
-    raise BadInput(f"{spec}: no such file, and no database to look up a snapshot of that label")
+    if session is None:
+        raise BadInput(f"{spec}: no such file (and no database configured to look up a snapshot of that label)")
+    snap = tables.snapshots.c
+    snapshot_id = session.scalar(select(snap.id).where(snap.label == spec))
+    if snapshot_id is None:
+        labels = session.scalars(select(snap.label).order_by(snap.id)).all()
+        raise BadInput(f"{spec}: no such file, and no snapshot of that label (known: {', '.join(labels) or 'none'})")
+    return snapshot_side(session, snapshot_id)
 
 
 def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
@@ -153,14 +166,19 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> dict
     require(ctx, "exceptions", "record BC exceptions")
     if expires <= ctx.now().date():
         raise BadInput(f"--expires {expires} is not in the future")
-    names = ctx.session.scalars(select(Operator.qualname)).all()
-    matched = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+    from opgov.compat import BcException as Rule
+
+    rule = Rule(pattern=pattern, reason=reason, created_by=ctx.actor, expires_on=expires)
+    rows = ctx.session.execute(select(Operator.qualname, Operator.category).where(Operator.present)).all()
+    matched = [r for r in rows if rule.covers(r.qualname)]
     row = BcException(pattern=pattern, reason=reason, created_by=ctx.actor, created_at=ctx.now(), expires_on=expires)
     ctx.session.add(row)
     ctx.session.flush()
     log_event(ctx, "exception.add", f"exception:{row.id}", after={"pattern": pattern, "expires_on": expires.isoformat()},
               reason=reason)
-    return {**exception_view(row, ctx.now().date()), "matches": len(matched)}
+    # Core operators are never waived: say how many matches the exception cannot cover.
+    return {**exception_view(row, ctx.now().date()), "matches": len(matched),
+            "core_matches": sum(1 for r in matched if r.category == "core")}
 
 
 def exception_view(row: BcException, today: date) -> dict[str, Any]:
@@ -179,8 +197,10 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[dict[str
 
 def remove_exception(ctx: Ctx, exception_id: int) -> dict[str, Any]:
     row = ctx.session.get(BcException, exception_id)
-    if row is None or row.removed_at is not None:
-        raise BadInput(f"unknown exception {exception_id}")
+    if row is None:
+        raise BadInput(f"unknown exception {exception_id} (see `opgov exceptions list`)")
+    if row.removed_at is not None:
+        raise BadInput(f"exception {exception_id} ({row.pattern}) was already removed by {row.removed_by}")
     require(ctx, "exceptions", "remove BC exceptions")
     row.removed_at, row.removed_by = ctx.now(), ctx.actor
     log_event(ctx, "exception.remove", f"exception:{row.id}", before={"pattern": row.pattern})

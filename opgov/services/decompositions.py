@@ -1,175 +1,296 @@
 """Decomposition rules in the database, their checks, the opset builder and model checks.
+
 The logic is pure (:mod:`opgov.decomps`, :mod:`opgov.opset`, :mod:`opgov.corpus`); this module
-feeds it from the database and records rule changes."""
+feeds it from the database and records rule changes. Every query goes through the Core tables of
+:mod:`opgov.db.tables`, so these use cases run on an ORM ``Session`` (inside governance use cases)
+and on a plain Core ``Connection`` alike; the read-only commands (``opset build``,
+``check-model``, ``check-decomps``) never import ``sqlalchemy.orm``.
+
+Where a rule comes from decides which one wins when two sources give one operator a rule:
+a committee **decision** outranks a rules **file**, which outranks **torch**'s decomposition
+table (:data:`PRECEDENCE`). Between two files the later load wins.
+"""
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
 
-from opgov.db.models import DecompRule, Operator, Snapshot, SnapshotEntry
+from opgov.db.tables import decomp_rules, operators, snapshot_entries, snapshots
 from opgov.errors import BadInput, PolicyRefusal
-from opgov.services.common import Ctx, find_snapshot, get_int_setting, log_event, require
+from opgov.services.common import Ctx, get_int_setting, log_event, require
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
 # derived from torch's decomposition table.
 PRECEDENCE = {"decision": 3, "file": 2, "torch": 1}
+PRECEDENCE_TEXT = "decision > file > torch"
+# how many broken paths a refusal spells out before "and N more"
+_SHOWN = 3
+
+
+# --- reading the registry ---------------------------------------------------------------------------
 
 
 def current_rules(session) -> dict[str, tuple[str, ...]]:
-    return {r.operator: tuple(r.targets) for r in session.scalars(select(DecompRule))}
+    """``{operator: targets}`` of every recorded rule."""
+    return {r.operator: tuple(r.targets) for r in session.execute(select(decomp_rules.c.operator,
+                                                                         decomp_rules.c.targets))}
 
 
 def registry_state(session) -> tuple[dict[str, str], dict[str, str], set[str]]:
     """(categories, lifecycles, operators tagged core in the latest snapshot) of the operators
     present now or deleted."""
-    rows = session.execute(select(Operator.qualname, Operator.category, Operator.lifecycle, Operator.tags,
-                                  Operator.present)).all()
+    c = operators.c
+    rows = session.execute(select(c.qualname, c.category, c.lifecycle, c.tags, c.present)).all()
     live = [r for r in rows if r.present or r.lifecycle == "deleted"]
     return ({r.qualname: r.category for r in live}, {r.qualname: r.lifecycle for r in live},
             {r.qualname for r in live if r.present and "core" in (r.tags or [])})
 
 
+def _known_operators(session) -> list[str]:
+    return list(session.scalars(select(operators.c.qualname)))
+
+
+def _unknown(name: str, known: Sequence[str]) -> str:
+    if not known:
+        return f"unknown operator {name}: the database holds no snapshot yet (run `opgov import`)"
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
+    return f"unknown operator {name}" + (f"; did you mean {', '.join(close)}?" if close else "")
+
+
+# --- refusing changes that break a decomposition ----------------------------------------------------
+
+
 def refuse_if_breaks(session, changes: list, *, what: str) -> None:
-    """Refuse (with the path) a change that would make a decomposition produce a non-core operator."""
+    """Refuse (exit 1) a change that would make a decomposition produce a non-core operator, or
+    add a cycle or a dead target. The message spells out the paths (the first few)."""
     from opgov.decomps import would_break
 
     categories, lifecycle, _ = registry_state(session)
     broken = would_break(current_rules(session), categories, changes, lifecycle=lifecycle)
     if broken:
-        first = broken[0]
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        raise PolicyRefusal(f"{what} would break a decomposition: {first.message}{more}", subject=first.operator)
+        shown = "; ".join(v.message for v in broken[:_SHOWN])
+        more = f"; and {len(broken) - _SHOWN} more" if len(broken) > _SHOWN else ""
+        raise PolicyRefusal(f"{what} would break {len(broken)} decomposition(s): {shown}{more}",
+                            subject=broken[0].operator)
 
 
-def _upsert(ctx: Ctx, op: str, targets: list[str], source: str, detail: str) -> str:
-    """Record a rule unless one of higher precedence exists. Returns added/updated/unchanged/kept."""
-    rule = ctx.session.scalars(select(DecompRule).where(DecompRule.operator == op)).first()
+# --- recording rules --------------------------------------------------------------------------------
+
+
+def _record(ctx: Ctx, existing: dict[str, Any], op: str, targets: list[str], source: str,
+            detail: str) -> dict[str, Any]:
+    """Record ``op → targets`` unless a rule of higher precedence exists.
+
+    Returns ``{"operator", "outcome", "previous"}`` with outcome added/updated/unchanged/kept;
+    ``previous`` is the source and detail of the rule that was there (updated, kept).
+    """
+    rule = existing.get(op)
     if rule is None:
-        ctx.session.add(DecompRule(operator=op, targets=targets, source=source, source_detail=detail,
-                                   created_at=ctx.now(), created_by=ctx.actor))
-        return "added"
+        ctx.session.execute(insert(decomp_rules).values(operator=op, targets=targets, source=source,
+                                                        source_detail=detail, created_at=ctx.now(),
+                                                        created_by=ctx.actor))
+        return {"operator": op, "outcome": "added", "previous": None}
+    previous = {"source": rule.source, "detail": rule.source_detail, "into": list(rule.targets)}
     if PRECEDENCE[rule.source] > PRECEDENCE[source]:
-        return "kept"
+        return {"operator": op, "outcome": "kept", "previous": previous}
     if list(rule.targets) == targets and rule.source == source:
-        return "unchanged"
-    rule.targets, rule.source, rule.source_detail = targets, source, detail
-    rule.created_at, rule.created_by = ctx.now(), ctx.actor
-    return "updated"
+        return {"operator": op, "outcome": "unchanged", "previous": previous}
+    ctx.session.execute(update(decomp_rules).where(decomp_rules.c.id == rule.id).values(
+        targets=targets, source=source, source_detail=detail, created_at=ctx.now(), created_by=ctx.actor))
+    return {"operator": op, "outcome": "updated", "previous": previous}
+
+
+def _existing_rules(session) -> dict[str, Any]:
+    return {r.operator: r for r in session.execute(select(decomp_rules))}
+
+
+def _summary(outcomes: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {"added": 0, "updated": 0, "unchanged": 0, "kept": 0}
+    for o in outcomes:
+        counts[o["outcome"]] += 1
+    return counts
 
 
 def load_rules(ctx: Ctx, path: str) -> dict[str, Any]:
+    """Record the rules of a rules file (or the 2023 review's facts file) as source ``file``.
+
+    Bad input (exit 2, naming the file and line): a malformed file, an operator the registry
+    does not know. Refused (exit 1, nothing written): rules that would make a decomposition
+    produce a non-core operator, a cycle or a deprecated target; the message has the paths.
+    A rule recorded by a committee decision is kept (decision > file > torch).
+    """
     from opgov.decomps import RuleChange, load_rules_file
 
     require(ctx, "decomps", "change decomposition rules")
     rules_file = load_rules_file(path)
-    known = set(ctx.session.scalars(select(Operator.qualname)))
+    known = _known_operators(ctx.session)
+    known_set = set(known)
     for rule in rules_file.rules:
         for name in (rule.op, *rule.into):
-            if name not in known:
-                raise BadInput(f"unknown operator {name} (rule for {rule.op})", file=path, line=rule.line)
-    existing = ctx.session.scalars(select(DecompRule)).all()
-    higher = {r.operator for r in existing if r.source == "decision"}
-    changes = [RuleChange(r.op, r.into) for r in rules_file.rules if r.op not in higher]
+            if name not in known_set:
+                where = "" if name == rule.op else f" (a target of {rule.op})"
+                raise BadInput(_unknown(name, known) + where, file=path, line=rule.line)
+    existing = _existing_rules(ctx.session)
+    outranked = {op for op, r in existing.items() if PRECEDENCE[r.source] > PRECEDENCE["file"]}
+    changes = [RuleChange(r.op, r.into) for r in rules_file.rules if r.op not in outranked]
     refuse_if_breaks(ctx.session, changes, what=f"loading {path}")
-    counts: dict[str, int] = {}
     detail = f"{rules_file.source} ({path})"
-    for rule in rules_file.rules:
-        outcome = _upsert(ctx, rule.op, list(rule.into), "file", detail)
-        counts[outcome] = counts.get(outcome, 0) + 1
+    outcomes = [_record(ctx, existing, rule.op, list(rule.into), "file", detail) for rule in rules_file.rules]
+    counts = _summary(outcomes)
     log_event(ctx, "decomps.load", f"file:{path}", after={"source": rules_file.source, **counts})
-    return {"file": path, "source": rules_file.source, "rules": len(rules_file.rules), **counts}
+    return {"file": path, "source": rules_file.source, "rules": len(rules_file.rules), **counts,
+            "precedence": PRECEDENCE_TEXT, "changes": [o for o in outcomes if o["outcome"] != "added"]}
 
 
-def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0) -> dict[str, Any]:
-    """Record the rules observed by tracing torch.export's default decomposition table."""
+def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[str] | None = None) -> dict[str, Any]:
+    """Record the rules observed by tracing torch.export's default decomposition table (source
+    ``torch``; see :mod:`opgov.torch_decomps` for what is derived and what is not).
+
+    torch's table is a fact about PyTorch, so its rules are recorded even where
+    ``check-decomps`` then finds that they end in non-core operators; the result counts the
+    errors the import introduced. Rules from decisions and files are kept. Targets the registry
+    does not know are dropped (and listed); operators it does not know get no rule.
+    """
+    from opgov.decomps import RuleChange, would_break
+    from opgov.names import canonical
     from opgov.torch_decomps import torch_decomposition_rules
 
     require(ctx, "decomps", "change decomposition rules")
-    known = set(ctx.session.scalars(select(Operator.qualname)))
-    found = torch_decomposition_rules(time_budget_s=time_budget_s)
-    counts: dict[str, int] = {}
-    untraced, unknown = [], []
-    import torch
+    session = ctx.session
+    known = _known_operators(session)
+    known_set = set(known)
+    wanted = None
+    if only:
+        wanted = [canonical(name) for name in only]
+        for name in wanted:
+            if name not in known_set:
+                raise BadInput(_unknown(name, known) + " (--only)")
+    found = torch_decomposition_rules(time_budget_s=time_budget_s, only=wanted)
+    import torch  # already imported by torch_decomposition_rules
 
     detail = f"torch {torch.__version__} default decomposition table, traced"
+    untraced: list[dict[str, str | None]] = []
+    unknown: list[str] = []
+    dropped: dict[str, list[str]] = {}
+    recordable: list[tuple[str, list[str]]] = []
     for rule in found:
-        if rule.op not in known:
+        if rule.op not in known_set:
             unknown.append(rule.op)
-            continue
-        if rule.into is None:
+        elif rule.into is None:
             untraced.append({"operator": rule.op, "reason": rule.reason})
-            continue
-        targets = [t for t in rule.into if t in known]
-        outcome = _upsert(ctx, rule.op, targets, "torch", detail)
-        counts[outcome] = counts.get(outcome, 0) + 1
+        else:
+            recordable.append((rule.op, [t for t in rule.into if t in known_set]))
+            outside = [t for t in rule.into if t not in known_set]
+            if outside:
+                dropped[rule.op] = outside
+    existing = _existing_rules(session)
+    categories, lifecycle, _ = registry_state(session)
+    applied = [RuleChange(op, tuple(into)) for op, into in recordable
+               if op not in existing or PRECEDENCE[existing[op].source] <= PRECEDENCE["torch"]]
+    introduced = would_break(current_rules(session), categories, applied, lifecycle=lifecycle)
+    outcomes = [_record(ctx, existing, op, into, "torch", detail) for op, into in recordable]
+    counts = _summary(outcomes)
     log_event(ctx, "decomps.import_torch", "torch", after={"table": len(found), **counts,
-                                                            "untraced": len(untraced)})
-    return {"table": len(found), **counts, "untraced": untraced, "not_in_registry": unknown}
+                                                            "untraced": len(untraced),
+                                                            "errors_introduced": len(introduced)})
+    return {"torch": torch.__version__, "table": len(found), **counts, "precedence": PRECEDENCE_TEXT,
+            "changes": [o for o in outcomes if o["outcome"] != "added"],
+            "untraced": untraced, "not_in_registry": unknown, "dropped_targets": dropped,
+            "errors_introduced": len(introduced),
+            "first_errors": [v.message for v in introduced[:_SHOWN]]}
 
 
 def list_rules(ctx: Ctx) -> list[dict[str, Any]]:
+    """Every rule with where it came from, by operator."""
+    c = decomp_rules.c
     return [{"operator": r.operator, "into": list(r.targets), "source": r.source, "detail": r.source_detail,
              "recorded_at": r.created_at.isoformat(), "by": r.created_by}
-            for r in ctx.session.scalars(select(DecompRule).order_by(DecompRule.operator))]
+            for r in ctx.session.execute(select(decomp_rules).order_by(c.operator))]
+
+
+# --- checks and the opset builder -------------------------------------------------------------------
 
 
 def check_decompositions(ctx: Ctx) -> list:
+    """Every finding of :func:`opgov.decomps.check` on the database's rules and registry."""
     from opgov.decomps import check
 
     categories, lifecycle, tagged = registry_state(ctx.session)
-    present = set(ctx.session.scalars(select(Operator.qualname).where(Operator.present)))
+    present = set(ctx.session.scalars(select(operators.c.qualname).where(operators.c.present)))
     yaml_core = {name: name in tagged for name in present}
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core)
 
 
+def corpus_files(models: str) -> list[Path]:
+    """A corpus file, or every ``*_ops.json`` of a folder."""
+    path = Path(models)
+    if path.is_dir():
+        files = sorted(path.glob("*_ops.json"))
+        if not files:
+            raise BadInput(f"{models}: a folder without corpus files (*_ops.json)")
+        return files
+    if not path.is_file():
+        raise BadInput(f"{models}: no such corpus file or folder")
+    return [path]
+
+
 def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], models: str | None):
+    """(the opset, its coverage of the models or None): see :func:`opgov.opset.build_opset`."""
     from opgov.corpus import load_corpus, merge_models
     from opgov.opset import OpInfo, build_opset, coverage
 
-    rows = ctx.session.execute(select(Operator.qualname, Operator.category, Operator.lifecycle, Operator.kind)
-                               .where(Operator.present)).all()
-    operators = {r.qualname: OpInfo(r.category, r.lifecycle, r.kind) for r in rows}
-    if not operators:
+    c = operators.c
+    rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)).all()
+    infos = {r.qualname: OpInfo(r.category, r.lifecycle, r.kind) for r in rows}
+    if not infos:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
-    opset = build_opset(operators=operators, rules=rules, preset=preset, decompose=decompose, keep=keep)
+    files = corpus_files(models) if models else []
+    opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep)
     cov = None
-    if models:
-        path = Path(models)
-        files = sorted(path.glob("*_ops.json")) if path.is_dir() else [path]
-        if not files or not all(f.is_file() for f in files):
-            raise BadInput(f"{models}: no corpus file (a *_ops.json file, or a folder of them)")
-        cov = coverage(opset, merge_models([load_corpus(f) for f in files]), rules)
+    if files:
+        cov = coverage(opset, merge_models([load_corpus(f) for f in files]), rules, known=infos.keys())
     return opset, cov
 
 
+# --- model checks -----------------------------------------------------------------------------------
+
+
 def corpora_dir() -> Path | None:
+    """Where bare corpus names (``torchvision#resnet18``) are looked up: ``OPGOV_MODELS_DIR``."""
     value = os.environ.get("OPGOV_MODELS_DIR")
     return Path(value) if value else None
 
 
 def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
+    """Check the operators a model uses (see :func:`opgov.corpus.resolve_model_ops`) against the
+    registry and, with ``runtime``, against the operators of that snapshot."""
     from opgov.corpus import OpState, check_model as check, resolve_model_ops
 
     ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
     session = ctx.session
+    c = operators.c
     state = {r.qualname: OpState(r.category, r.lifecycle,
                                  r.lifecycle_since if r.lifecycle == "deprecating" else None, r.replacement)
-             for r in session.execute(select(Operator.qualname, Operator.category, Operator.lifecycle,
-                                             Operator.lifecycle_since, Operator.replacement))}
-    snapshots = []
-    for snap in session.scalars(select(Snapshot).order_by(Snapshot.id)):
-        names = set(session.scalars(select(Operator.qualname).join(SnapshotEntry, SnapshotEntry.operator_id == Operator.id)
-                                    .where(SnapshotEntry.snapshot_id == snap.id)))
-        snapshots.append((snap.label, names))
-    runtime_ops = None
-    if runtime is not None:
-        label = find_snapshot(session, runtime).label
-        runtime_ops = next(names for lbl, names in snapshots if lbl == label)
+             for r in session.execute(select(c.qualname, c.category, c.lifecycle, c.lifecycle_since,
+                                             c.replacement))}
+    labels = dict(session.execute(select(snapshots.c.id, snapshots.c.label).order_by(snapshots.c.id)).all())
+    if runtime is not None and runtime not in labels.values():
+        raise BadInput(f"unknown snapshot {runtime!r} (known: {', '.join(labels.values()) or 'none'})")
+    # which snapshots hold each operator the model uses: one query, not one per snapshot
+    held: dict[int, set[str]] = {snap: set() for snap in labels}
+    for snap, name in session.execute(
+            select(snapshot_entries.c.snapshot_id, c.qualname)
+            .join(operators, snapshot_entries.c.operator_id == c.id).where(c.qualname.in_(set(ops)))):
+        held[snap].add(name)
+    history = [(labels[snap], held[snap]) for snap in labels]
+    runtime_ops = next(have for label, have in history if label == runtime) if runtime is not None else None
     return check(ops, state=state, runtime_ops=runtime_ops,
-                 deprecating_period_days=get_int_setting(session, "deprecating_days"), snapshots=snapshots,
+                 deprecating_period_days=get_int_setting(session, "deprecating_days"), snapshots=history,
                  runtime_label=f"snapshot {runtime}" if runtime else "the runtime")

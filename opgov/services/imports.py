@@ -8,11 +8,11 @@ from typing import Callable
 
 from sqlalchemy import bindparam, insert, select, update
 
-from opgov.db.models import Operator, SchemaVersion, Snapshot, SnapshotEntry
+from opgov.db.tables import operators, schema_versions, snapshot_entries, snapshots
 from opgov.errors import BadInput
-from opgov.names import parse_op_name
+from opgov.names import from_func_name
 from opgov.registry import Registry, read_registry
-from opgov.services.common import Ctx, latest_snapshot, log_event, log_events, require
+from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require
 
 
 @dataclass
@@ -29,8 +29,8 @@ class ImportResult:
 
 def snapshot_stats(ctx: Ctx) -> dict:
     """Counts per category and lifecycle of the operators present now (stored per snapshot)."""
-    rows = ctx.session.execute(select(Operator.category, Operator.lifecycle, Operator.kind)
-                               .where(Operator.present)).all()
+    c = operators.c
+    rows = ctx.session.execute(select(c.category, c.lifecycle, c.kind).where(c.present)).all()
     return {"category": dict(Counter(r.category for r in rows)),
             "lifecycle": dict(Counter(r.lifecycle for r in rows)),
             "core_functional": sum(1 for r in rows if r.category == "core" and r.kind == "functional"),
@@ -38,36 +38,40 @@ def snapshot_stats(ctx: Ctx) -> dict:
 
 
 def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = None,
-                    progress: Callable[[str], None] | None = None) -> ImportResult:
-    """Record a snapshot: operators added, removed and schema-changed since the previous one."""
+                    progress: Callable[[str], None] | None = None, registry: Registry | None = None) -> ImportResult:
+    """Record a snapshot: operators added, removed and schema-changed since the previous one.
+
+    ``ctx.session`` may be a Core connection: this use case needs no ORM. ``registry`` is the
+    file already read (by :func:`opgov.registry.read_registry_in_background`), else it is read here.
+    """
     require(ctx, "import", "import snapshots")
     if not label.strip():
         raise BadInput("the snapshot label must not be empty")
     say = progress or (lambda _msg: None)
     say(f"reading {path}")
-    registry = read_registry(path, tags_yaml=tags_yaml)
+    if registry is None:
+        registry = read_registry(path, tags_yaml=tags_yaml)
     session = ctx.session
 
-    existing = session.scalars(select(Snapshot).where(Snapshot.label == label)).first()
+    existing = session.execute(select(snapshots.c.content_hash, snapshots.c.operator_count)
+                               .where(snapshots.c.label == label)).first()
     if existing is not None:
         if existing.content_hash == registry.content_hash:
             return ImportResult(label=label, operators=existing.operator_count, unchanged_file=True)
         raise BadInput(f"snapshot {label!r} already exists with different content; choose another label")
 
-    previous = latest_snapshot(session)
-    now = ctx.now()
-    snapshot = Snapshot(label=label, source=str(path), content_hash=registry.content_hash, imported_at=now,
-                        actor=ctx.actor, operator_count=len(registry.ops), stats={})
-    session.add(snapshot)
-    session.flush()
+    previous_id = latest_snapshot_id(session)
+    snapshot_id = session.execute(insert(snapshots).returning(snapshots.c.id), [{
+        "label": label, "source": str(path), "content_hash": registry.content_hash, "imported_at": ctx.now(),
+        "actor": ctx.actor, "operator_count": len(registry.ops), "stats": {}}]).scalar_one()
     say(f"comparing {len(registry.ops)} operators with the database")
-    result = _apply(ctx, registry, snapshot, baseline=previous is None)
-    if previous is not None:
+    result = _apply(ctx, registry, snapshot_id, label, baseline=previous_id is None)
+    if previous_id is not None:
         from opgov.services.compat_checks import record_import_findings
 
-        say(f"checking compatibility against {previous.label}")
-        result.findings = record_import_findings(ctx, previous, snapshot)
-    snapshot.stats = snapshot_stats(ctx)
+        say("checking compatibility against the previous snapshot")
+        result.findings = record_import_findings(ctx, previous_id, snapshot_id)
+    session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=snapshot_stats(ctx)))
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash,
                      "operators": len(registry.ops), "added": len(result.added),
@@ -75,24 +79,24 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     return result
 
 
-def _apply(ctx: Ctx, registry: Registry, snapshot: Snapshot, *, baseline: bool) -> ImportResult:
+def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseline: bool) -> ImportResult:
     session = ctx.session
-    result = ImportResult(label=snapshot.label, operators=len(registry.ops), baseline=baseline)
+    result = ImportResult(label=label, operators=len(registry.ops), baseline=baseline)
+    c = operators.c
     known = {row.qualname: row for row in session.execute(
-        select(Operator.id, Operator.qualname, Operator.schema, Operator.present, Operator.tags,
-               Operator.category_source, Operator.category, Operator.lifecycle))}
+        select(c.id, c.qualname, c.schema, c.present, c.tags, c.category_source, c.category, c.lifecycle))}
 
     new_rows, updates, versions, events = [], [], [], []
     for name, op in registry.ops.items():
         row = known.get(name)
         if row is None:
-            parts = parse_op_name(name)
+            parts = from_func_name(op.func_name)
             category = op.suggested_category
             new_rows.append({
                 "qualname": name, "namespace": parts.namespace, "name": parts.name, "overload": parts.overload,
                 "schema": op.schema, "kind": op.kind, "tags": list(op.tags), "autogen_of": op.autogen_of,
                 "composite_implicit": op.composite_implicit, "present": True,
-                "first_snapshot_id": snapshot.id, "last_snapshot_id": snapshot.id, "category": category,
+                "first_snapshot_id": snapshot_id, "last_snapshot_id": snapshot_id, "category": category,
                 "category_source": "yaml-tag" if category == "core" else "heuristic",
                 # New functional operators wait for the committee; out=/in-place variants follow them.
                 "needs_review": (not baseline) and op.kind == "functional",
@@ -101,7 +105,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot: Snapshot, *, baseline: bool) 
             result.added.append(name)
             continue
         change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
-                        "last_snapshot_id": snapshot.id, "kind": op.kind,
+                        "last_snapshot_id": snapshot_id, "kind": op.kind,
                         "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
                         "category": row.category, "category_source": row.category_source}
         if row.category_source != "decision":  # until the committee decides, the file says
@@ -111,7 +115,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot: Snapshot, *, baseline: bool) 
             result.added.append(name)
             events.append({"action": "operator.reappeared", "subject": name, "after": {"schema": op.schema}})
         if row.schema != op.schema:
-            versions.append({"operator_id": row.id, "snapshot_id": snapshot.id, "schema": op.schema})
+            versions.append({"operator_id": row.id, "snapshot_id": snapshot_id, "schema": op.schema})
             if row.present:
                 result.changed.append(name)
                 events.append({"action": "operator.schema_changed", "subject": name,
@@ -124,7 +128,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot: Snapshot, *, baseline: bool) 
         events.append({"action": "operator.removed", "subject": row.qualname, "before": {"schema": row.schema},
                        "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"})
 
-    table = Operator.__table__
+    table = operators
     if updates:
         session.execute(
             update(table).where(table.c.id == bindparam("_id")).values(
@@ -140,18 +144,20 @@ def _apply(ctx: Ctx, registry: Registry, snapshot: Snapshot, *, baseline: bool) 
                         execution_options={"synchronize_session": False})
     ids = {row.qualname: row.id for row in known.values()}
     if new_rows:
-        inserted = session.execute(insert(table).returning(table.c.id, table.c.qualname), new_rows)
+        session.execute(insert(table), new_rows)  # plain executemany: faster than RETURNING rows
+        inserted = session.execute(select(table.c.id, table.c.qualname)
+                                   .where(table.c.first_snapshot_id == snapshot_id)).all()
         for op_id, qualname in inserted:
             ids[qualname] = op_id
-            versions.append({"operator_id": op_id, "snapshot_id": snapshot.id,
+            versions.append({"operator_id": op_id, "snapshot_id": snapshot_id,
                              "schema": registry.ops[qualname].schema})
         events.extend({"action": "operator.added", "subject": r["qualname"],
                        "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
     if versions:
-        session.execute(insert(SchemaVersion), versions)
-    session.execute(insert(SnapshotEntry), [
-        {"snapshot_id": snapshot.id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
+        session.execute(insert(schema_versions), versions)
+    session.execute(insert(snapshot_entries), [
+        {"snapshot_id": snapshot_id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
          "line": op.line} for name, op in registry.ops.items()])
-    log_events(ctx, events)
-    session.expire_all()
+    if not baseline:  # the first snapshot is one event; afterwards every change is its own
+        log_events(ctx, events)
     return result

@@ -1,19 +1,37 @@
 """The weekly committee report: fill :class:`opgov.report.WeeklyReport` from the database.
 
-The period is ``[since, as_of]``; ``since`` defaults to seven days before ``as_of``. Sections
-that describe what happened (decided proposals, compatibility findings, removals) take the
-snapshots and events of the period; sections that describe what waits (the review queue, open
-proposals, lifecycle timers, exceptions) are read from the current state, with timers measured
-against ``as_of``.
+The period is ``(since, as_of]``: ``as_of`` defaults to now and ``since`` to seven days before
+``as_of``, so consecutive weekly reports neither overlap nor leave a gap. A date given alone
+means its midnight UTC.
+
+Everything is read *as of* ``as_of``, so last week's report can be generated again later and
+says what it said then:
+
+- what happened (decided proposals, compatibility findings, operators removed from the yaml)
+  is what the events of the period recorded;
+- what waits (the review queue, open proposals and their votes, lifecycle timers, exceptions,
+  the opset counts) is the state at ``as_of``: snapshots imported, proposals opened, votes cast,
+  lifecycle steps taken, exceptions recorded or removed and committee decisions made after
+  ``as_of`` are left out. The category an undecided operator has follows the import heuristics
+  of the latest import (tags rarely change), and the lifecycle periods are the current settings.
+
+A fixed number of queries, whatever the size of the database: the sections are assembled in
+Python from one read of each table they need.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
+from sqlalchemy.orm import aliased, selectinload
 
-from opgov.db.models import (BcException, Finding, LifecycleStep, Operator, Proposal, Snapshot, SnapshotEntry)
+from opgov import __version__
+from opgov.db.models import (BcException, Event, Finding, LifecycleStep, Operator, Proposal, Snapshot,
+                             SnapshotEntry)
+from opgov.errors import BadInput
 from opgov.lifecycle import next_timed_step
 from opgov.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, ExceptionEntry,
                           LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp, ReviewItem, SnapshotRef,
@@ -21,113 +39,251 @@ from opgov.report import (CategoryCounts, CompatFinding, DecidedProposal, Deprec
 from opgov.services.common import Ctx, get_int_setting
 from opgov.services.lifecycle import periods
 
+PERIOD_DAYS = 7
+"""The default length of the period: a week before ``as_of``."""
 SOON_DAYS = 7
-SUGGESTION_REASONS = {
-    "core": "tagged core in native_functions.yaml",
-    "decomposable": "its kernel is CompositeImplicitAutograd: a decomposition already exists",
-    "custom": "it has kernels of its own and no decomposition",
-}
+"""Lifecycle transitions and exceptions coming due within this many days after ``as_of``."""
+
+CATEGORIES = ("core", "decomposable", "custom")
+LIFECYCLE_STATES = ("active", "deprecating", "deprecated", "deleted")
+SEVERITIES = frozenset({"error", "warning", "waived", "info"})
+
+
+def suggestion_reason(category: str, source: str) -> str:
+    """Why the import heuristics (:meth:`opgov.registry.RegistryOp.suggested_category`) chose ``category``."""
+    if category == "core":
+        return "tagged core in native_functions.yaml" if source == "yaml-tag" else "core"
+    if category == "decomposable":
+        return "it has a CompositeImplicitAutograd kernel: a decomposition exists already"
+    return "not tagged core and no CompositeImplicitAutograd kernel"
+
+
+def report_period(as_of: datetime, since: datetime | None) -> tuple[datetime, datetime]:
+    """``(since, as_of)``, ``since`` defaulting to :data:`PERIOD_DAYS` before; refuses an empty period."""
+    since = as_of - timedelta(days=PERIOD_DAYS) if since is None else since
+    if since >= as_of:
+        raise BadInput(f"the period is empty: --since {_point(since)} is not before --as-of {_point(as_of)}")
+    return since, as_of
+
+
+def _point(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d" if value.hour == value.minute == value.second == 0 else "%Y-%m-%d %H:%M UTC")
+
+
+@dataclass(frozen=True)
+class _Op:
+    id: int
+    qualname: str
+    schema: str | None
+    autogen_of: str | None
+    kind: str
+    category: str
+    category_source: str
+    needs_review: bool
+    present: bool
+    first_snapshot_id: int
 
 
 def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | None = None) -> WeeklyReport:
+    """The committee's weekly report for the period ``(since, as_of]`` (see the module docstring)."""
     session = ctx.session
     as_of = as_of or ctx.now()
-    since = since or as_of - timedelta(days=7)
-    snapshots = session.scalars(select(Snapshot).order_by(Snapshot.id)).all()
-    by_id = {s.id: s for s in snapshots}
+    since, as_of = report_period(as_of, since)
 
-    review_queue = []
-    for op in session.scalars(select(Operator).where(Operator.present, Operator.needs_review)):
-        first = by_id[op.first_snapshot_id]
-        suggested = op.category  # not yet decided: the import heuristic's category
-        review_queue.append(ReviewItem(operator=op.qualname, schema_text=op.schema or "(autogen)",
-                                       first_seen=SnapshotRef(label=first.label, imported_at=first.imported_at),
-                                       suggested_category=suggested, suggestion_reason=SUGGESTION_REASONS[suggested]))
+    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id)) if s.imported_at <= as_of]
+    snap_by_id = {s.id: s for s in snapshots}
+    in_period = [s for s in snapshots if since < s.imported_at]
+    ops = [_Op(*row) for row in session.execute(select(
+        Operator.id, Operator.qualname, Operator.schema, Operator.autogen_of, Operator.kind, Operator.category,
+        Operator.category_source, Operator.needs_review, Operator.present, Operator.first_snapshot_id))]
+    by_id = {op.id: op for op in ops}
+    by_name = {op.qualname: op for op in ops}
 
-    quorum = get_int_setting(session, "quorum")
-    proposals_open, proposals_decided = [], []
-    for p in session.scalars(select(Proposal).order_by(Proposal.id)):
-        votes = p.votes
-        if p.status == "open" and p.created_at <= as_of:
-            proposals_open.append(OpenProposal(
-                id=p.id, operator=p.operator.qualname, kind=p.kind, targets=tuple(p.targets), proposer=p.proposer,
-                created_at=p.created_at, age_days=max(0, (as_of - p.created_at).days),
-                approvals=tuple(v.voter for v in votes if v.approve),
-                rejections=tuple(v.voter for v in votes if not v.approve), quorum=quorum, rationale=p.rationale))
-        elif p.closed_at is not None and since <= p.closed_at <= as_of:
-            proposals_decided.append(DecidedProposal(
-                id=p.id, operator=p.operator.qualname, kind=p.kind, targets=tuple(p.targets), outcome=p.status,
-                decided_at=p.closed_at, rationale=p.rationale,
-                votes=tuple(Vote(voter=v.voter, approve=v.approve, comment=v.comment) for v in votes)))
+    # Operators in the yaml at as_of: those of the latest snapshot imported by then.
+    latest_id = session.scalar(select(Snapshot.id).order_by(Snapshot.id.desc()).limit(1))
+    if not snapshots:
+        present: set[int] = set()
+    elif snapshots[-1].id == latest_id:
+        present = {op.id for op in ops if op.present}
+    else:
+        present = set(session.scalars(select(SnapshotEntry.operator_id)
+                                      .where(SnapshotEntry.snapshot_id == snapshots[-1].id)))
 
+    # Committee decisions recorded after as_of: undo them (the first one's "before" is the state at as_of).
+    undecided: dict[str, dict[str, Any]] = {}
+    for subject, before in session.execute(select(Event.subject, Event.before)
+                                           .where(Event.action == "category.decided", Event.at > as_of)
+                                           .order_by(Event.at, Event.id)):
+        undecided.setdefault(subject, before or {})
+
+    def category_at(op: _Op) -> tuple[str, str]:
+        before = undecided.get(op.qualname)
+        if before is not None:
+            return before.get("category", op.category), before.get("category_source", op.category_source)
+        return op.category, op.category_source
+
+    review_queue = _review_queue(ops, snapshots, snap_by_id, present, undecided, category_at)
+    proposals_open, proposals_decided = _proposals(ctx, by_id, since, as_of)
+
+    # Lifecycle at as_of: the last step taken by then.
+    last_step: dict[int, Any] = {}
+    deprecation_reason: dict[int, str] = {}
+    deleted_at: dict[int, datetime] = {}
+    for step in session.execute(select(LifecycleStep.operator_id, LifecycleStep.to_state, LifecycleStep.at,
+                                       LifecycleStep.actor, LifecycleStep.reason, LifecycleStep.replacement)
+                                .where(LifecycleStep.at <= as_of).order_by(LifecycleStep.at, LifecycleStep.id)):
+        last_step[step.operator_id] = step
+        if step.to_state == "deprecating":
+            deprecation_reason[step.operator_id] = step.reason or ""
+        elif step.to_state == "deleted":
+            deleted_at[step.operator_id] = step.at
     overdue, due_now, due_soon, deprecated = [], [], [], []
     policy = periods(ctx)
-    for op in session.scalars(select(Operator).where(Operator.lifecycle.in_(("deprecating", "deprecated")))
-                              .order_by(Operator.qualname)):
-        step = session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
-                               .order_by(LifecycleStep.at.desc(), LifecycleStep.id.desc()).limit(1)).first()
-        deprecated.append(DeprecatedOp(operator=op.qualname, state=op.lifecycle, since=op.lifecycle_since,
-                                       replacement=op.replacement, reason=(step.reason or "") if step else ""))
-        due = next_timed_step(op.lifecycle, op.lifecycle_since, policy)
+    for op_id, step in last_step.items():
+        if step.to_state not in ("deprecating", "deprecated"):
+            continue
+        name, why = by_id[op_id].qualname, deprecation_reason.get(op_id, "")
+        deprecated.append(DeprecatedOp(operator=name, state=step.to_state, since=step.at,
+                                       replacement=step.replacement, reason=why))
+        due = next_timed_step(step.to_state, step.at, policy)
         if due is None:
             continue
-        item = LifecycleDue(operator=op.qualname, from_state=due.state, to_state=due.to_state,
-                            due_on=due.due_at.date(), previous_step_at=due.since,
-                            previous_step_actor=step.actor if step else "unknown",
-                            reason=(step.reason or "") if step else "")
-        if due.due_at <= as_of - timedelta(days=SOON_DAYS):
+        item = LifecycleDue(operator=name, from_state=due.state, to_state=due.to_state, due_on=due.due_at.date(),
+                            previous_step_at=step.at, previous_step_actor=step.actor, reason=step.reason or why)
+        if due.due_at <= since:
             overdue.append(item)
         elif due.due_at <= as_of:
             due_now.append(item)
         elif due.due_at <= as_of + timedelta(days=SOON_DAYS):
             due_soon.append(item)
 
-    in_period = [s for s in snapshots if since <= s.imported_at <= as_of]
-    findings = []
-    removed = []
-    names = dict(session.execute(select(Operator.id, Operator.qualname)).all())
-    lifecycle_of = dict(session.execute(select(Operator.qualname, Operator.lifecycle)).all())
-    for snap in in_period:
-        for f in session.scalars(select(Finding).where(Finding.snapshot_id == snap.id, Finding.kind != "new")):
-            findings.append(CompatFinding(snapshot=snap.label, operator=f.operator, kind=f.kind, rule=f.rule,
-                                          severity=f.severity if f.severity in ("error", "warning") else "info",
-                                          message=f.message))
-        previous = max((s for s in snapshots if s.id < snap.id), key=lambda s: s.id, default=None)
-        if previous is None:
-            continue
-        before = dict(session.execute(select(SnapshotEntry.operator_id, SnapshotEntry.schema)
-                                      .where(SnapshotEntry.snapshot_id == previous.id)).all())
-        after = set(session.scalars(select(SnapshotEntry.operator_id).where(SnapshotEntry.snapshot_id == snap.id)))
-        for op_id in sorted(set(before) - after, key=lambda i: names[i]):
-            if lifecycle_of[names[op_id]] != "deleted":
-                removed.append(RemovedOp(snapshot=snap.label, operator=names[op_id],
-                                         last_schema=before[op_id] or "(autogen)"))
+    findings = _findings(ctx, in_period, snapshots)
+    removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
 
     today = as_of.date()
     expired, expiring = [], []
-    for e in session.scalars(select(BcException).where(BcException.removed_at.is_(None))):
+    for e in session.scalars(select(BcException).where(BcException.created_at <= as_of)):
+        if e.removed_at is not None and e.removed_at <= as_of:
+            continue
         entry = ExceptionEntry(pattern=e.pattern, reason=e.reason, created_by=e.created_by, expires_on=e.expires_on)
-        if e.expires_on < today:
+        if today > e.expires_on:  # an exception applies through its expiry date (opgov.compat)
             expired.append(entry)
         elif e.expires_on <= today + timedelta(days=SOON_DAYS):
             expiring.append(entry)
 
-    rows = session.execute(select(Operator.category, Operator.lifecycle, Operator.present)).all()
-    present = [r for r in rows if r.present]
-    counted = [r for r in rows if r.present or r.lifecycle == "deleted"]
-    opset_now = OpsetNow(
-        categories=CategoryCounts(**{c: sum(1 for r in present if r.category == c)
-                                     for c in ("core", "decomposable", "custom")}),
-        lifecycle=LifecycleCounts(**{s: sum(1 for r in counted if r.lifecycle == s)
-                                     for s in ("active", "deprecating", "deprecated", "deleted")}))
+    def state_at(op_id: int) -> str:
+        step = last_step.get(op_id)
+        return step.to_state if step is not None else "active"
+
+    categories = dict.fromkeys(CATEGORIES, 0)
+    for op_id in present:
+        category = category_at(by_id[op_id])[0]
+        categories[category] = categories.get(category, 0) + 1
+    states = dict.fromkeys(LIFECYCLE_STATES, 0)
+    for op_id in present | set(deleted_at):
+        states[state_at(op_id)] += 1
+    opset_now = OpsetNow(categories=CategoryCounts(**{c: categories[c] for c in CATEGORIES}),
+                         lifecycle=LifecycleCounts(**states))
     trend = [TrendPoint(label=s.label, imported_at=s.imported_at,
                         categories=CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
-                                                     for c in ("core", "decomposable", "custom")}))
-             for s in snapshots if s.imported_at <= as_of]
-    return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov, for {ctx.actor}", soon_days=SOON_DAYS,
-                        review_queue=tuple(review_queue), proposals_open=tuple(proposals_open),
+                                                     for c in CATEGORIES}))
+             for s in snapshots]
+    return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov {__version__} for {ctx.actor}",
+                        soon_days=SOON_DAYS, review_queue=tuple(review_queue), proposals_open=tuple(proposals_open),
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
                         lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
                         deprecated_ops=tuple(deprecated), compat_findings=tuple(findings),
                         removed_without_deprecation=tuple(removed), exceptions_expired=tuple(expired),
                         exceptions_expiring=tuple(expiring), opset_now=opset_now, opset_trend=tuple(trend))
+
+
+def _review_queue(ops, snapshots, snap_by_id, present, undecided, category_at) -> list[ReviewItem]:
+    """New functional operators (of any import but the first) with no committee decision at as_of."""
+    if not snapshots:
+        return []
+    baseline_id = snapshots[0].id
+    queue = []
+    for op in ops:
+        if op.id not in present or op.first_snapshot_id not in snap_by_id:
+            continue
+        before = undecided.get(op.qualname)
+        waiting = op.needs_review or (before is not None and before.get("category_source") != "decision"
+                                      and op.kind == "functional" and op.first_snapshot_id != baseline_id)
+        if not waiting:
+            continue
+        first = snap_by_id[op.first_snapshot_id]
+        category, source = category_at(op)
+        queue.append(ReviewItem(operator=op.qualname, schema_text=op.schema or "",
+                                generated_from=op.autogen_of if op.schema is None else None,
+                                first_seen=SnapshotRef(label=first.label, imported_at=first.imported_at),
+                                suggested_category=category, suggestion_reason=suggestion_reason(category, source)))
+    return queue
+
+
+def _proposals(ctx: Ctx, by_id, since: datetime, as_of: datetime) -> tuple[list, list]:
+    """Proposals open at as_of (with the votes cast by then), and those closed in the period."""
+    quorum = get_int_setting(ctx.session, "quorum")
+    opened, decided = [], []
+    for p in ctx.session.scalars(select(Proposal).where(Proposal.created_at <= as_of)
+                                 .options(selectinload(Proposal.votes)).order_by(Proposal.id)):
+        operator = by_id[p.operator_id].qualname
+        if p.closed_at is None or p.closed_at > as_of:
+            votes = [v for v in p.votes if v.at <= as_of]
+            opened.append(OpenProposal(
+                id=p.id, operator=operator, kind=p.kind, targets=tuple(p.targets), proposer=p.proposer,
+                created_at=p.created_at, age_days=(as_of - p.created_at).days,
+                approvals=tuple(v.voter for v in votes if v.approve),
+                rejections=tuple(v.voter for v in votes if not v.approve), quorum=quorum, rationale=p.rationale))
+        elif p.closed_at > since:
+            decided.append(DecidedProposal(
+                id=p.id, operator=operator, kind=p.kind, targets=tuple(p.targets), outcome=p.status,
+                decided_at=p.closed_at, rationale=p.rationale,
+                votes=tuple(Vote(voter=v.voter, approve=v.approve, comment=v.comment) for v in p.votes)))
+    return opened, decided
+
+
+def _findings(ctx: Ctx, in_period: list, snapshots: list) -> list[CompatFinding]:
+    """BC/FC findings of the imports in the period (new operators go to the review queue instead),
+    in import order and by operator; the report puts errors first."""
+    if not in_period:
+        return []
+    order = {s.id: i for i, s in enumerate(snapshots)}
+    labels = {s.id: s.label for s in snapshots}
+    rows = ctx.session.execute(select(Finding.snapshot_id, Finding.operator, Finding.kind, Finding.rule,
+                                      Finding.severity, Finding.message)
+                               .where(Finding.snapshot_id.in_([s.id for s in in_period]), Finding.kind != "new")).all()
+    rows.sort(key=lambda r: (order[r.snapshot_id], r.operator, r.rule))
+    return [CompatFinding(snapshot=labels[r.snapshot_id], operator=r.operator, kind=r.kind, rule=r.rule,
+                          severity=r.severity if r.severity in SEVERITIES else "info", message=r.message)
+            for r in rows]
+
+
+def _removed(ctx: Ctx, in_period: list, snapshots: list, by_id, by_name, deleted_at) -> list[RemovedOp]:
+    """Operators an import of the period no longer holds, unless their lifecycle had reached
+    ``deleted`` by then. An operator generated by ``autogen:`` leaves with its entry: it counts as
+    deleted when the operator it is generated from was."""
+    removed = []
+    index = {s.id: i for i, s in enumerate(snapshots)}
+    after = aliased(SnapshotEntry)
+    for snap in in_period:
+        if index[snap.id] == 0:
+            continue
+        previous = snapshots[index[snap.id] - 1]
+
+        def deleted_by_then(op_id: int | None) -> bool:
+            return op_id is not None and op_id in deleted_at and deleted_at[op_id] <= snap.imported_at
+
+        gone = ctx.session.execute(
+            select(SnapshotEntry.operator_id, SnapshotEntry.schema)
+            .where(SnapshotEntry.snapshot_id == previous.id,
+                   ~exists().where(after.snapshot_id == snap.id, after.operator_id == SnapshotEntry.operator_id)))
+        rows = []
+        for op_id, schema in gone:
+            op = by_id[op_id]
+            parent = by_name.get(op.autogen_of) if op.autogen_of else None
+            if deleted_by_then(op_id) or (schema is None and parent is not None and deleted_by_then(parent.id)):
+                continue
+            rows.append(RemovedOp(snapshot=snap.label, operator=op.qualname, last_schema=schema or "",
+                                  generated_from=op.autogen_of if schema is None else None))
+        removed += sorted(rows, key=lambda r: r.operator)
+    return removed

@@ -1,24 +1,52 @@
 """The sync bot: write governance (``core``, ``deprecating``, ``deprecated``, deleted entries) back
-into native_functions.yaml, changing nothing else. The text editing is :mod:`opgov.yamlsync`."""
+into native_functions.yaml, changing nothing else. The text editing is :mod:`opgov.yamlsync`.
+
+The desired state comes from the database: ``core`` for every operator whose category is core,
+``deprecating`` / ``deprecated`` for the operators in that lifecycle state, and no entry at all
+for deleted operators. Where the file and the database disagree in a way the bot cannot settle,
+the operator is reported (a :class:`~opgov.yamlsync.Conflict`) and left untouched:
+
+* the kinds :mod:`opgov.yamlsync` reports (``missing-in-file``, ``missing-in-database``,
+  ``schema-differs``, ``autogen-tags``, ``autogen-blocked``), and
+* ``family-split``: deleting the operator would leave a file PyTorch's code generator rejects
+  or that keeps half a family. torchgen groups the functional, in-place and out= variants that
+  share a signature; an out= variant whose functional variant is gone is an error there ("Found
+  an out= operator that we could not find any other variants of"), and so is a
+  ``structured_delegate:`` naming a missing operator. The bot then deletes none of that group's
+  entries and reports each deleted member; marking the rest of the family deleted settles it.
+
+This module uses only the Core tables (:mod:`opgov.db.tables`), never ``sqlalchemy.orm``, so
+that ``opgov sync-yaml --check`` stays fast.
+"""
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select
 
-from opgov.db.models import Operator
+from opgov.db import tables
 from opgov.errors import BadInput
-from opgov.services.common import Ctx, log_event, require
+from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
+
+if TYPE_CHECKING:
+    from opgov.schema import FunctionSchema
+    from opgov.yamlsync import Conflict, Desired, Entry
 
 LIFECYCLE_TAGS = {"deprecating": "deprecating", "deprecated": "deprecated"}
+MODES = ("check", "diff", "write")
 
 
 @dataclass
 class SyncResult:
+    """What one ``sync-yaml`` run found (and, for ``write``, did)."""
+
     file: str
     mode: str  # check | diff | write
-    changes: list = field(default_factory=list)  # yamlsync.Change
+    changes: list = field(default_factory=list)  # yamlsync.Change, in file order
     conflicts: list = field(default_factory=list)  # yamlsync.Conflict
     tags_declared: list[str] = field(default_factory=list)
     tags_file: str | None = None
@@ -27,27 +55,27 @@ class SyncResult:
 
     @property
     def in_sync(self) -> bool:
+        """Nothing to write (conflicts may remain: they are never written)."""
         return not self.changes and not self.tags_declared
 
 
-def desired_state(ctx: Ctx) -> dict:
-    """What governance wants for every operator the latest snapshot holds, or that was deleted."""
+def desired_state(ctx: Ctx) -> dict[str, Desired]:
+    """What governance wants for every ``aten`` operator the latest snapshot holds, or that was
+    deleted, keyed by func name (``add.Tensor``)."""
     from opgov.yamlsync import Desired
 
-    rows = ctx.session.execute(select(Operator.namespace, Operator.name, Operator.overload, Operator.schema,
-                                      Operator.category, Operator.kind, Operator.lifecycle)
-                               .where(or_(Operator.present, Operator.lifecycle == "deleted"))).all()
-    desired = {}
-    for r in rows:
-        if r.namespace != "aten":
-            continue
-        func_name = f"{r.name}.{r.overload}" if r.overload else r.name
-        tags = set()
-        if r.category == "core":
-            tags.add("core")
-        if r.lifecycle in LIFECYCLE_TAGS:
-            tags.add(LIFECYCLE_TAGS[r.lifecycle])
-        desired[func_name] = Desired(func_name, r.schema, frozenset(tags), delete=r.lifecycle == "deleted")
+    ops = tables.operators.c
+    rows = ctx.session.execute(select(ops.name, ops.overload, ops.schema, ops.category, ops.lifecycle)
+                               .where(ops.namespace == "aten")
+                               .where(or_(ops.present, ops.lifecycle == "deleted"))).all()
+    desired: dict[str, Desired] = {}
+    core, none = frozenset({"core"}), frozenset()
+    for name, overload, schema, category, lifecycle in rows:
+        func_name = f"{name}.{overload}" if overload else name
+        tags = core if category == "core" else none
+        if lifecycle in LIFECYCLE_TAGS:
+            tags = tags | {LIFECYCLE_TAGS[lifecycle]}
+        desired[func_name] = Desired(func_name, schema, tags, delete=lifecycle == "deleted")
     return desired
 
 
@@ -57,33 +85,153 @@ def _read(path: str) -> str:
             return handle.read()
     except FileNotFoundError:
         raise BadInput("no such file", file=path) from None
+    except IsADirectoryError:
+        raise BadInput("is a directory, not a file", file=path) from None
     except UnicodeDecodeError as err:
         raise BadInput(f"not UTF-8 text ({err.reason})", file=path) from None
 
 
-def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncResult:
-    from opgov import yamlsync
-    from opgov.services.common import latest_snapshot
+# --- families: what torchgen needs to stay together ------------------------------------------
 
-    if mode not in ("check", "diff", "write"):
-        raise BadInput(f"unknown mode {mode!r}")
+_TENSOR_OPTIONS = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "Device"),
+                   ("pin_memory", "bool"))
+_DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
+_OUTLIKE = frozenset({"out", "scratch"})
+
+
+def family_key(schema: FunctionSchema) -> tuple:
+    """The key torchgen groups variants by (its ``FunctionSchema.signature()``): the base name,
+    the arguments without out= arguments, alias annotations and the tensor options
+    (``dtype, layout, device, pin_memory``), and the return types, with the mutated inputs a
+    schema does not return counted as returns."""
+    args = schema.arguments
+    positional = tuple((a.name, str(a.type), a.default) for a in args.positional)
+    kwargs = list(args.kwarg_only)
+    for i in range(len(kwargs) - len(_TENSOR_OPTIONS) + 1):
+        window = kwargs[i:i + len(_TENSOR_OPTIONS)]
+        if all(a.name == name and str(a.type) in (ty, ty + "?")
+               for a, (name, ty) in zip(window, _TENSOR_OPTIONS)):
+            del kwargs[i:i + len(_TENSOR_OPTIONS)]
+            break
+    returned = {r.annotation for r in schema.returns if r.annotation is not None}
+    mutated = [a for a in ((args.self_arg,) if args.self_arg else ()) + args.out + args.post_self_positional
+               if a.annotation is not None and a.annotation.is_write and a.annotation not in returned]
+    returns = tuple(str(r.type) for r in schema.returns) + tuple(str(a.type) for a in mutated)
+    return (schema.name.base, schema.name.dunder, positional,
+            tuple((a.name, str(a.type), a.default) for a in kwargs), returns)
+
+
+def _base_name(func_name: str) -> str:
+    from opgov.schema import OperatorName
+
+    return OperatorName.parse(func_name).base
+
+
+def family_conflicts(text: str, entries: list[Entry], deleting: set[str]) -> list[Conflict]:
+    """``family-split`` conflicts for the entries in ``deleting`` (func names) whose deletion
+    would split a torchgen group (see the module docstring). Only the families of deleted
+    entries are parsed."""
+    from opgov.schema import FunctionSchema
+    from opgov.yamlsync import Conflict
+
+    bases = {_base_name(name) for name in deleting}
+    groups: dict[tuple, list[tuple[Entry, str]]] = {}
+    for e in entries:
+        if _base_name(e.name) not in bases:
+            continue
+        try:
+            schema = FunctionSchema.parse(e.func)
+        except BadInput:
+            continue  # not a schema torchgen could group either
+        groups.setdefault(family_key(schema), []).append((e, str(schema.kind)))
+
+    # structured_delegate: lines, and the entry each belongs to
+    starts = [e.line for e in entries]
+    delegates: dict[str, str] = {}  # delegating entry -> the operator it names
+    for m in _DELEGATE_RE.finditer("\n" + text):
+        lineno = text.count("\n", 0, m.start()) + 1
+        owner = entries[bisect.bisect_right(starts, lineno) - 1] if starts and lineno >= starts[0] else None
+        if owner is not None and lineno <= owner.end_line:
+            delegates[owner.name] = m[1]
+
+    conflicts: list[Conflict] = []
+    for members in groups.values():
+        gone = [(e, kind) for e, kind in members if e.name in deleting]
+        kept = [(e, kind) for e, kind in members if e.name not in deleting]
+        if not gone or not kept:
+            continue
+        why = None
+        outs = [e.name for e, kind in kept if kind in _OUTLIKE]
+        if outs and (all(kind in _OUTLIKE for _, kind in kept) or any(kind == "functional" for _, kind in gone)):
+            why = (f"{outs[0]} would stay without its functional variant, which torchgen rejects")
+        else:
+            gone_names = {e.name for e, _ in gone}
+            for e, _ in kept:
+                if delegates.get(e.name) in gone_names:
+                    why = f"{e.name} would keep structured_delegate: {delegates[e.name]}, which torchgen rejects"
+                    break
+        if why is None:
+            continue
+        family = ", ".join(e.name for e, _ in members)
+        for e, _ in gone:
+            conflicts.append(Conflict(e.name, "family-split",
+                                      f"deleting it alone splits its family ({family}): {why}; "
+                                      "mark the whole family deleted", e.line))
+    return conflicts
+
+
+def _plan(text: str, desired: dict[str, Desired], path: str):
+    """The edit plan, with the deletions that would split a family held back and reported."""
+    from opgov import yamlsync
+
+    plan = yamlsync.plan(text, desired, path=path)
+    held: list = []
+    while True:
+        deleting = {c.operator for c in plan.changes if c.action == "delete-entry"}
+        if not deleting:
+            break
+        entries = yamlsync.scan(text, path=path)
+        splits = family_conflicts(text, entries, deleting)
+        if not splits:
+            break
+        by_name = {e.name: e for e in entries}
+        for c in splits:  # leave the entry as the file has it
+            e = by_name[c.operator]
+            desired[c.operator] = yamlsync.Desired(e.name, e.func, e.governed_tags)
+        held.extend(splits)
+        plan = yamlsync.plan(text, desired, path=path)
+    if held:
+        plan = yamlsync.SyncPlan(plan.new_text, plan.changes, plan.conflicts + tuple(held))
+    return plan
+
+
+def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncResult:
+    """Compare ``path`` (a native_functions.yaml) with the database; ``diff`` also renders the
+    edit, ``write`` (role: bot or maintainer) applies it atomically. With ``tags_yaml``, every
+    governed tag the result uses must be declared there; missing declarations are added.
+    Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported."""
+    from opgov import yamlsync
+
+    if mode not in MODES:
+        raise BadInput(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     if mode == "write":
         require(ctx, "sync", "write native_functions.yaml")
-    if latest_snapshot(ctx.session) is None:
+    if latest_snapshot_id(ctx.session) is None:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     text = _read(path)
-    plan = yamlsync.plan(text, desired_state(ctx), path=path)
-    result = SyncResult(file=path, mode=mode, changes=list(plan.changes), conflicts=list(plan.conflicts),
-                        tags_file=tags_yaml)
+    tags_text = _read(tags_yaml) if tags_yaml is not None else None
+    plan = _plan(text, desired_state(ctx), path)
+    result = SyncResult(file=path, mode=mode, changes=sorted(plan.changes, key=lambda c: c.line),
+                        conflicts=list(plan.conflicts), tags_file=tags_yaml)
     new_tags_text = None
-    if tags_yaml is not None:
-        tags_text = _read(tags_yaml)
+    if tags_text is not None:
         used = {t for e in yamlsync.scan(plan.new_text, path=path) for t in e.governed_tags}
-        new_tags_text, result.tags_declared = yamlsync.ensure_tags_declared(tags_text, sorted(used), path=tags_yaml)
-        if result.tags_declared and mode == "diff":
-            result.diff += yamlsync.unified_diff(tags_text, new_tags_text, tags_yaml)
+        new_tags_text, result.tags_declared = yamlsync.ensure_tags_declared(tags_text, sorted(used),
+                                                                            path=tags_yaml)
     if mode == "diff":
-        result.diff = yamlsync.unified_diff(text, plan.new_text, path) + result.diff
+        result.diff = yamlsync.unified_diff(text, plan.new_text, path)
+        if result.tags_declared:
+            result.diff += yamlsync.unified_diff(tags_text, new_tags_text, tags_yaml)
     if mode == "write" and not result.in_sync:
         from opgov.atomic import atomic_write_text
 
@@ -98,29 +246,62 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
     return result
 
 
+# --- rendering ------------------------------------------------------------------------------
+
+_GROUPS = (  # (heading, predicate) in the order a reviewer reads them
+    ("Moved into core: `core` added", lambda c: c.action == "add-tag" and c.tag == "core"),
+    ("Moved out of core: `core` removed", lambda c: c.action == "remove-tag" and c.tag == "core"),
+    ("Deprecating: `deprecating` added", lambda c: c.action == "add-tag" and c.tag == "deprecating"),
+    ("No longer deprecating: `deprecating` removed",
+     lambda c: c.action == "remove-tag" and c.tag == "deprecating"),
+    ("Deprecated: `deprecated` added", lambda c: c.action == "add-tag" and c.tag == "deprecated"),
+    ("No longer deprecated: `deprecated` removed",
+     lambda c: c.action == "remove-tag" and c.tag == "deprecated"),
+    ("Deleted (lifecycle complete): entry removed", lambda c: c.action == "delete-entry"),
+    ("Deleted (lifecycle complete): removed from `autogen:`", lambda c: c.action == "remove-autogen"),
+)
+
+
 def summary_markdown(result: SyncResult) -> str:
-    """A summary fit for the bot's pull-request description."""
-    groups: dict[str, list[str]] = {}
-    for change in result.changes:
-        if change.action == "delete-entry":
-            key = "Entries deleted (lifecycle complete)"
-        elif change.action == "add-tag":
-            key = f"`{change.tag}` added"
-        elif change.action == "remove-tag":
-            key = f"`{change.tag}` removed"
-        else:
-            key = change.action
-        groups.setdefault(key, []).append(f"`aten::{change.operator}` (line {change.line})")
-    lines = [f"opgov sync: {len(result.changes)} change(s) to `{result.file}`"
-             + (f", {len(result.tags_declared)} tag(s) declared in `{result.tags_file}`" if result.tags_declared else "")]
-    for key, items in groups.items():
-        lines.append(f"\n**{key}** ({len(items)})")
-        lines.extend(f"- {item}" for item in items)
+    """What is out of sync (``check``/``diff``) or what was written (``write``), as Markdown fit
+    for the bot's pull-request description. Line numbers refer to the file before the edit."""
+    n = len(result.changes)
+    changes = f"{n} change{'' if n == 1 else 's'}"
+    tags = len(result.tags_declared)
+    declared = f" and {tags} tag declaration{'' if tags == 1 else 's'} in `{result.tags_file}`" if tags else ""
+    if result.mode == "write":
+        head = (f"opgov sync: wrote {changes} to `{result.file}`{declared}" if result.written
+                else f"opgov sync: `{result.file}` is already in sync with the database; nothing written")
+    elif result.in_sync:
+        head = f"opgov sync: `{result.file}` is in sync with the database"
+    else:
+        head = f"opgov sync: `{result.file}` is out of sync with the database: {changes} needed{declared}"
+    lines = [head]
+    for title, wanted in _GROUPS:
+        items = [c for c in result.changes if wanted(c)]
+        if items:
+            lines.append(f"\n**{title}** ({len(items)})")
+            lines.extend(f"- `aten::{c.operator}`" + (f" (in `aten::{c.entry}`)" if c.entry != c.operator else "")
+                         + f" (line {c.line})" for c in items)
     if result.tags_declared:
-        lines.append("\n**Tags declared**")
+        lines.append(f"\n**Tags declared in `{result.tags_file}`** ({tags})")
         lines.extend(f"- `{t}`" for t in result.tags_declared)
     if result.conflicts:
-        lines.append(f"\n**Not settled: file and database disagree** ({len(result.conflicts)}; left untouched)")
-        lines.extend(f"- `aten::{c.operator}`: {c.reason}" + (f" (line {c.line})" if c.line else "")
+        lines.append(f"\n**Not settled: the file and the database disagree; left untouched** "
+                     f"({len(result.conflicts)})")
+        lines.extend(f"- `aten::{c.operator}` ({c.kind}): {c.reason}" + (f" (line {c.line})" if c.line else "")
                      for c in result.conflicts)
     return "\n".join(lines)
+
+
+def result_json(result: SyncResult) -> dict:
+    """The machine-readable form of a result (``--json``)."""
+    return {
+        "file": result.file, "mode": result.mode, "in_sync": result.in_sync, "written": result.written,
+        "changes": [{"operator": f"aten::{c.operator}", "action": c.action, "tag": c.tag, "line": c.line,
+                     "entry": f"aten::{c.entry}"} for c in result.changes],
+        "conflicts": [{"operator": f"aten::{c.operator}", "kind": c.kind, "reason": c.reason, "line": c.line}
+                      for c in result.conflicts],
+        "tags_file": result.tags_file, "tags_declared": result.tags_declared,
+        "summary": summary_markdown(result),
+    }

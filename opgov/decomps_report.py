@@ -1,0 +1,151 @@
+"""The JSON shapes of ``opgov check-decomps``, ``opgov opset build`` and ``opgov check-model``.
+
+Kept apart from :mod:`opgov.decomps`, :mod:`opgov.opset` and :mod:`opgov.corpus` (as
+:mod:`opgov.compat_report` is from :mod:`opgov.compat`) so that those stay light: pydantic is
+loaded only when a report is rendered as JSON, which keeps ``opgov opset build`` fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from opgov.corpus import Finding, ModelCheck
+from opgov.decomps import Violation
+from opgov.opset import Coverage, Opset
+
+__all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
+           "SuggestionOut", "ViolationOut", "ViolationsReport"]
+
+
+# --- check-decomps ------------------------------------------------------------------------------
+
+
+class ViolationOut(BaseModel):
+    rule: str
+    severity: str
+    operator: str
+    message: str
+    path: list[str]
+
+
+class ViolationsReport(BaseModel):
+    """JSON shape of ``opgov check-decomps --format json``."""
+
+    errors: int
+    warnings: int
+    violations: list[ViolationOut]
+
+    @classmethod
+    def of(cls, violations: Sequence[Violation]) -> ViolationsReport:
+        errors = sum(v.severity == "error" for v in violations)
+        return cls(errors=errors, warnings=len(violations) - errors,
+                   violations=[ViolationOut(rule=v.rule, severity=v.severity, operator=v.operator,
+                                            message=v.message, path=list(v.path)) for v in violations])
+
+
+# --- opset build ----------------------------------------------------------------------------------
+
+
+class EntryOut(BaseModel):
+    op: str
+    category: str | None
+    why: str
+    produced_by: list[str]
+    lifecycle: str
+
+
+class ModelCoverageOut(BaseModel):
+    model: str
+    family: str
+    covered: bool
+    needed: list[str]
+    missing: list[str]
+
+
+class SuggestionOut(BaseModel):
+    op: str
+    newly_covered: list[str]
+    needed_by: int
+    covered_after: int
+    share_after: float
+
+
+class CoverageOut(BaseModel):
+    start: str
+    models: int
+    covered: int
+    share: float
+    per_model: list[ModelCoverageOut]
+    missing_ops: dict[str, int]
+    suggestions: list[SuggestionOut]
+    not_in_registry: list[str] = []
+
+
+class OpsetReport(BaseModel):
+    """JSON shape of ``opgov opset build --format json``."""
+
+    preset: str
+    decompose: list[str]
+    keep: list[str]
+    count: int
+    operators: list[EntryOut]
+    without_rule: list[str]
+    decomposed: list[str]
+    notes: list[str]
+    coverage: CoverageOut | None = None
+
+    @classmethod
+    def of(cls, opset: Opset, cov: Coverage | None = None) -> OpsetReport:
+        c = None
+        if cov is not None:
+            c = CoverageOut(
+                start=cov.start, models=len(cov.models), covered=cov.covered, share=cov.share,
+                per_model=[ModelCoverageOut(model=m.model, family=m.family, covered=m.covered,
+                                            needed=list(m.needed), missing=list(m.missing)) for m in cov.models],
+                missing_ops=cov.missing_ops,
+                suggestions=[SuggestionOut(op=s.op, newly_covered=list(s.newly_covered), needed_by=s.needed_by,
+                                           covered_after=s.covered_after, share_after=s.share_after)
+                             for s in cov.suggestions],
+                not_in_registry=list(cov.not_in_registry))
+        return cls(preset=opset.choice.preset, decompose=list(opset.choice.decompose), keep=list(opset.choice.keep),
+                   count=len(opset.entries),
+                   operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
+                                       lifecycle=e.lifecycle) for e in opset.entries],
+                   without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
+                   notes=list(opset.notes), coverage=c)
+
+
+# --- check-model ----------------------------------------------------------------------------------
+
+
+class FindingOut(BaseModel):
+    rule: str
+    op: str
+    message: str
+    replacement: str | None = None
+    date: datetime | None = None
+
+
+class ModelCheckReport(BaseModel):
+    """JSON shape of ``opgov check-model --format json``."""
+
+    ok: bool
+    operators: list[str]
+    errors: list[FindingOut]
+    warnings: list[FindingOut]
+    notes: list[FindingOut]
+    earliest_snapshot: str | None
+    snapshots_checked: int
+
+    @classmethod
+    def of(cls, check: ModelCheck) -> ModelCheckReport:
+        def out(fs: Sequence[Finding]) -> list[FindingOut]:
+            return [FindingOut(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
+                    for f in fs]
+
+        return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),
+                   warnings=out(check.warnings), notes=out(check.notes),
+                   earliest_snapshot=check.earliest_snapshot, snapshots_checked=check.snapshots_checked)
