@@ -115,7 +115,9 @@ def resolve_corpus_path(spec: str, corpora_dir: Path | None) -> Path:
         known = available_corpora(corpora_dir)
         hint = f"; known corpora: {', '.join(known)}" if known else ""
         raise BadInput(f"no corpus named {spec!r} in {corpora_dir}{hint}")
-    raise BadInput(f"no corpus file {spec!r}" + ("" if corpora_dir else " (and no corpora folder to look names up in)"))
+    raise BadInput(f"no corpus file {spec!r}" + ("" if corpora_dir else
+                                                 " (to name a corpus without its path, set OPGOV_MODELS_DIR "
+                                                 "to the folder of *_ops.json files)"))
 
 
 def available_corpora(corpora_dir: Path) -> list[str]:
@@ -222,14 +224,17 @@ class ModelCheck:
 def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops: set[str] | None = None,
                 deprecating_period_days: int = 14,
                 snapshots: Sequence[tuple[str, set[str] | frozenset[str]]] = (),
-                runtime_label: str = "the runtime") -> ModelCheck:
+                runtime_label: str = "the runtime", known: Sequence[str] | None = None) -> ModelCheck:
     """Check the operators a model uses against the registry state and a runtime's operators.
 
     Errors: ``unknown-operator`` (not in ``state``), ``operator-deleted``, ``operator-deprecated``,
     ``runtime-missing`` (not in ``runtime_ops``, when given). Warnings: ``operator-deprecating``
-    with the replacement and the UTC date it becomes deprecated (deprecating_since + period).
+    with the replacement and the UTC date it becomes deprecated (deprecating_since + period);
+    ``operator-removed``: not in the latest of ``snapshots`` although never deleted.
     Notes: ``not-core`` (an edge runtime implements core operators). ``earliest_snapshot``: the
     label of the first of ``snapshots`` (ordered oldest first) that has every operator.
+    ``known``: every operator name of the registry, for "did you mean" hints on unknown ones
+    (default: the keys of ``state``).
     """
     ops = tuple(dict.fromkeys(ops))
     errors: list[Finding] = []
@@ -239,7 +244,9 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
     for op in ops:
         st = state.get(op)
         if st is None:
-            errors.append(Finding("unknown-operator", op, f"{op} is not in the registry"))
+            close = difflib.get_close_matches(op, list(known if known is not None else state), n=3, cutoff=0.8)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            errors.append(Finding("unknown-operator", op, f"{op} is not in the registry{hint}"))
         elif st.lifecycle == "deleted":
             errors.append(Finding("operator-deleted", op, f"{op} has been deleted" + _instead(st),
                                   replacement=st.replacement))
@@ -252,6 +259,10 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
             warnings.append(Finding("operator-deprecating", op,
                                     f"{op} is being deprecated and becomes deprecated{when}" + _instead(st),
                                     replacement=st.replacement, date=date))
+        if st is not None and st.lifecycle != "deleted" and snapshots and op not in snapshots[-1][1]:
+            last = next((label for label, have in reversed(snapshots) if op in have), None)
+            warnings.append(Finding("operator-removed", op, f"{op} is not in the latest snapshot "
+                                    f"({snapshots[-1][0]})" + (f"; last in {last}" if last else "")))
         if st is not None and st.category != "core" and st.lifecycle != "deleted":
             notes.append(Finding("not-core", op, f"{op} is not core ({st.category or 'uncategorized'}): "
                                                  "an edge runtime implementing core ATen may lack it"))

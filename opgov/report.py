@@ -18,6 +18,7 @@ same order.
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -33,8 +34,10 @@ __all__ = [
     "DecidedProposal",
     "DeprecatedOp",
     "ExceptionEntry",
+    "GITHUB_BODY_LIMIT",
     "LifecycleCounts",
     "LifecycleDue",
+    "MARKDOWN_BUDGET",
     "OpenProposal",
     "OpsetNow",
     "RemovedOp",
@@ -505,6 +508,35 @@ def _last_day_note(last_day: date, today: date) -> str:
     return f"(in {_days((last_day - today).days)})"
 
 
+_KEEP_ERRORS = 25
+"""Up to this many BC errors are never folded away; beyond, the list folds like any other and the
+overview by rule above it says what is there."""
+
+
+def _errors_kept(findings: tuple[CompatFinding, ...]) -> int:
+    errors = sum(1 for f in findings if f.severity == "error")
+    return errors if errors <= _KEEP_ERRORS else 0
+
+
+def _findings_overview(findings: tuple[CompatFinding, ...]) -> _Table | None:
+    """Findings per (severity, kind, snapshot, rule), for lists long enough to fold; else None."""
+    if len(findings) <= _FOLD_OVER:
+        return None
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
+    for f in findings:  # already in reading order: errors first
+        groups.setdefault((f.severity, f.kind, f.snapshot, f.rule), []).append(f.operator)
+    rows = tuple((CompatFinding(snapshot=snap, operator=ops[0], kind=kind, rule=rule, severity=sev, message=""), ops)
+                 for (sev, kind, snap, rule), ops in groups.items())
+    return _Table("Compatibility findings by rule", (
+        _Column("Severity", lambda r: _severity(r[0])),
+        _Column("Kind", lambda r: _t(r[0].kind.upper() if r[0].kind != "new" else "new")),
+        _Column("Snapshot", lambda r: _t(r[0].snapshot)),
+        _Column("Rule", lambda r: _c(r[0].rule)),
+        _Column("Operators", lambda r: _t(f"{len(r[1]):,}"), numeric=True),
+        _Column("For example", lambda r: _codes(r[1][:3]) + (_t(", …") if len(r[1]) > 3 else ()), wide=True),
+    ), rows)
+
+
 def _lifecycle_columns(when: Callable[[LifecycleDue], _Text]) -> tuple[_Column, ...]:
     return (
         _Column("Due", when),
@@ -521,13 +553,15 @@ def _sections(report: WeeklyReport) -> list[_Section]:
     soon = report.soon_days
 
     def table(key: str, title: str, empty: str, columns: tuple[_Column, ...], *, intro: _Text | None = None,
-              keep_visible: int = 0) -> _Section:
+              keep_visible: int = 0, overview: _Table | None = None) -> _Section:
         rows = getattr(report, key)
         if not rows:
             return _Section(key, title, (_Para(_t(empty), "empty"),))
         blocks: list[_Block] = []
         if intro:
             blocks.append(_Para(intro))
+        if overview is not None:
+            blocks.append(overview)
         blocks.append(_Table(title, columns, tuple(rows), keep_visible))
         return _Section(key, title, tuple(blocks))
 
@@ -582,7 +616,7 @@ def _sections(report: WeeklyReport) -> list[_Section]:
             _Column("Rule", lambda f: _c(f.rule)),
             _Column("Message", lambda f: _t(f.message), wide=True),
         ), intro=_t(", ".join(_findings_summary(report.compat_findings)) + "."),
-            keep_visible=sum(1 for f in report.compat_findings if f.severity == "error")),
+            keep_visible=_errors_kept(report.compat_findings), overview=_findings_overview(report.compat_findings)),
         table("removed_without_deprecation", "Removed without deprecation",
               "No operators were removed without completing the deprecation lifecycle.", (
                   _Column("Snapshot", lambda r: _t(r.snapshot)),
@@ -724,8 +758,35 @@ def _md_table_lines(columns: tuple[_Column, ...], rows: tuple[Any, ...]) -> list
     return [head, rule, *body]
 
 
-def render_markdown(report: WeeklyReport) -> str:
-    """The report as GitHub-flavoured markdown: a title with the period, one ``##`` per section."""
+GITHUB_BODY_LIMIT = 65_536
+"""The most characters GitHub accepts in an issue body or comment."""
+
+MARKDOWN_BUDGET = 60_000
+"""What :func:`render_markdown` aims to stay within by default: a GitHub comment, with room to spare."""
+
+_FOLDED_CAPS = (100, 50, 25, 10, 0)
+
+
+def render_markdown(report: WeeklyReport, *, max_chars: int | None = MARKDOWN_BUDGET) -> str:
+    """The report as GitHub-flavoured markdown: a title with the period, one ``##`` per section.
+
+    Long tables show their first rows and fold the rest into ``<details>``. When the whole text
+    would exceed ``max_chars`` (by default :data:`MARKDOWN_BUDGET`, so that it can be pasted into
+    a GitHub issue), the folded parts keep fewer rows, the same number for every table, and each
+    cut table says how many rows it leaves out; the JSON and HTML renderings always have every
+    row. ``max_chars=None`` never cuts.
+    """
+    text = _markdown(report, folded_cap=None)
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    for cap in _FOLDED_CAPS:
+        text = _markdown(report, folded_cap=cap)
+        if len(text) <= max_chars:
+            break
+    return text
+
+
+def _markdown(report: WeeklyReport, *, folded_cap: int | None) -> str:
     lines = [f"# {_md_escape_text(_title(report))}", ""]
     lines.append(f"Period {_fmt_dt(report.since)} to {_fmt_dt(report.as_of)}; "
                  f"generated by {_md_escape_text(report.generated_by)}.")
@@ -744,6 +805,9 @@ def render_markdown(report: WeeklyReport) -> str:
                 shown, folded = _fold(block)
                 lines += _md_table_lines(block.columns, shown)
                 lines.append("")
+                left_out = 0
+                if folded_cap is not None and len(folded) > folded_cap:
+                    folded, left_out = folded[:folded_cap], len(folded) - folded_cap
                 if folded:
                     lines += ["<details>",
                               f"<summary>Show {_plural(len(folded), 'more row')}</summary>",
@@ -752,6 +816,9 @@ def render_markdown(report: WeeklyReport) -> str:
                               "",
                               "</details>",
                               ""]
+                if left_out:
+                    lines += [f"*{_plural(left_out, 'more row')} not shown here, to fit a GitHub comment: "
+                              "the JSON and HTML reports have them all.*", ""]
             # charts exist only in the HTML page; the trend table carries the same numbers
     return "\n".join(lines).rstrip() + "\n"
 
@@ -981,7 +1048,11 @@ def _svg_categories(trend: tuple[TrendPoint, ...]) -> str:
 
 
 def _svg_lifecycle(counts: LifecycleCounts) -> str:
-    """A funnel: one centred bar per lifecycle state, its width proportional to the count."""
+    """A funnel: one centred bar per lifecycle state, its width on a log scale of the count.
+
+    Nearly every operator is active, so on a linear scale the few deprecating, deprecated and
+    deleted ones would be hairlines; each count is written at the end of its row anyway.
+    """
     width = 360.0
     label_w, value_w = 92.0, 56.0
     row_h, gap, top = 26.0, 8.0, 4.0
@@ -990,14 +1061,15 @@ def _svg_lifecycle(counts: LifecycleCounts) -> str:
     states = [(s, getattr(counts, s)) for s in LIFECYCLE_STATES]
     vmax = max(v for _, v in states) or 1
     height = top + len(states) * (row_h + gap) - gap + 4
-    desc = "Operators per lifecycle state: " + ", ".join(f"{s} {v:,}" for s, v in states) + "."
+    desc = ("Operators per lifecycle state (bar lengths on a log scale): "
+            + ", ".join(f"{s} {v:,}" for s, v in states) + ".")
     out = [_svg_open("chart-lifecycle", width, height, "Lifecycle funnel: active, deprecating, deprecated, deleted",
                      desc)]
     for i, (state, v) in enumerate(states):
         y = top + i * (row_h + gap)
         mid = y + row_h / 2 + 4
         out.append(f'<text x="{_n(label_w)}" y="{_n(mid)}" text-anchor="end" font-size="12">{state}</text>')
-        w = max(v / vmax * span, 2.0) if v else 0.0
+        w = max(math.log1p(v) / math.log1p(vmax) * span, 4.0) if v else 0.0
         if w:
             out.append(f'<rect x="{_n(x0 + (span - w) / 2)}" y="{_n(y)}" width="{_n(w)}" height="{_n(row_h)}" '
                        f'rx="3" fill="{_LIFE_FILL[state]}"><title>{state}: {v:,}</title></rect>')
@@ -1013,7 +1085,7 @@ def _svg_lifecycle(counts: LifecycleCounts) -> str:
 _CHART_CAPTIONS = {
     "chart-core-size": "Core opset size per snapshot",
     "chart-categories": "Operators per category in each snapshot",
-    "chart-lifecycle": "Lifecycle funnel",
+    "chart-lifecycle": "Lifecycle funnel (log scale)",
 }
 
 

@@ -35,7 +35,8 @@ can crash its process, and that must cost one operator, not the import. A crashe
 recorded with the reason and the worker restarts after it. The whole run is bounded by
 ``time_budget_s``; operators not reached in time are returned with that reason.
 
-torch is imported only inside the functions here (and in the child processes).
+torch is imported only in the child processes: importing it costs seconds, and the parent needs
+nothing from it (the version comes from the package metadata).
 """
 
 from __future__ import annotations
@@ -80,59 +81,84 @@ class TorchRule:
 # parent side
 
 
+@dataclass(frozen=True)
+class TorchTable:
+    """What :func:`read_torch_table` found: the installed torch's version, one
+    :class:`TorchRule` per operator of its table (sorted by name), and the operators asked for
+    with ``only`` that the table does not hold."""
+
+    version: str
+    rules: tuple[TorchRule, ...]
+    absent: tuple[str, ...] = ()
+
+
 def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
                               only: Iterable[str] | None = None) -> list[TorchRule]:
     """Every ATen operator torch.export's default table decomposes, with observed targets.
 
-    ``only`` restricts the run to these operators (canonical names); ``time_budget_s`` bounds the
-    whole run; ``workers`` child processes trace in parallel. Raises :class:`BadInput` when torch
-    cannot be imported. The result is sorted by operator name.
+    ``only`` restricts the run to these operators (canonical names; names outside the table are
+    skipped); ``time_budget_s`` bounds the whole run; ``workers`` child processes trace in
+    parallel. Raises :class:`BadInput` when torch is not installed. Sorted by operator name.
     """
-    try:
-        import torch  # noqa: F401, PLC0415
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BadInput(f"torch is not importable ({exc}); install torch to import its decompositions") from exc
+    return list(read_torch_table(time_budget_s=time_budget_s, workers=workers, only=only).rules)
 
-    names = _table_operator_names()
-    if only is not None:
-        wanted = set(only)
-        names = [n for n in names if n in wanted]
+
+def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
+                     only: Iterable[str] | None = None) -> TorchTable:
+    """Like :func:`torch_decomposition_rules`, with the torch version and the absent names.
+
+    This process never imports torch (that costs seconds): the child processes read the table
+    themselves, each tracing its share (``part i of n``) or the names it is given.
+    """
+    import importlib.metadata  # noqa: PLC0415
+    import importlib.util  # noqa: PLC0415
+
+    if importlib.util.find_spec("torch") is None:
+        raise BadInput("torch is not importable; install torch to import its decompositions")
+    try:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a torch without metadata
+        version = "unknown"
     deadline = time.monotonic() + time_budget_s
-    workers = max(1, min(workers, len(names) or 1))
-    chunks = [names[i::workers] for i in range(workers)]
+    if only is not None:
+        names = sorted(set(only))
+        workers = max(1, min(workers, len(names) // 8 + 1))  # a few operators: one child is enough
+        jobs: list = [names[i::workers] for i in range(workers)]
+        jobs = [job for job in jobs if job]
+    else:
+        workers = max(1, workers)
+        jobs = [{"part": i, "of": workers} for i in range(workers)]
     results: dict[str, TorchRule] = {}
+    absent: set[str] = set()
     lock = threading.Lock()
 
-    def run(chunk: list[str]) -> None:
-        found = _run_worker_chunk(chunk, deadline)
+    def run(job) -> None:
+        found, missing = _run_worker(job, deadline)
         with lock:
             results.update(found)
+            absent.update(missing)
 
-    threads = [threading.Thread(target=run, args=(c,), daemon=True) for c in chunks if c]
+    threads = [threading.Thread(target=run, args=(job,), daemon=True) for job in jobs]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return [results[n] for n in sorted(results)]
+    return TorchTable(version=version, rules=tuple(results[n] for n in sorted(results)),
+                      absent=tuple(sorted(absent)))
 
 
-def _table_operator_names() -> list[str]:
-    import torch  # noqa: PLC0415
-    from torch._decomp import core_aten_decompositions  # noqa: PLC0415
-
-    names = {_op_name(op) for op in core_aten_decompositions().keys()
-             if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
-    return sorted(names)
-
-
-def _run_worker_chunk(chunk: list[str], deadline: float) -> dict[str, TorchRule]:
-    """Trace ``chunk`` in a child process, restarting after a crash, until done or out of time."""
+def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str]]:
+    """Trace ``job`` (names, or ``{"part": i, "of": n}`` of the table) in a child process,
+    restarting after a crash, until done or out of time. Returns (rules, names not in the table)."""
     results: dict[str, TorchRule] = {}
-    pending = list(chunk)
+    absent: list[str] = []
+    # the names still to trace; for a part of the table, unknown until the child lists them
+    pending: list[str] | None = list(job) if isinstance(job, list) else None
+    request = job
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.setdefault("PYTHONWARNINGS", "ignore")
-    while pending:
+    while pending is None or pending:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
@@ -145,14 +171,18 @@ def _run_worker_chunk(chunk: list[str], deadline: float) -> dict[str, TorchRule]
         timer.start()
         try:
             assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(json.dumps(pending))
+            proc.stdin.write(json.dumps(request))
             proc.stdin.close()
             for line in proc.stdout:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError:
                     continue
-                if row.get("op") not in pending:
+                if "names" in row:  # the child's plan: what it traces, what the table lacks
+                    pending = [n for n in row["names"] if n not in results]
+                    absent.extend(row.get("absent", []))
+                    continue
+                if pending is None or row.get("op") not in pending:
                     continue
                 into = row.get("into")
                 results[row["op"]] = TorchRule(
@@ -161,16 +191,22 @@ def _run_worker_chunk(chunk: list[str], deadline: float) -> dict[str, TorchRule]
             code = proc.wait()
         finally:
             timer.cancel()
+        if pending is None:  # the child died before reading the table
+            if code != 0 and time.monotonic() < deadline:
+                raise BadInput(f"torch could not read its decomposition table (exit code {code})")
+            break
         pending = [n for n in pending if n not in results]
-        if code != 0 and pending and time.monotonic() < deadline:
-            # the first unreported operator is the one the worker was tracing when it died
+        if code == 0 or not pending:
+            break
+        if time.monotonic() < deadline:
+            # the first unreported operator is the one the child was tracing when it died
             crashed = pending.pop(0)
             results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed),
                                          f"tracing crashed the process (exit code {code})")
-    for name in pending:
-        results[name] = TorchRule(name, None, _kind_from_name(name),
-                                  "not traced: time budget exhausted")
-    return results
+            request = pending
+    for name in pending or ():
+        results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted")
+    return results, absent
 
 
 def _kind_from_name(name: str) -> str:
@@ -185,16 +221,26 @@ def _kind_from_name(name: str) -> str:
 
 
 def _worker_main() -> None:
-    """Entry point of a tracing child: operator names on stdin, one JSON line per operator."""
+    """Entry point of a tracing child. stdin: a JSON list of operator names, or ``{"part": i,
+    "of": n}`` (every n-th operator of the table from the i-th). stdout: first ``{"names": [...],
+    "absent": [...]}`` (what it will trace, asked-for names the table lacks), then one JSON
+    line per operator."""
     import warnings  # noqa: PLC0415
 
     warnings.simplefilter("ignore")
-    names = json.loads(sys.stdin.read())
+    request = json.loads(sys.stdin.read())
     import torch  # noqa: PLC0415
     from torch._decomp import core_aten_decompositions  # noqa: PLC0415
 
     table = {_op_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
              if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
+    if isinstance(request, dict):
+        names, absent = sorted(table)[request["part"]::request["of"]], []
+    else:
+        names = [n for n in request if n in table]
+        absent = [n for n in request if n not in table]
+    sys.stdout.write(json.dumps({"names": names, "absent": absent}) + "\n")
+    sys.stdout.flush()
     for name in names:
         op, fn = table[name]
         kind = _schema_kind(op)

@@ -162,6 +162,14 @@ def test_a_clean_model_passes():
     assert result.ok and not result.warnings and not result.notes
 
 
+def test_an_operator_gone_from_the_latest_snapshot_is_a_warning():
+    snaps = [("v1", {"aten::glu", "aten::add.Tensor"}), ("v2", {"aten::add.Tensor"})]
+    result = check_model(["aten::glu", "aten::add.Tensor"], state=STATE, snapshots=snaps)
+    assert [(w.rule, w.op) for w in result.warnings] == [("operator-removed", "aten::glu")]
+    assert "not in the latest snapshot (v2); last in v1" in result.warnings[0].message
+    assert result.ok and result.earliest_snapshot == "v1"
+
+
 def test_earliest_snapshot():
     snaps = [("2.0.0", {"aten::a"}), ("2.6.0", {"aten::a", "aten::b"}), ("2.13.0", {"aten::a", "aten::b", "aten::c"})]
     assert check_model(["aten::a", "aten::b"], state={}, snapshots=snaps).earliest_snapshot == "2.6.0"
@@ -186,10 +194,12 @@ def test_earliest_release_of_real_models(models_dir, pytorch_release, pytorch_ve
 
 def test_renderings():
     result = check_model(["aten::old", "aten::fading", "aten::glu"], state=STATE,
-                         snapshots=[("2.13.0", {"aten::glu"})])
+                         snapshots=[("2.0.0", {"aten::glu"}), ("2.13.0", {"aten::glu", "aten::fading", "aten::old"})])
     text = render_model_check(result)
     assert text.splitlines()[0] == "3 operators: 1 error(s), 1 warning(s), 1 note(s)"
-    assert "none of the 1 snapshots has every operator" in text
+    assert "earliest snapshot with every operator: 2.13.0" in text
+    assert "none of the 1 snapshots" in render_model_check(check_model(["aten::zz"], state={},
+                                                                       snapshots=[("2.13.0", {"aten::glu"})]))
     data = json.loads(render_model_check(result, "json"))
     assert data["ok"] is False and data["warnings"][0]["date"].startswith("2025-04-13T23:30")
     github = render_model_check(result, "github").splitlines()

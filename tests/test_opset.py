@@ -225,6 +225,19 @@ def test_kept_op_the_model_exported_is_needed():
     assert coverage(opset, {"m": m}).models[0].needed == ("aten::c", "aten::k")
 
 
+def test_operators_outside_the_registry_are_named():
+    ops = {"aten::c": OpInfo("core")}
+    opset = build_opset(operators=ops, rules={}, preset="core-aten")
+    m = ModelOps("m", "f", exported_ops=("aten::new_op",), core_aten_ops=("aten::c", "aten::new_op"))
+    cov = coverage(opset, {"m": m}, known=ops)
+    assert cov.not_in_registry == ("aten::new_op",)
+    text = render_opset(opset, cov)
+    assert "aten::new_op" in text.split("add, in this order")[1].splitlines()[1]
+    assert "(not in the registry)" in text and "1 operators the models need are not in the registry" in text
+    assert json.loads(render_opset(opset, cov, "json"))["coverage"]["not_in_registry"] == ["aten::new_op"]
+    assert coverage(opset, {"m": m}).not_in_registry == ()  # unknown unless told
+
+
 # --- renderings ------------------------------------------------------------------------------
 
 

@@ -108,11 +108,10 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
     from rich.markup import escape
 
     matches = view["matches"]
-    text = (f"exception {view['id']}: {view['pattern']} through {view['expires_on']} "
-            f"({matches} present operator{'' if matches == 1 else 's'} match{'es' if matches == 1 else ''})")
+    text = (f"exception {view['id']}: {view['pattern']} through {view['expires_on']}: "
+            f"matches {matches} present operator{'' if matches == 1 else 's'}")
     if view["core_matches"]:
-        text += (f"; {view['core_matches']} of them {'is' if view['core_matches'] == 1 else 'are'} core, "
-                 "and BC breaks of core operators are never waived")
+        text += f", {view['core_matches']} of them core (BC breaks of core operators are never waived)"
     say(escape(text))
 
 
@@ -130,12 +129,9 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
     if not views:
         say("no exceptions")
         return
-    from rich.markup import escape
-
     table(None, ["id", "pattern", "last day", "state", "by", "reason"],
-          [[v["id"], escape(v["pattern"]), v["expires_on"],
-            "removed" if v["removed"] else ("EXPIRED" if v["expired"] else "in force"), escape(v["created_by"]),
-            escape(v["reason"])]
+          [[v["id"], v["pattern"], v["expires_on"],
+            "removed" if v["removed"] else ("EXPIRED" if v["expired"] else "in force"), v["created_by"], v["reason"]]
            for v in views])
     expired = sum(1 for v in views if v["expired"] and not v["removed"])
     if expired:
@@ -167,9 +163,10 @@ def sync_yaml_cmd(
 ) -> None:
     """Write governance back into native_functions.yaml: core, deprecating, deprecated, deletions.
 
-    Only governed tags and deleted entries change; every other byte stays. Exit 0: in sync (or
-    written); 1: out of sync (--check), or operators the bot cannot settle (reported, left
-    untouched); 2: bad input.
+    Only governed tags and deleted entries change; every other byte stays. A deleted operator's
+    entry goes with the comment lines directly above it (a comment block separated from it by a
+    blank line stays). Exit 0: in sync (or written); 1: out of sync (--check), or operators the
+    bot cannot settle (reported, left untouched); 2: bad input.
     """
     from opgov.errors import BadInput
     from opgov.services.sync import result_json, summary_markdown, sync_yaml

@@ -63,7 +63,7 @@ def _precedence_lines(result: dict, source: str) -> list[str]:
                 why = f"the latest {source} wins"
             else:
                 why = f"{source} outranks {previous}"
-            names = ", ".join(f"{c['operator']} ({c['previous']['detail']})" for c in items[:3])
+            names = "; ".join(f"{c['operator']} ← {c['previous']['detail']}" for c in items[:3])
             more = f" and {len(items) - 3} more" if len(items) > 3 else ""
             lines.append(f"{verb} {len(items)} rule(s) from {previous} ({why}; {result['precedence']}): "
                          f"{names}{more}")
@@ -106,11 +106,13 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
     if json_out:
         print_json(result)
         return
-    lines = [f"torch {result['torch']}'s table decomposes {result['table']} operators: {_counts(result)}",
-             *_precedence_lines(result, "torch")]
+    lines = [f"torch {result['torch']}'s default decomposition table: {result['table']} operators read, "
+             f"rules {_counts(result)}", *_precedence_lines(result, "torch")]
+    if result["not_in_table"]:
+        lines.append("not in torch's table (no rule): " + ", ".join(result["not_in_table"]))
     if result["untraced"]:
-        lines.append(f"{len(result['untraced'])} could not be traced (no rule recorded), e.g. "
-                     + "; ".join(f"{u['operator']}: {u['reason']}" for u in result["untraced"][:3]))
+        lines.append(f"{len(result['untraced'])} could not be traced (no rule recorded; --json says why), e.g. "
+                     + ", ".join(u["operator"] for u in result["untraced"][:5]))
     if result["not_in_registry"]:
         lines.append(f"{len(result['not_in_registry'])} are not in the registry (no rule recorded): "
                      + ", ".join(result["not_in_registry"][:5]))
@@ -118,8 +120,8 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
         lines.append(f"{len(result['dropped_targets'])} rule(s) lost targets the registry does not know "
                      "(--json lists them)")
     if result["errors_introduced"]:
-        lines.append(f"{result['errors_introduced']} new decomposition error(s), e.g. "
-                     + "; ".join(result["first_errors"]) + ": run `opgov check-decomps`")
+        lines.append(f"{result['errors_introduced']} new decomposition error(s), e.g. {result['first_errors'][0]}; "
+                     "run `opgov check-decomps`")
     for line in lines:
         say(escape(line))
 

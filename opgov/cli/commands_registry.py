@@ -93,7 +93,10 @@ def import_cmd(
             shown = ", ".join(names[:12]) + (f", … (+{len(names) - 12})" if len(names) > 12 else "")
             say(f"  {title}: {shown}")
     if result.findings:
-        say("  compatibility findings: " + ", ".join(f"{n} {s}" for s, n in sorted(result.findings.items())))
+        plural = {"error": "errors", "warning": "warnings", "info": "infos", "waived": "waived"}
+        say("  compatibility findings: " + ", ".join(f"{n} {s if n == 1 else plural.get(s, s)}"
+                                                  for s, n in sorted(result.findings.items()))
+            + " (opgov ops show OP lists them)")
 
 
 @ops_app.command("list")

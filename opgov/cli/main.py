@@ -19,7 +19,8 @@ def run(argv: list[str] | None = None) -> None:
         app(args=argv, prog_name="opgov")
     except OpgovError as err:
         prefix = "refused" if err.exit_code == 1 else "error"
-        sys.stderr.write(f"opgov: {prefix}: {err}\n")
+        message = " ".join(str(err).split("\n"))  # always one line
+        sys.stderr.write(f"opgov: {prefix}: {message}\n")
         sys.exit(err.exit_code)
 
 

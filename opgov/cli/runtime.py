@@ -87,13 +87,14 @@ def console(stderr: bool = False):
 
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out = Table(title=title, show_lines=False, title_justify="left")
     for column in columns:
         out.add_column(column, overflow="fold")
-    for row in rows:
-        out.add_row(*["" if v is None else str(v) for v in row])
+    for row in rows:  # cells are data, never markup: `Tensor(a)[]` must print as it is
+        out.add_row(*["" if v is None else escape(str(v)) for v in row])
     console().print(out)
 
 

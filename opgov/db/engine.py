@@ -81,7 +81,9 @@ def ensure_current(engine: Engine) -> None:
     try:
         revision = current_revision(engine)
     except Exception as err:  # noqa: BLE001
-        raise BadInput(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {err}") from None
+        reason = getattr(err, "orig", None) or err  # the driver's own words, without SQLAlchemy's footer
+        reason = "; ".join(line.strip() for line in str(reason).splitlines() if line.strip())
+        raise BadInput(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
     if revision == HEAD_REVISION:
         return
     where = engine.url.render_as_string(hide_password=True)

@@ -46,10 +46,16 @@ def registry_state(session) -> tuple[dict[str, str], dict[str, str], set[str]]:
     """(categories, lifecycles, operators tagged core in the latest snapshot) of the operators
     present now or deleted."""
     c = operators.c
-    rows = session.execute(select(c.qualname, c.category, c.lifecycle, c.tags, c.present)).all()
-    live = [r for r in rows if r.present or r.lifecycle == "deleted"]
-    return ({r.qualname: r.category for r in live}, {r.qualname: r.lifecycle for r in live},
-            {r.qualname for r in live if r.present and "core" in (r.tags or [])})
+    categories: dict[str, str] = {}
+    lifecycles: dict[str, str] = {}
+    tagged: set[str] = set()
+    for name, category, lifecycle, tags, present in session.execute(
+            select(c.qualname, c.category, c.lifecycle, c.tags, c.present)):
+        if present or lifecycle == "deleted":
+            categories[name], lifecycles[name] = category, lifecycle
+            if present and tags and "core" in tags:
+                tagged.add(name)
+    return categories, lifecycles, tagged
 
 
 def _known_operators(session) -> list[str]:
@@ -159,7 +165,7 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
     """
     from opgov.decomps import RuleChange, would_break
     from opgov.names import canonical
-    from opgov.torch_decomps import torch_decomposition_rules
+    from opgov.torch_decomps import read_torch_table
 
     require(ctx, "decomps", "change decomposition rules")
     session = ctx.session
@@ -171,10 +177,9 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
         for name in wanted:
             if name not in known_set:
                 raise BadInput(_unknown(name, known) + " (--only)")
-    found = torch_decomposition_rules(time_budget_s=time_budget_s, only=wanted)
-    import torch  # already imported by torch_decomposition_rules
-
-    detail = f"torch {torch.__version__} default decomposition table, traced"
+    table = read_torch_table(time_budget_s=time_budget_s, only=wanted)
+    found = table.rules
+    detail = f"torch {table.version} default decomposition table, traced"
     untraced: list[dict[str, str | None]] = []
     unknown: list[str] = []
     dropped: dict[str, list[str]] = {}
@@ -199,7 +204,7 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
     log_event(ctx, "decomps.import_torch", "torch", after={"table": len(found), **counts,
                                                             "untraced": len(untraced),
                                                             "errors_introduced": len(introduced)})
-    return {"torch": torch.__version__, "table": len(found), **counts, "precedence": PRECEDENCE_TEXT,
+    return {"torch": table.version, "table": len(found), "not_in_table": list(table.absent), **counts, "precedence": PRECEDENCE_TEXT,
             "changes": [o for o in outcomes if o["outcome"] != "added"],
             "untraced": untraced, "not_in_registry": unknown, "dropped_targets": dropped,
             "errors_introduced": len(introduced),
@@ -247,7 +252,13 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)).all()
-    infos = {r.qualname: OpInfo(r.category, r.lifecycle, r.kind) for r in rows}
+    # thousands of operators share a few dozen values: build each once (unpacking rows is also
+    # much faster than reading a Row's attributes)
+    shared: dict[tuple[str, str, str], OpInfo] = {}
+    infos: dict[str, OpInfo] = {}
+    for name, category, lifecycle, kind in rows:
+        key = (category, lifecycle, kind)
+        infos[name] = shared.get(key) or shared.setdefault(key, OpInfo(category, lifecycle, kind))
     if not infos:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
@@ -276,10 +287,14 @@ def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
     ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
     session = ctx.session
     c = operators.c
-    state = {r.qualname: OpState(r.category, r.lifecycle,
-                                 r.lifecycle_since if r.lifecycle == "deprecating" else None, r.replacement)
-             for r in session.execute(select(c.qualname, c.category, c.lifecycle, c.lifecycle_since,
-                                             c.replacement))}
+    used = set(ops)
+    known: list[str] = []
+    state: dict[str, OpState] = {}
+    for name, category, lifecycle, since, replacement in session.execute(
+            select(c.qualname, c.category, c.lifecycle, c.lifecycle_since, c.replacement)):
+        known.append(name)
+        if name in used:
+            state[name] = OpState(category, lifecycle, since if lifecycle == "deprecating" else None, replacement)
     labels = dict(session.execute(select(snapshots.c.id, snapshots.c.label).order_by(snapshots.c.id)).all())
     if runtime is not None and runtime not in labels.values():
         raise BadInput(f"unknown snapshot {runtime!r} (known: {', '.join(labels.values()) or 'none'})")
@@ -287,10 +302,10 @@ def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
     held: dict[int, set[str]] = {snap: set() for snap in labels}
     for snap, name in session.execute(
             select(snapshot_entries.c.snapshot_id, c.qualname)
-            .join(operators, snapshot_entries.c.operator_id == c.id).where(c.qualname.in_(set(ops)))):
+            .join(operators, snapshot_entries.c.operator_id == c.id).where(c.qualname.in_(used))):
         held[snap].add(name)
     history = [(labels[snap], held[snap]) for snap in labels]
     runtime_ops = next(have for label, have in history if label == runtime) if runtime is not None else None
-    return check(ops, state=state, runtime_ops=runtime_ops,
+    return check(ops, state=state, runtime_ops=runtime_ops, known=known,
                  deprecating_period_days=get_int_setting(session, "deprecating_days"), snapshots=history,
                  runtime_label=f"snapshot {runtime}" if runtime else "the runtime")

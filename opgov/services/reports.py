@@ -15,8 +15,8 @@ says what it said then:
   ``as_of`` are left out. The category an undecided operator has follows the import heuristics
   of the latest import (tags rarely change), and the lifecycle periods are the current settings.
 
-A fixed number of queries, whatever the size of the database: the sections are assembled in
-Python from one read of each table they need.
+The number of queries does not grow with the database (one more per import in the period, for
+its removals): the sections are assembled in Python from one read of each table they need.
 """
 
 from __future__ import annotations

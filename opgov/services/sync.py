@@ -148,8 +148,10 @@ def family_conflicts(text: str, entries: list[Entry], deleting: set[str]) -> lis
     # structured_delegate: lines, and the entry each belongs to
     starts = [e.line for e in entries]
     delegates: dict[str, str] = {}  # delegating entry -> the operator it names
+    lineno, counted = 1, 0
     for m in _DELEGATE_RE.finditer("\n" + text):
-        lineno = text.count("\n", 0, m.start()) + 1
+        lineno += text.count("\n", counted, m.start())
+        counted = m.start()
         owner = entries[bisect.bisect_right(starts, lineno) - 1] if starts and lineno >= starts[0] else None
         if owner is not None and lineno <= owner.end_line:
             delegates[owner.name] = m[1]
@@ -162,8 +164,10 @@ def family_conflicts(text: str, entries: list[Entry], deleting: set[str]) -> lis
             continue
         why = None
         outs = [e.name for e, kind in kept if kind in _OUTLIKE]
-        if outs and (all(kind in _OUTLIKE for _, kind in kept) or any(kind == "functional" for _, kind in gone)):
-            why = (f"{outs[0]} would stay without its functional variant, which torchgen rejects")
+        if outs and all(kind in _OUTLIKE for _, kind in kept):
+            why = f"{outs[0]} would be left without any other variant, which torchgen rejects"
+        elif outs and any(kind == "functional" for _, kind in gone):
+            why = f"{outs[0]} would stay without its functional variant"
         else:
             gone_names = {e.name for e, _ in gone}
             for e, _ in kept:
@@ -186,11 +190,13 @@ def _plan(text: str, desired: dict[str, Desired], path: str):
 
     plan = yamlsync.plan(text, desired, path=path)
     held: list = []
+    entries: list | None = None
     while True:
         deleting = {c.operator for c in plan.changes if c.action == "delete-entry"}
         if not deleting:
             break
-        entries = yamlsync.scan(text, path=path)
+        if entries is None:
+            entries = yamlsync.scan(text, path=path)
         splits = family_conflicts(text, entries, deleting)
         if not splits:
             break
@@ -272,6 +278,9 @@ def summary_markdown(result: SyncResult) -> str:
     if result.mode == "write":
         head = (f"opgov sync: wrote {changes} to `{result.file}`{declared}" if result.written
                 else f"opgov sync: `{result.file}` is already in sync with the database; nothing written")
+    elif result.in_sync and result.conflicts:
+        head = (f"opgov sync: `{result.file}` needs no edit, but the file and the database disagree on "
+                f"{len(result.conflicts)} operator{'' if len(result.conflicts) == 1 else 's'}")
     elif result.in_sync:
         head = f"opgov sync: `{result.file}` is in sync with the database"
     else:
