@@ -87,8 +87,19 @@ def demo() -> None:
     opgov("--now", day(15), "sync-yaml", str(working_copy), "--tags-yaml", str(work / "tags.yaml"), "--diff", db=db)
     opgov("--now", day(15), "tick", "--within", "30", db=db)
     models = SHARED / "models"
-    if (models / "torchvision_ops.json").exists():
-        opgov("--now", day(15), "opset", "build", "--preset", "core-aten", "--models", str(models), db=db)
+    if (models / "torchvision_ops.json").exists():  # real models exported with torch.export
+        opgov("--now", day(15), "check-model", f"{models / 'torchvision_ops.json'}#mobilenet_v3_small@core-aten",
+              "--runtime", "v1", db=db)
+    release = SHARED / "pytorch" / "2.13.0"
+    if (models / "torchvision_ops.json").exists() and (release / "native_functions.yaml").exists():
+        print("\nThe real PyTorch 2.13.0 registry in a second database: the operators a backend implements "
+              "for the core ATen decompositions, and which of 43 real models that covers")
+        real = f"sqlite:///{work / 'pytorch-2.13.0.db'}"
+        opgov("db", "upgrade", db=real)
+        opgov("import", str(release / "native_functions.yaml"), "--tags-yaml", str(release / "tags.yaml"),
+              "--label", "2.13.0", db=real)
+        opgov("decomps", "load", str(ROOT / "data" / "decomps" / "export-composites.yaml"), db=real)
+        opgov("opset", "build", "--preset", "core-aten", "--models", str(models), db=real)
     opgov("--now", day(15), "report", "weekly", "--format", "html", "--out", str(work / "report.html"), db=db)
     opgov("--now", day(15), "report", "weekly", db=db)
     print(f"\nThe weekly report as a web page: {work / 'report.html'}")

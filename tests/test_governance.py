@@ -63,6 +63,11 @@ def test_committee_story(cli):
     assert loaded["recorded"] == loaded["decisions"] > 80
     again = cli.ok("decisions", "load", REVIEW_2023, "--json", actor="alice", now=at(1)).json()
     assert again["recorded"] == 0
+    # the review decomposed expm1, but the (newer) snapshots tag it core: on record, not applied
+    assert "aten::expm1" in loaded["superseded"]
+    expm1 = cli.ok("ops", "show", "aten::expm1", "--json").json()
+    assert expm1["category"] == "core" and expm1["category_source"] == "yaml-tag"
+    assert expm1["decisions"][0]["category"] == "decomposable" and "superseded" in expm1["decisions"][0]["note"]
     split = cli.ok("ops", "show", "aten::split.Tensor", "--json").json()
     assert split["category"] == "decomposable"
     assert split["decisions"][0]["imported"] is True and split["decisions"][0]["decided_at"].startswith("2023-08-24")

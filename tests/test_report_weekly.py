@@ -483,7 +483,11 @@ def test_trend_has_one_point_per_import_with_its_core_count(history, week, pytor
     # release (../shared/pytorch/README.md: 129 and 189)
     assert [p["categories"]["core"] for p in trend[:2]] == [129, 189]
     # later imports count the 2023 review's decisions and proposal 2 (_chunk_cat → core) too
-    decided = {d.op: d.category for d in read_decisions_file(str(REVIEW_2023))}
+    # (a 2023 decision to take an operator out of core is on record only when 2.6.0, the newest
+    # snapshot when the file was loaded, still tags it core: PyTorch overturned it)
+    tagged_at_load = {n for n, op in registry_ops(pytorch_release("2.6.0")).items() if "core" in op.tags}
+    decided = {d.op: d.category for d in read_decisions_file(str(REVIEW_2023))
+               if d.category == "core" or d.op not in tagged_at_load}
     decided["aten::_chunk_cat"] = "core"
     assert trend[2]["categories"]["core"] == expected_core(pytorch_release("2.12.0"), decided)
     assert trend[3]["categories"]["core"] == expected_core(pytorch_release("2.13.0"), decided)

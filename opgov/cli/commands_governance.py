@@ -205,7 +205,9 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
         result = load_decisions(ctx, file)
     print_json(result) if json_out else say(
         f"{result['recorded']} decisions recorded from {file}"
-        + (f" ({result['already_recorded']} were already recorded)" if result["already_recorded"] else ""))
+        + (f" ({result['already_recorded']} were already recorded)" if result["already_recorded"] else "")
+        + (f"; {len(result['superseded'])} on record only, superseded by a newer snapshot that tags the operator "
+           f"core: {', '.join(result['superseded'])}" if result["superseded"] else ""))
 
 
 def _stepped(result: dict, json_out: bool) -> None:

@@ -155,7 +155,8 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     if info["decisions"]:
         table("decisions", ["when", "category", "by", "rationale"],
               [[d["decided_at"][:10], d["category"] + (f" into {', '.join(d['targets'])}" if d["targets"] else ""),
-                ", ".join(d["decided_by"]) + (" (imported)" if d["imported"] else ""), d["rationale"]]
+                ", ".join(d["decided_by"]) + (" (imported)" if d["imported"] else ""),
+                d["rationale"] + (f" [{d['note']}]" if d.get("note") else "")]
                for d in info["decisions"]])
     if info["proposals"]:
         table("proposals", ["id", "kind", "status", "by", "created"],

@@ -152,6 +152,7 @@ class Decision(Base):
     votes: Mapped[list[Any]]
     imported: Mapped[bool]
     source: Mapped[str | None]
+    note: Mapped[str | None]
 
     operator: Mapped[Operator] = relationship()
 

@@ -168,6 +168,8 @@ decisions = Table(
     Column("votes", JSON, nullable=False, default=list),
     Column("imported", Boolean, nullable=False, default=False),
     Column("source", Text),
+    # set when the decision is on record but did not change the category (revision 0005)
+    Column("note", Text),
 )
 
 lifecycle_steps = Table(

@@ -11,7 +11,8 @@ from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Se
 from opgov.services.decompositions import refuse_if_breaks
 from opgov.errors import BadInput, PolicyRefusal
 from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
-                                   get_setting, log_event, require, require_text, role_of, single_user_mode)
+                                   get_setting, latest_snapshot, log_event, require, require_text, role_of,
+                                   single_user_mode)
 
 KIND_TO_CATEGORY = {"core": "core", "decompose": "decomposable", "custom": "custom"}
 
@@ -270,7 +271,8 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
                 find_operator(session, target)
             except BadInput as err:
                 raise BadInput(f"target of {record.op}: {err.message}", file=path, line=record.line) from None
-    loaded = 0
+    latest = latest_snapshot(session)
+    loaded, superseded = 0, []
     for record in records:
         op = ops[record.op]
         existing = session.scalars(select(Decision).where(Decision.operator_id == op.id, Decision.imported,
@@ -279,15 +281,26 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
             continue  # loading the same file twice records nothing new
         before = {"category": op.category, "category_source": op.category_source}
         targets = [str(find_operator(session, t).qualname) for t in record.into]
+        # A historical decision to take an operator out of core, older than a snapshot that still
+        # tags it core, was overturned later (PyTorch tagged it core after the decision): it goes
+        # on record, and the category stays what the newer registry says.
+        note = None
+        if (record.category != "core" and op.present and "core" in op.tags and latest is not None
+                and record.decided_at < latest.imported_at and op.category_source != "decision"):
+            note = f"superseded: snapshot {latest.label} (newer) tags it core"
+            superseded.append(op.qualname)
         session.add(Decision(operator_id=op.id, proposal_id=None, category=record.category, targets=targets,
                              rationale=record.rationale, decided_at=record.decided_at, decided_by=record.decided_by,
-                             votes=[], imported=True, source=record.source))
-        op.category, op.category_source, op.needs_review = record.category, "decision", False
-        _set_rule(ctx, op.qualname, "decompose" if record.category == "decomposable" else record.category,
-                  targets, record.source)
-        log_event(ctx, "category.decided", op.qualname, before=before,
-                  after={"category": record.category, "targets": targets, "imported": True,
-                         "decided_at": record.decided_at.isoformat()}, reason=record.rationale)
+                             votes=[], imported=True, source=record.source, note=note))
+        if note is None:
+            op.category, op.category_source, op.needs_review = record.category, "decision", False
+            _set_rule(ctx, op.qualname, "decompose" if record.category == "decomposable" else record.category,
+                      targets, record.source)
+        log_event(ctx, "category.decided" if note is None else "category.decision_recorded", op.qualname,
+                  before=before, after={"category": record.category, "targets": targets, "imported": True,
+                                        "decided_at": record.decided_at.isoformat(), "note": note},
+                  reason=record.rationale)
         loaded += 1
-    return {"file": path, "decisions": len(records), "recorded": loaded, "already_recorded": len(records) - loaded}
+    return {"file": path, "decisions": len(records), "recorded": loaded, "already_recorded": len(records) - loaded,
+            "superseded": superseded}
 

@@ -56,7 +56,7 @@ def show_op(ctx: Ctx, name: str) -> dict[str, Any]:
             previous = schema
     decisions = [{"id": d.id, "category": d.category, "targets": d.targets, "rationale": d.rationale,
                   "decided_at": d.decided_at.isoformat(), "decided_by": d.decided_by, "votes": d.votes,
-                  "proposal": d.proposal_id, "imported": d.imported, "source": d.source}
+                  "proposal": d.proposal_id, "imported": d.imported, "source": d.source, "note": d.note}
                  for d in session.scalars(select(Decision).where(Decision.operator_id == op.id)
                                           .order_by(Decision.decided_at, Decision.id))]
     proposals = [{"id": p.id, "kind": p.kind, "targets": p.targets, "status": p.status, "proposer": p.proposer,
