@@ -685,3 +685,31 @@ def _check_round_trip(value: object, text: str) -> None:
     printed = str(value)
     if printed != text:
         raise _Invalid(f"{text!r} prints back as {printed!r}")
+
+
+# --- families ----------------------------------------------------------------------------------
+
+_TENSOR_OPTIONS = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "Device"),
+                   ("pin_memory", "bool"))
+
+
+def family_key(schema: FunctionSchema) -> tuple:
+    """The key torchgen groups variants by (its ``FunctionSchema.signature()``): the base name,
+    the arguments without out= arguments, alias annotations and the tensor options
+    (``dtype, layout, device, pin_memory``), and the return types, with the mutated inputs a
+    schema does not return counted as returns."""
+    args = schema.arguments
+    positional = tuple((a.name, str(a.type), a.default) for a in args.positional)
+    kwargs = list(args.kwarg_only)
+    for i in range(len(kwargs) - len(_TENSOR_OPTIONS) + 1):
+        window = kwargs[i:i + len(_TENSOR_OPTIONS)]
+        if all(a.name == name and str(a.type) in (ty, ty + "?")
+               for a, (name, ty) in zip(window, _TENSOR_OPTIONS)):
+            del kwargs[i:i + len(_TENSOR_OPTIONS)]
+            break
+    returned = {r.annotation for r in schema.returns if r.annotation is not None}
+    mutated = [a for a in ((args.self_arg,) if args.self_arg else ()) + args.out + args.post_self_positional
+               if a.annotation is not None and a.annotation.is_write and a.annotation not in returned]
+    returns = tuple(str(r.type) for r in schema.returns) + tuple(str(a.type) for a in mutated)
+    return (schema.name.base, schema.name.dunder, positional,
+            tuple((a.name, str(a.type), a.default) for a in kwargs), returns)

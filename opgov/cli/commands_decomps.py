@@ -169,12 +169,16 @@ def opset_build(
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with
     --models, which real models that covers and what to add next)."""
-    from opgov.opset import render_opset
-    from opgov.services.decompositions import build
+    from opgov.opset import render_opset, render_selective_build
+    from opgov.services.decompositions import build, out_variants
 
     with command(write=False, orm=False) as ctx:
         opset, cov = build(ctx, preset=preset.value, decompose=decompose or [], keep=keep or [], models=models)
-    text = render_opset(opset, cov, fmt.value)
+        outs = out_variants(ctx, opset.operators) if fmt is OpsetFmt.selective_build else None
+    if outs is not None:  # with the out= variants, which ExecuTorch's kernels implement
+        text = render_selective_build(opset, out_variants=outs)
+    else:
+        text = render_opset(opset, cov, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 

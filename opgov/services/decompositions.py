@@ -270,6 +270,34 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
     return opset, cov
 
 
+def out_variants(ctx: Ctx, names) -> dict[str, str]:
+    """Functional operator → its out= variant, for ``names`` (ExecuTorch's kernels are the out=
+    variants). Variants are grouped as torchgen groups them (:func:`opgov.schema.family_key`);
+    an out= operator that only ``autogen:`` declares belongs to the entry that declares it."""
+    from opgov.schema import FunctionSchema, family_key
+
+    wanted = set(names)
+    c = operators.c
+    rows = ctx.session.execute(select(c.qualname, c.name, c.schema, c.kind, c.autogen_of).where(c.present)).all()
+    bases = {name.split("::", 1)[1].split(".")[0].rstrip("_") for name in wanted}
+    by_family: dict[tuple, str] = {}
+    found: dict[str, str] = {}
+    for qualname, name, schema, kind, autogen_of in rows:
+        if kind != "out":
+            continue
+        if schema is None:
+            if autogen_of in wanted:
+                found.setdefault(autogen_of, qualname)
+        elif name.rstrip("_") in bases:
+            by_family.setdefault(family_key(FunctionSchema.parse(schema)), qualname)
+    for qualname, name, schema, kind, _ in rows:
+        if qualname in wanted and qualname not in found and schema is not None and kind == "functional":
+            out = by_family.get(family_key(FunctionSchema.parse(schema)))
+            if out is not None:
+                found[qualname] = out
+    return found
+
+
 # --- model checks -----------------------------------------------------------------------------------
 
 

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from opgov.yamlsync import Conflict, Desired, Entry
 
 LIFECYCLE_TAGS = {"deprecating": "deprecating", "deprecated": "deprecated"}
+_DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
+_OUTLIKE = frozenset({"out", "scratch"})
 MODES = ("check", "diff", "write")
 
 
@@ -93,34 +95,6 @@ def _read(path: str) -> str:
 
 # --- families: what torchgen needs to stay together ------------------------------------------
 
-_TENSOR_OPTIONS = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "Device"),
-                   ("pin_memory", "bool"))
-_DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
-_OUTLIKE = frozenset({"out", "scratch"})
-
-
-def family_key(schema: FunctionSchema) -> tuple:
-    """The key torchgen groups variants by (its ``FunctionSchema.signature()``): the base name,
-    the arguments without out= arguments, alias annotations and the tensor options
-    (``dtype, layout, device, pin_memory``), and the return types, with the mutated inputs a
-    schema does not return counted as returns."""
-    args = schema.arguments
-    positional = tuple((a.name, str(a.type), a.default) for a in args.positional)
-    kwargs = list(args.kwarg_only)
-    for i in range(len(kwargs) - len(_TENSOR_OPTIONS) + 1):
-        window = kwargs[i:i + len(_TENSOR_OPTIONS)]
-        if all(a.name == name and str(a.type) in (ty, ty + "?")
-               for a, (name, ty) in zip(window, _TENSOR_OPTIONS)):
-            del kwargs[i:i + len(_TENSOR_OPTIONS)]
-            break
-    returned = {r.annotation for r in schema.returns if r.annotation is not None}
-    mutated = [a for a in ((args.self_arg,) if args.self_arg else ()) + args.out + args.post_self_positional
-               if a.annotation is not None and a.annotation.is_write and a.annotation not in returned]
-    returns = tuple(str(r.type) for r in schema.returns) + tuple(str(a.type) for a in mutated)
-    return (schema.name.base, schema.name.dunder, positional,
-            tuple((a.name, str(a.type), a.default) for a in kwargs), returns)
-
-
 def _base_name(func_name: str) -> str:
     from opgov.schema import OperatorName
 
@@ -131,7 +105,7 @@ def family_conflicts(text: str, entries: list[Entry], deleting: set[str]) -> lis
     """``family-split`` conflicts for the entries in ``deleting`` (func names) whose deletion
     would split a torchgen group (see the module docstring). Only the families of deleted
     entries are parsed."""
-    from opgov.schema import FunctionSchema
+    from opgov.schema import FunctionSchema, family_key
     from opgov.yamlsync import Conflict
 
     bases = {_base_name(name) for name in deleting}
