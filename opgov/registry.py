@@ -68,22 +68,15 @@ class Registry:
         return {n: FunctionSchema.parse(op.schema) for n, op in self.ops.items() if op.schema is not None}
 
 
-def _entry_lines(text: str) -> list[int]:
-    """1-based line numbers of top-level sequence items (``- `` at column 0)."""
-    lines = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("-") and (len(line) == 1 or line[1] in " \t"):
-            lines.append(number)
-    return lines
-
-
-def _load_yaml(text: str, path: str):
-    # Building ~30,000 small objects triggers the cyclic garbage collector hundreds of times, and
-    # the tree has no cycles to collect: pausing it makes the load ~40% faster.
+def _load_yaml(text: str, path: str, *, compose: bool = False):
+    """``yaml.load`` (or, with ``compose``, only the node tree, whose nodes carry their line) with
+    file and line in every error. Building ~30,000 small objects triggers the cyclic garbage
+    collector hundreds of times, and the tree has no cycles to collect: pausing it makes the load
+    ~40% faster."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return yaml.load(text, Loader=_Loader)
+        return (yaml.compose if compose else yaml.load)(text, Loader=_Loader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -99,17 +92,18 @@ def _load_yaml(text: str, path: str):
 def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
     path = str(path)
-    text = _read_text(path)
-    data = _load_yaml(text, path)
-    if not isinstance(data, list):
+    root = _load_yaml(_read_text(path), path, compose=True)
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.SequenceNode):
         raise BadInput("expected a list of '- tag: NAME' items", file=path, line=1)
-    lines = _entry_lines(text)
     declared: dict[str, int] = {}
-    for index, item in enumerate(data):
-        line = lines[index] if index < len(lines) else None
-        if not isinstance(item, dict) or not isinstance(item.get("tag"), str):
+    for item in root.value:
+        line = item.start_mark.line + 1
+        tag = ({k.value: v for k, v in item.value}.get("tag") if isinstance(item, yaml.MappingNode) else None)
+        if not isinstance(tag, yaml.ScalarNode) or not tag.value:
             raise BadInput("expected '- tag: NAME' with a 'desc:'", file=path, line=line)
-        declared[item["tag"]] = line or 0
+        declared[tag.value] = line
     return declared
 
 
@@ -125,51 +119,57 @@ def _read_text(path: str) -> str:
         raise BadInput(f"not UTF-8 text ({err.reason})", file=path) from None
 
 
-def _tags_of(value, path: str, line: int | None) -> tuple[str, ...]:
-    if value is None:
+def _scalar(node, what: str, path: str) -> str | None:
+    if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
+        return None
+    if not isinstance(node, yaml.ScalarNode):
+        raise BadInput(f"{what} must be a single value", file=path, line=node.start_mark.line + 1)
+    return node.value
+
+
+def _tags_node(node, path: str) -> tuple[str, ...]:
+    if node is None:
         return ()
-    if isinstance(value, str):
-        parts = [p.strip() for p in value.split(",")]
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        parts = [v.strip() for v in value]
+    if isinstance(node, yaml.SequenceNode):
+        names = [_scalar(item, "each tag", path) or "" for item in node.value]
     else:
-        raise BadInput(f"tags must be a name or a list of names, got {value!r}", file=path, line=line)
-    return tuple(p for p in parts if p)
+        names = (_scalar(node, "tags", path) or "").split(",")
+    return tuple(n.strip() for n in names if n.strip())
 
 
 def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | None = None) -> Registry:
-    """Read and validate one native_functions.yaml. Raises :class:`BadInput` naming file and line."""
+    """Read and validate one native_functions.yaml. Raises :class:`BadInput` naming file and line.
+
+    libyaml parses the whole file (so any malformed YAML is reported), but only the node tree is
+    built; opgov reads the few keys it needs from it (``func``, ``tags``, ``dispatch`` keys,
+    ``structured_delegate``, ``autogen``) instead of constructing every value."""
     from opgov.schema import FunctionSchema
 
     path = str(path)
     if text is None:
         text = _read_text(path)
-    data = _load_yaml(text, path)
-    if data is None:
-        data = []
-    if not isinstance(data, list):
-        raise BadInput("expected a list of '- func: ...' entries", file=path, line=1)
-    lines = _entry_lines(text)
-    if len(lines) != len(data):  # unusual layout: ask the composer for exact positions
-        node = yaml.compose(text, Loader=_Loader)
-        lines = [item.start_mark.line + 1 for item in node.value]
+    root = _load_yaml(text, path, compose=True)
+    items = [] if root is None else root.value
+    if root is not None and not isinstance(root, yaml.SequenceNode):
+        raise BadInput("expected a list of '- func: ...' entries", file=path, line=root.start_mark.line + 1)
     declared = read_tags_yaml(tags_yaml) if tags_yaml is not None else None
 
     registry = Registry(path=path, content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest())
     ops = registry.ops
     autogen: list[tuple[str, str, int]] = []
-    for index, entry in enumerate(data):
-        line = lines[index]
-        if not isinstance(entry, dict):
+    for item in items:
+        line = item.start_mark.line + 1
+        if not isinstance(item, yaml.MappingNode):
             raise BadInput("expected a mapping with a 'func:' key", file=path, line=line)
-        func = entry.get("func")
-        if not isinstance(func, str) or not func.strip():
+        entry = {key.value: value for key, value in item.value}
+        func = _scalar(entry.get("func"), "func", path)
+        if not func or not func.strip():
             raise BadInput("entry has no 'func:'", file=path, line=line)
         try:
             schema = FunctionSchema.parse(func)
         except SchemaParseError as err:
             raise BadInput(err.message, file=path, line=line) from None
-        tags = _tags_of(entry.get("tags"), path, line)
+        tags = _tags_node(entry.get("tags"), path)
         if declared is not None:
             for tag in tags:
                 if tag not in declared:
@@ -181,20 +181,17 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
             raise BadInput(f"duplicate operator {schema.func_name} (first at line {ops[name].line})",
                            file=path, line=line)
         dispatch = entry.get("dispatch")
-        if isinstance(dispatch, dict):
-            keys = {k.strip() for key in dispatch for k in str(key).split(",")}
+        if isinstance(dispatch, yaml.MappingNode):
+            keys = {k.strip() for key, _ in dispatch.value for k in str(key.value).split(",")}
             implicit = any(k in IMPLICIT_KEYS for k in keys)
         else:
             implicit = "structured_delegate" not in entry
         ops[name] = RegistryOp(name=name, func_name=schema.func_name, schema=func, kind=str(schema.kind),
                                tags=tags, line=line, composite_implicit=implicit)
-        generated = entry.get("autogen")
-        if generated is not None:
-            if not isinstance(generated, str):
-                raise BadInput("autogen must be a comma-separated string", file=path, line=line)
-            for part in generated.split(","):
-                if part.strip():
-                    autogen.append((part.strip(), name, line))
+        generated = _scalar(entry.get("autogen"), "autogen (a comma-separated string)", path)
+        for part in (generated or "").split(","):
+            if part.strip():
+                autogen.append((part.strip(), name, line))
     for func_name, owner, line in autogen:
         op_name = from_func_name(func_name)
         name = str(op_name)
