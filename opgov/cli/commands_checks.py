@@ -32,7 +32,9 @@ def _database_configured() -> bool:
 
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         return True
-    return Path(default_url().split("///", 1)[1]).exists()
+    default = Path(default_url().split("///", 1)[1])
+    # An empty file is what any command leaves at the default place before `opgov db upgrade`.
+    return default.is_file() and default.stat().st_size > 0
 
 
 @app.command("check-bc")

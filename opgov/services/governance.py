@@ -114,7 +114,8 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
     if op.lifecycle == "deleted":
         raise PolicyRefusal(f"{op.qualname} is deleted")
     if op.kind != "functional":
-        raise PolicyRefusal(f"{op.qualname} is an {op.kind} variant; categories are decided for functional "
+        article = "an" if op.kind[0] in "aeiou" else "a"  # an inplace / an out / a mutable / a scratch
+        raise PolicyRefusal(f"{op.qualname} is {article} {op.kind} variant; categories are decided for functional "
                             "operators only (core holds only functional operators)")
     if op.category == category and op.category_source == "decision":
         raise PolicyRefusal(f"{op.qualname} is already {category}")
