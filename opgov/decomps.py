@@ -135,7 +135,8 @@ def parse_rules_text(text: str, *, filename: str = "<rules>") -> RulesFile:
         date = _scalar(top["reviewed_at"][1], filename, "reviewed_at") if "reviewed_at" in top else None
         return RulesFile(path=filename, source=Path(filename).stem, shape="review-decisions",
                          rules=rules, date=date)
-    raise BadInput("no 'rules:' list (format 1) and no 'decomposed:' list (review facts)",
+    hint = " (this is a decisions file: use `opgov decisions load`)" if "decisions" in top else ""
+    raise BadInput(f"no 'rules:' list (format 1) and no 'decomposed:' list (review facts){hint}",
                    file=filename, line=_line(root))
 
 

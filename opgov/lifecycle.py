@@ -61,5 +61,9 @@ def check_step(state: str, to_state: str, since: datetime | None, now: datetime,
     due = next_timed_step(state, since, periods)
     if due is not None and not due.is_due(now):
         return (f"it has been {state} since {since:%Y-%m-%d %H:%M} UTC; it can become {to_state} from "
-                f"{due.due_at:%Y-%m-%d %H:%M} UTC ({due.days_left(now)} days left)")
+                f"{due.due_at:%Y-%m-%d %H:%M} UTC ({_days(due.days_left(now))} left)")
     return None
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if n == 1 else f"{n} days"

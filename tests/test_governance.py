@@ -169,7 +169,7 @@ def test_lifecycle_story(cli):
     refused(cli, "deprecate", "aten::roll", "--reason", "again", "--replacement", "aten::permute", actor="alice",
             now=at(2), words=["already deprecating"])
     early = refused(cli, "mark-deprecated", "aten::roll", actor="alice", now=at(14),
-                    words=[at(15)[:10], "1 days left"])
+                    words=[at(15)[:10], "(1 day left)"])
     assert "UTC" in early.err
     refused(cli, "delete", "aten::roll", actor="alice", now=at(30), words=["next step is deprecated"])
 
@@ -251,7 +251,7 @@ def test_concurrent_votes_and_ticks(make_cli, any_db_url):
     for op in ("aten::clamp_min", "aten::baddbmm", "aten::glu"):
         cli.ok("deprecate", op, "--reason", "r", actor="chair", now=at(0))
 
-    engine = make_engine(resolve_url(any_db_url))
+    engine = make_engine(resolve_url(any_db_url), create=True)
     try:
         def vote(voter, pid):
             def go():

@@ -3,6 +3,8 @@ upgrade and downgrade on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -13,7 +15,7 @@ from opgov.db.models import Base
 
 
 def test_head_constant_matches_migrations(sqlite_url):
-    engine = make_engine(sqlite_url)
+    engine = make_engine(sqlite_url, create=True)
     script = ScriptDirectory.from_config(alembic_config(engine))
     assert script.get_current_head() == HEAD_REVISION
     revisions = [r.revision for r in script.walk_revisions()]
@@ -21,7 +23,7 @@ def test_head_constant_matches_migrations(sqlite_url):
 
 
 def test_models_and_migrations_agree_and_round_trip(any_db_url):
-    engine = make_engine(resolve_url(any_db_url))
+    engine = make_engine(resolve_url(any_db_url), create=True)
     try:
         upgrade(engine)
         assert current_revision(engine) == HEAD_REVISION
@@ -45,7 +47,7 @@ def test_models_and_migrations_agree_and_round_trip(any_db_url):
 
 
 def test_event_log_is_append_only_in_the_database(any_db_url):
-    engine = make_engine(resolve_url(any_db_url))
+    engine = make_engine(resolve_url(any_db_url), create=True)
     try:
         upgrade(engine)
         with engine.begin() as conn:
@@ -68,6 +70,10 @@ def test_event_log_is_append_only_in_the_database(any_db_url):
 def test_db_commands(make_cli, sqlite_url):
     cli = make_cli(sqlite_url, upgrade=False)
     assert cli.ok("db", "current", "--json").json()["revision"] is None
+    path = Path(sqlite_url.split("///", 1)[1])
+    # reading a database that does not exist says what to do, and creates nothing
+    missing = cli("ops", "list")
+    assert missing.code == 2 and "opgov db upgrade" in missing.err and not path.exists()
     cli.ok("db", "upgrade")
     status = cli.ok("db", "current", "--json").json()
     assert status["revision"] == HEAD_REVISION and status["up_to_date"] and status["simulation"] is False

@@ -32,9 +32,7 @@ def _database_configured() -> bool:
 
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         return True
-    default = Path(default_url().split("///", 1)[1])
-    # An empty file is what any command leaves at the default place before `opgov db upgrade`.
-    return default.is_file() and default.stat().st_size > 0
+    return Path(default_url().split("///", 1)[1]).is_file()
 
 
 @app.command("check-bc")

@@ -72,7 +72,8 @@ def _precedence_lines(result: dict, source: str) -> list[str]:
 
 @decomps_app.command("load")
 def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
-    """Record the rules of a rules file (format in docs/user-guide.md; the 2023 review file works too).
+    """Record the rules of a rules file (format in docs/user-guide.md). The facts file of the 2023
+    review (../shared/decisions/core-aten-review-2023.yaml, with its `decomposed:` list) works too.
 
     Refused (exit 1, nothing recorded) when a rule would make a decomposition produce a non-core
     operator, a cycle or a deprecated target; the message shows the path. A committee decision's

@@ -286,4 +286,4 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
             f"(due {item['due_at'][:10]})")
     for item in result["within"]:
         say(f"coming: {item['operator']} {item['from']} → {item['to']} on {item['due_at'][:10]} "
-            f"({item['days_left']} days)")
+            f"({item['days_left']} day{'' if item['days_left'] == 1 else 's'})")

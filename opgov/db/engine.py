@@ -36,16 +36,24 @@ def resolve_url(db: str | None) -> str:
     return url
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, create: bool = False) -> Engine:
+    """An engine for ``url``. A SQLite file is created only with ``create`` (``opgov db
+    upgrade``); any other command on a missing file says to run ``opgov db upgrade`` and leaves
+    nothing behind."""
     try:
         if url.startswith("sqlite"):
-            path = url.split("///", 1)[1] if "///" in url else ""
+            path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
             if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                if create:
+                    Path(path).parent.mkdir(parents=True, exist_ok=True)
+                elif not Path(path).is_file():
+                    raise DatabaseBehind(f"database {path} does not exist: run `opgov db upgrade`")
             engine = create_engine(url, connect_args={"timeout": 30})
             _sqlite_transactions(engine)
         else:
             engine = create_engine(url, pool_pre_ping=False)
+    except DatabaseBehind:
+        raise
     except Exception as err:  # noqa: BLE001 - any driver or URL problem is bad input
         raise BadInput(f"cannot use database {url!r}: {err}") from None
     return engine

@@ -10,14 +10,14 @@ from opgov.clock import SystemClock, parse_time
 from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_engine, resolve_url,
                              transaction, upgrade)
 from opgov.db.models import Event, Setting
-from opgov.errors import BadInput, PolicyRefusal
+from opgov.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import Ctx, is_simulation
 
 
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> tuple[str | None, str | None]:
     """Migrate to ``revision``. ``simulation`` only on a new database: it marks the database as
     one where a claimed time is honoured, which an existing database can never become."""
-    engine = make_engine(resolve_url(db))
+    engine = make_engine(resolve_url(db), create=True)
     try:
         before = current_revision(engine)
         if simulation and before is not None:
@@ -58,7 +58,10 @@ def downgrade_database(db: str | None, revision: str) -> tuple[str | None, str |
 
 def database_status(db: str | None) -> dict[str, Any]:
     url = resolve_url(db)
-    engine = make_engine(url)
+    try:
+        engine = make_engine(url)
+    except DatabaseBehind:  # no file yet
+        return {"url": url, "revision": None, "head": HEAD_REVISION, "up_to_date": False, "simulation": False}
     try:
         revision = current_revision(engine)
         simulation = False

@@ -76,8 +76,10 @@ def set_setting(ctx: Ctx, key: str, value: str) -> dict[str, Any]:
     return {"key": key, "before": before, "value": str(number)}
 
 
-def list_settings(ctx: Ctx) -> dict[str, str]:
-    return {key: get_setting(ctx.session, key) for key in (*SETTING_HELP, "simulation")}
+def list_settings(ctx: Ctx) -> dict[str, int | bool]:
+    values: dict[str, int | bool] = {key: get_int_setting(ctx.session, key) for key in SETTING_HELP}
+    values["simulation"] = get_setting(ctx.session, "simulation") == "true"
+    return values
 
 
 # --- proposals --------------------------------------------------------------------------------------
