@@ -17,15 +17,22 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-import yaml
-
 from opgov.errors import BadInput, SchemaParseError
 from opgov.names import from_func_name
 
-try:  # libyaml is about ten times faster; the pure loader gives the same result
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
+
+def _yaml():
+    """PyYAML, imported on first use: ``opgov import``'s parent process never needs it (a forked
+    child reads the file), and the import costs about 20 ms."""
+    import yaml
+
+    return yaml
+
+
+def _loader(yaml):
+    # libyaml is about ten times faster; the pure loader gives the same result
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 CORE_TAG = "core"
 # Kernels registered under these keys are decompositions written in terms of other operators.
@@ -73,10 +80,11 @@ def _load_yaml(text: str, path: str, *, compose: bool = False):
     file and line in every error. Building ~30,000 small objects triggers the cyclic garbage
     collector hundreds of times, and the tree has no cycles to collect: pausing it makes the load
     ~40% faster."""
+    yaml = _yaml()
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return (yaml.compose if compose else yaml.load)(text, Loader=_Loader)
+        return (yaml.compose if compose else yaml.load)(text, Loader=_loader(yaml))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -91,6 +99,7 @@ def _load_yaml(text: str, path: str, *, compose: bool = False):
 
 def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
+    yaml = _yaml()
     path = str(path)
     root = _load_yaml(_read_text(path), path, compose=True)
     if root is None:
@@ -120,6 +129,7 @@ def _read_text(path: str) -> str:
 
 
 def _scalar(node, what: str, path: str) -> str | None:
+    yaml = _yaml()
     if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
         return None
     if not isinstance(node, yaml.ScalarNode):
@@ -128,6 +138,7 @@ def _scalar(node, what: str, path: str) -> str | None:
 
 
 def _tags_node(node, path: str) -> tuple[str, ...]:
+    yaml = _yaml()
     if node is None:
         return ()
     if isinstance(node, yaml.SequenceNode):
@@ -143,6 +154,7 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
     libyaml parses the whole file (so any malformed YAML is reported), but only the node tree is
     built; opgov reads the few keys it needs from it (``func``, ``tags``, ``dispatch`` keys,
     ``structured_delegate``, ``autogen``) instead of constructing every value."""
+    yaml = _yaml()
     from opgov.schema import FunctionSchema
 
     path = str(path)

@@ -16,8 +16,8 @@ def opgov(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 
 def test_help_lists_every_command_and_loads_no_database_layer():
-    probe = ("import sys, runpy; sys.argv = ['opgov', '--help']\n"
-             "try:\n    runpy.run_module('opgov', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+    probe = ("import sys\nfrom opgov.cli.main import run\n"
+             "try:\n    run(['--help'])\nexcept SystemExit:\n    pass\n"
              "import json; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
              "('sqlalchemy', 'alembic', 'rich', 'yaml', 'psycopg', 'torch'))))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)

@@ -105,14 +105,12 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
     if json_out:
         print_json(view)
         return
-    from rich.markup import escape
-
     matches = view["matches"]
     text = (f"exception {view['id']}: {view['pattern']} through {view['expires_on']}: "
             f"matches {matches} present operator{'' if matches == 1 else 's'}")
     if view["core_matches"]:
         text += f", {view['core_matches']} of them core (BC breaks of core operators are never waived)"
-    say(escape(text))
+    say(text)
 
 
 @exceptions_app.command("list")
@@ -146,9 +144,7 @@ def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> 
 
     with command(write=True) as ctx:
         view = remove_exception(ctx, exception_id)
-    from rich.markup import escape
-
-    say(escape(f"removed exception {view['id']} ({view['pattern']})"))
+    say(f"removed exception {view['id']} ({view['pattern']})")
 
 
 @app.command("sync-yaml")

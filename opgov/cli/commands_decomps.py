@@ -12,13 +12,6 @@ from opgov.cli.app import JsonOpt, app
 from opgov.cli.runtime import command, print_json, say, table
 
 
-def escape(text: str) -> str:
-    """Rich markup escaping (paths and reasons may hold brackets)."""
-    from rich.markup import escape as rich_escape
-
-    return rich_escape(text)
-
-
 decomps_app = typer.Typer(help="Decomposition rules: operator → target operators.", no_args_is_help=True)
 opset_app = typer.Typer(help="The operators a backend must implement.", no_args_is_help=True)
 app.add_typer(decomps_app, name="decomps")
@@ -87,7 +80,7 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
         return
     for line in [f"{result['rules']} rules from {result['source']}: {_counts(result)}",
                  *_precedence_lines(result, "file")]:
-        say(escape(line))
+        say(line)
 
 
 @decomps_app.command("import-torch")
@@ -124,7 +117,7 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
         lines.append(f"{result['errors_introduced']} new decomposition error(s), e.g. {result['first_errors'][0]}; "
                      "run `opgov check-decomps`")
     for line in lines:
-        say(escape(line))
+        say(line)
 
 
 @decomps_app.command("list")
@@ -138,7 +131,7 @@ def decomps_list(json_out: bool = JsonOpt) -> None:
         print_json(rules)
     else:
         table(f"{len(rules)} rules", ["operator", "into", "source"],
-              [[r["operator"], ", ".join(r["into"]) or "(nothing)", escape(f"{r['source']}: {r['detail']}")]
+              [[r["operator"], ", ".join(r["into"]) or "(nothing)", f"{r['source']}: {r['detail']}"]
                for r in rules])
 
 

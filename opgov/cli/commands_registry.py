@@ -139,10 +139,10 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     if json_out:
         print_json(info)
         return
-    say(f"[bold]{info['name']}[/bold]  {info['kind']}, {info['category']} ({info['category_source']})"
+    say(f"  {info['kind']}, {info['category']} ({info['category_source']})"
         f"{', needs review' if info['needs_review'] else ''}, {info['lifecycle']}"
         f"{' since ' + info['lifecycle_since'] if info['lifecycle_since'] else ''}"
-        f"{'' if info['present'] else ', not in the latest snapshot'}")
+        f"{'' if info['present'] else ', not in the latest snapshot'}", bold=info['name'])
     if info["replacement"]:
         say(f"replacement: {info['replacement']}")
     if info["autogen_of"]:

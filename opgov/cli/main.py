@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 # A command is a short-lived process that builds many objects and few cycles (imports, YAML
@@ -19,14 +20,41 @@ from opgov.errors import OpgovError
 
 
 def run(argv: list[str] | None = None) -> None:
-    """Run the CLI; map opgov's errors to one line on stderr and their exit code."""
+    """Run the CLI; map opgov's errors to one line on stderr and their exit code.
+
+    Called with ``argv`` (tests, other Python code) it ends with ``SystemExit`` as usual. As the
+    ``opgov`` program it flushes its output and leaves with ``os._exit``: every command has
+    already committed its transaction and closed its database, and skipping the interpreter's
+    teardown of thousands of objects saves a tenth of a second on every invocation.
+    """
     try:
-        app(args=argv, prog_name="opgov")
-    except OpgovError as err:
-        prefix = "refused" if err.exit_code == 1 else "error"
-        message = " ".join(str(err).split("\n"))  # always one line
-        sys.stderr.write(f"opgov: {prefix}: {message}\n")
-        sys.exit(err.exit_code)
+        try:
+            app(args=argv, prog_name="opgov")
+        except OpgovError as err:
+            prefix = "refused" if err.exit_code == 1 else "error"
+            message = " ".join(str(err).split("\n"))  # always one line
+            sys.stderr.write(f"opgov: {prefix}: {message}\n")
+            sys.exit(err.exit_code)
+    except SystemExit as done:
+        if argv is not None:
+            raise
+        _leave(done.code)
+    if argv is None:
+        _leave(0)
+
+
+def _leave(code: object) -> None:
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):  # sys.exit("message")
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # `opgov … | head`: the reader left; nothing more to say
+        pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

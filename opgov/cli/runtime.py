@@ -98,5 +98,13 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
     console().print(out)
 
 
-def say(text: str) -> None:
-    console().print(text, markup=True)
+def say(text: str, *, bold: str | None = None) -> None:
+    """One line of output. Text is data, never markup (a schema's ``Tensor(a)[]`` prints as
+    it is). ``bold`` is a leading part to emphasise, on a terminal only; off a terminal nothing
+    loads rich, which keeps piped and scripted use fast."""
+    if bold is not None and sys.stdout.isatty():
+        from rich.text import Text
+
+        console().print(Text(bold, style="bold") + Text(text))
+    else:
+        sys.stdout.write((bold or "") + text + "\n")
