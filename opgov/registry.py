@@ -101,7 +101,7 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
     yaml = _yaml()
     path = str(path)
-    root = _load_yaml(_read_text(path), path, compose=True)
+    root = _load_yaml(read_text(path), path, compose=True)
     if root is None:
         return {}
     if not isinstance(root, yaml.SequenceNode):
@@ -116,9 +116,11 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     return declared
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str, *, exact: bool = False) -> str:
+    """A UTF-8 text file, or one line of :class:`BadInput` naming it. ``exact`` keeps line endings
+    as they are (the sync bot rewrites files byte for byte)."""
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8", newline="" if exact else None) as handle:
             return handle.read()
     except FileNotFoundError:
         raise BadInput("no such file", file=path) from None
@@ -159,7 +161,7 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
 
     path = str(path)
     if text is None:
-        text = _read_text(path)
+        text = read_text(path)
     root = _load_yaml(text, path, compose=True)
     items = [] if root is None else root.value
     if root is not None and not isinstance(root, yaml.SequenceNode):

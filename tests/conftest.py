@@ -215,3 +215,23 @@ def db_fingerprint(url: str) -> dict[str, list]:
             return {t: [tuple(r) for r in conn.execute(text(f"SELECT * FROM {t} ORDER BY 1"))] for t in tables}
     finally:
         engine.dispose()
+
+
+def _unchanged(cli, code: int, what: str, args, actor, now, words) -> Result:
+    before = db_fingerprint(cli.url)
+    result = cli(*args, actor=actor, now=now)
+    assert result.code == code, f"expected {what}, got {result.code}: {result.err}{result.out}"
+    for word in words:
+        assert word in result.err, result.err
+    assert db_fingerprint(cli.url) == before, "a refused command changed the database"
+    return result
+
+
+def refused(cli, *args, actor=None, now=None, words=()) -> Result:
+    """The command is refused by policy (exit 1) with the reason, and writes nothing."""
+    return _unchanged(cli, 1, "a refusal", args, actor, now, words)
+
+
+def bad(cli, *args, actor=None, now=None, words=()) -> Result:
+    """The command is bad input (exit 2) with the reason, and writes nothing."""
+    return _unchanged(cli, 2, "bad input", args, actor, now, words)

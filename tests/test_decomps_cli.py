@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, SAMPLE, db_fingerprint
+from conftest import REPO, SAMPLE, bad, refused
 from opgov.corpus import load_corpus
 from opgov.decomps import load_rules_file
 
@@ -26,28 +26,6 @@ REVIEW_BREAKING = ("aten::mish", "aten::mish_", "aten::hann_window.periodic")
 
 def at(days: float) -> str:
     return (T0 + timedelta(days=days)).isoformat()
-
-
-def refused(cli, *args, actor=None, now=None, words=()):
-    """Refused by policy (exit 1) with the reason, and nothing written."""
-    before = db_fingerprint(cli.url)
-    result = cli(*args, actor=actor, now=now)
-    assert result.code == 1, f"expected a refusal, got {result.code}: {result.err}{result.out}"
-    for word in words:
-        assert word in result.err, result.err
-    assert db_fingerprint(cli.url) == before
-    return result
-
-
-def bad(cli, *args, words=()):
-    """Bad input (exit 2) with the reason, and nothing written."""
-    before = db_fingerprint(cli.url)
-    result = cli(*args)
-    assert result.code == 2, f"expected bad input, got {result.code}: {result.err}{result.out}"
-    for word in words:
-        assert word in result.err, result.err
-    assert db_fingerprint(cli.url) == before
-    return result
 
 
 def write_rules(tmp_path: Path, rules: list[tuple[str, list[str]]], name: str = "rules.yaml") -> Path:

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import func, select
 
-from conftest import REPO, SAMPLE, db_fingerprint
+from conftest import REPO, SAMPLE, bad, refused
 
 V1, V2, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml", SAMPLE / "tags.yaml"
 REVIEW_2023 = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"
@@ -17,27 +17,6 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
 def at(days: float) -> str:
     return (T0 + timedelta(days=days)).isoformat()
-
-
-def refused(cli, *args, actor=None, now=None, words=()):
-    """The command is refused by policy (exit 1) with the reason, and writes nothing."""
-    before = db_fingerprint(cli.url)
-    result = cli(*args, actor=actor, now=now)
-    assert result.code == 1, f"expected a refusal, got {result.code}: {result.err}{result.out}"
-    for word in words:
-        assert word in result.err, result.err
-    assert db_fingerprint(cli.url) == before
-    return result
-
-
-def bad(cli, *args, actor=None, now=None, words=()):
-    before = db_fingerprint(cli.url)
-    result = cli(*args, actor=actor, now=now)
-    assert result.code == 2, f"expected bad input, got {result.code}: {result.err}{result.out}"
-    for word in words:
-        assert word in result.err, result.err
-    assert db_fingerprint(cli.url) == before
-    return result
 
 
 def test_committee_story(cli):

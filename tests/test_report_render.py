@@ -653,13 +653,13 @@ def png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-@pytest.mark.chromium
-def test_html_in_headless_chromium_on_a_phone_and_a_desktop(page, tmp_path):
-    binary = chromium_binary()
-    html_file = tmp_path / "weekly.html"
-    html_file.write_text(page, encoding="utf-8")
+def load_in_chromium(binary: str, html_file: Path, workdir: Path, *, pdf: bool = False):
+    """Open ``html_file`` in headless Chromium at a phone's and a desktop's width. Returns
+    ``({"phone"|"desktop": (checks, png, requests, problems, exceptions)}, pdf bytes or None)``:
+    PAGE_CHECKS' result, a full-page screenshot (also saved beside the page), every URL requested,
+    console errors and warnings, and uncaught exceptions."""
     url = html_file.as_uri()
-    browser = DevTools(binary, tmp_path / "profile")
+    browser = DevTools(binary, workdir / "profile")
     try:
         target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -679,17 +679,29 @@ def test_html_in_headless_chromium_on_a_phone_and_a_desktop(page, tmp_path):
                 "format": "png", "captureBeyondViewport": True,
                 "clip": {"x": 0, "y": 0, "width": width, "height": size["height"], "scale": 1}}, session)
             png = base64.b64decode(shot["data"])
-            (tmp_path / f"weekly-{name}.png").write_bytes(png)
+            (workdir / f"{html_file.stem}-{name}.png").write_bytes(png)
             requests = [e["params"]["request"]["url"] for e in browser.events
                         if e.get("method") == "Network.requestWillBeSent"]
             problems = [e["params"]["entry"] for e in browser.events
                         if e.get("method") == "Log.entryAdded" and e["params"]["entry"]["level"] in {"error", "warning"}]
             exceptions = [e for e in browser.events if e.get("method") == "Runtime.exceptionThrown"]
             results[name] = (checks, png, requests, problems, exceptions)
-        pdf = base64.b64decode(browser.send("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69},
-                                            session)["data"])
+        printed = None
+        if pdf:
+            printed = base64.b64decode(browser.send("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69},
+                                                    session)["data"])
     finally:
         browser.close()
+    return results, printed
+
+
+@pytest.mark.chromium
+def test_html_in_headless_chromium_on_a_phone_and_a_desktop(page, tmp_path):
+    binary = chromium_binary()
+    html_file = tmp_path / "weekly.html"
+    html_file.write_text(page, encoding="utf-8")
+    url = html_file.as_uri()
+    results, pdf = load_in_chromium(binary, html_file, tmp_path, pdf=True)
 
     for name, (checks, png, requests, problems, exceptions) in results.items():
         viewport = 390 if name == "phone" else 1280

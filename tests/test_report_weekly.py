@@ -17,17 +17,14 @@ The database is built once for the module (the four imports take a few seconds).
 
 from __future__ import annotations
 
-import base64
 import io
-import json
 import re
 from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
 from functools import lru_cache
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, Result
 from opgov.decisions_file import read_decisions_file
 from opgov.registry import read_registry
 from opgov.report import GITHUB_BODY_LIMIT, SECTION_KEYS
@@ -47,16 +44,6 @@ OVERDUE = "aten::_convolution.deprecated"  # deprecating since 2025-08-25: depre
 DUE_NOW = "aten::_cast_Float"  # deprecating since 2025-09-04 12:00: deprecated-able from 09-18 12:00
 DUE_SOON = "aten::var.dim"  # core, deprecating since 2025-09-12: deprecated-able from 09-26
 DEPRECATED = "aten::std.dim"  # deprecated since 2025-08-20: deletable from 2026-02-16
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def json(self):
-        return json.loads(self.out)
 
 
 class Runner:
@@ -562,7 +549,7 @@ def test_postgresql_gives_the_same_reports(history, postgres_url, pytorch_releas
 
 @pytest.mark.chromium
 def test_html_of_the_real_history_in_headless_chromium(history, week, tmp_path):
-    from test_report_render import PAGE_CHECKS, DevTools, chromium_binary, png_size
+    from test_report_render import chromium_binary, load_in_chromium, png_size
 
     binary = chromium_binary()
     page = tmp_path / "weekly.html"
@@ -571,34 +558,9 @@ def test_html_of_the_real_history_in_headless_chromium(history, week, tmp_path):
     text = page.read_text(encoding="utf-8")
     assert "aten::all.dimname" in text and "http://" not in text.replace("http://www.w3.org/2000/svg", "")
     url = page.as_uri()
-    browser = DevTools(binary, tmp_path / "profile")
-    try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Network", "Log", "Runtime"):
-            browser.send(f"{domain}.enable", session=session)
-        results = {}
-        for name, width, mobile in (("phone", 390, True), ("desktop", 1280, False)):
-            browser.send("Emulation.setDeviceMetricsOverride",
-                         {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": mobile}, session)
-            browser.events.clear()
-            browser.send("Page.navigate", {"url": url}, session)
-            browser.wait_for("Page.loadEventFired")
-            checks = browser.send("Runtime.evaluate", {"expression": PAGE_CHECKS, "returnByValue": True},
-                                  session)["result"]["value"]
-            size = browser.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
-            shot = browser.send("Page.captureScreenshot", {
-                "format": "png", "captureBeyondViewport": True,
-                "clip": {"x": 0, "y": 0, "width": width, "height": size["height"], "scale": 1}}, session)
-            png = base64.b64decode(shot["data"])
-            (tmp_path / f"weekly-{name}.png").write_bytes(png)
-            requests = [e["params"]["request"]["url"] for e in browser.events
-                        if e.get("method") == "Network.requestWillBeSent"]
-            results[name] = (checks, png, requests)
-    finally:
-        browser.close()
+    results, _ = load_in_chromium(binary, page, tmp_path)
 
-    for name, (checks, png, requests) in results.items():
+    for name, (checks, png, requests, problems, exceptions) in results.items():
         viewport = 390 if name == "phone" else 1280
         width, height = png_size(png)
         assert width == viewport and height > 2000, (name, width, height)

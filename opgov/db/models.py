@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy.orm import DeclarativeBase, Mapped, relationship
 
 from opgov.db import tables
-from opgov.db.tables import UTCDateTime  # noqa: F401  (re-exported for callers and migrations)
 
 
 class Base(DeclarativeBase):

@@ -30,10 +30,10 @@ from sqlalchemy import or_, select
 
 from opgov.db import tables
 from opgov.errors import BadInput
+from opgov.registry import read_text
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
-    from opgov.schema import FunctionSchema
     from opgov.yamlsync import Conflict, Desired, Entry
 
 LIFECYCLE_TAGS = {"deprecating": "deprecating", "deprecated": "deprecated"}
@@ -79,18 +79,6 @@ def desired_state(ctx: Ctx) -> dict[str, Desired]:
             tags = tags | {LIFECYCLE_TAGS[lifecycle]}
         desired[func_name] = Desired(func_name, schema, tags, delete=lifecycle == "deleted")
     return desired
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise BadInput("no such file", file=path) from None
-    except IsADirectoryError:
-        raise BadInput("is a directory, not a file", file=path) from None
-    except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text ({err.reason})", file=path) from None
 
 
 # --- families: what torchgen needs to stay together ------------------------------------------
@@ -198,8 +186,8 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
         require(ctx, "sync", "write native_functions.yaml")
     if latest_snapshot_id(ctx.session) is None:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
-    text = _read(path)
-    tags_text = _read(tags_yaml) if tags_yaml is not None else None
+    text = read_text(path, exact=True)
+    tags_text = read_text(tags_yaml, exact=True) if tags_yaml is not None else None
     plan = _plan(text, desired_state(ctx), path)
     result = SyncResult(file=path, mode=mode, changes=sorted(plan.changes, key=lambda c: c.line),
                         conflicts=list(plan.conflicts), tags_file=tags_yaml)
