@@ -29,6 +29,7 @@ class Side:
     schemas: dict[str, str]
     lines: dict[str, int]
     core: set[str]
+    revision: str | None = None  # for git:REF sides: ``file`` is the path in the repository at REF
 
 
 def _exceptions(session, today: date) -> list:
@@ -68,6 +69,10 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
 
     def locate(finding) -> tuple[str | None, int | None]:
         side = new if finding.operator in new.lines else old
+        if side.revision is not None and side is old:
+            # a removal seen at another git revision: name the file, not a line of a version the
+            # reader (or GitHub's annotation) does not have
+            return side.file, None
         return side.file, side.lines.get(finding.operator)
 
     findings = compat.apply_policy(raw, core=old.core, exceptions=exceptions, completed_deletions=deleted,
@@ -126,7 +131,9 @@ def _git_side(spec: str) -> Side:
         raise BadInput(f"{spec}: cannot run git ({err})") from None
     if shown.returncode != 0:
         raise BadInput(f"{spec}: {shown.stderr.strip().splitlines()[-1] if shown.stderr.strip() else 'git show failed'}")
-    return _yaml_side(spec, f"{ref}:{path}", text=shown.stdout)
+    side = _yaml_side(spec, f"{ref}:{path}", text=shown.stdout)
+    side.file, side.revision = path, ref
+    return side
 
 
 def resolve_side(spec: str, session=None) -> Side:
