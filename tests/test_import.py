@@ -140,3 +140,37 @@ def test_replay_real_releases(make_cli, sqlite_url, pytorch_versions, pytorch_re
     present = [o for o in listed.values() if o["present"]]
     assert sum(1 for o in present if o["autogen_of"] is None) == 2584
     assert sum(1 for o in present if "core" in o["tags"]) == 193
+
+
+def test_concurrent_imports_are_serialised(make_cli, any_db_url):
+    """Two bots importing at once: the second waits for the first and diffs against it."""
+    import threading
+
+    from opgov.clock import SystemClock
+    from opgov.db.engine import make_engine, resolve_url, transaction
+    from opgov.services.common import Ctx
+    from opgov.services.imports import import_snapshot
+
+    make_cli(any_db_url)  # migrated
+    engine = make_engine(resolve_url(any_db_url))
+    results, errors = {}, []
+    barrier = threading.Barrier(2)
+
+    def run(path, label):
+        barrier.wait()
+        try:
+            with transaction(engine, orm=False) as conn:
+                results[label] = import_snapshot(Ctx(conn, "bot", SystemClock()), str(path), label=label)
+        except Exception as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=run, args=a) for a in ((V1, "v1"), (V2, "v2"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    engine.dispose()
+    assert errors == []
+    assert sorted(r.baseline for r in results.values()) == [False, True]  # exactly one baseline
+    second = next(r for r in results.values() if not r.baseline)
+    assert len(second.added) + len(second.removed) + len(second.changed) > 0  # a real diff

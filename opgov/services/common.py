@@ -142,6 +142,22 @@ def find_snapshot(session: Session, label: str) -> Snapshot:
     return snap
 
 
+# --- serialising writers ----------------------------------------------------------------------
+
+_LOCKS = {"import": 0x6F70676F76_01}  # one PostgreSQL advisory lock per kind of exclusive work
+
+
+def serialize(ctx: Ctx, what: str) -> None:
+    """Hold an exclusive lock on ``what`` until the transaction ends, so two such commands never
+    interleave (two imports would each diff against the same previous snapshot). On SQLite every
+    write transaction already begins with ``BEGIN IMMEDIATE``, which serialises writers."""
+    from sqlalchemy import text
+
+    bind = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.get_bind()
+    if bind.dialect.name == "postgresql":
+        ctx.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCKS[what]})
+
+
 # --- roles ----------------------------------------------------------------------------------------
 
 ROLES = ("maintainer", "developer", "bot")

@@ -12,7 +12,7 @@ from opgov.db.tables import operators, schema_versions, snapshot_entries, snapsh
 from opgov.errors import BadInput
 from opgov.names import from_func_name
 from opgov.registry import Registry, read_registry
-from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require
+from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
 
 
 @dataclass
@@ -45,6 +45,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     file already read (by :func:`opgov.registry.read_registry_in_background`), else it is read here.
     """
     require(ctx, "import", "import snapshots")
+    serialize(ctx, "import")
     if not label.strip():
         raise BadInput("the snapshot label must not be empty")
     say = progress or (lambda _msg: None)
