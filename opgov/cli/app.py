@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Optional
 
 import typer
@@ -21,6 +22,14 @@ app = typer.Typer(
 )
 
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+class CheckFormat(str, Enum):
+    """How the checks (check-bc, check-decomps, check-model) print their findings."""
+
+    text = "text"
+    json = "json"
+    github = "github"  # GitHub Actions workflow commands: ::error file=…,line=…::…
 
 
 def _version(value: bool) -> None:

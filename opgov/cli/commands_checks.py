@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import JsonOpt, app
+from opgov.cli.app import CheckFormat, JsonOpt, app
 from opgov.cli.runtime import GLOBALS, command, print_json, say, table
 
 exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-core operators.",
@@ -18,12 +18,6 @@ exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-
 report_app = typer.Typer(help="Reports for the committee.", no_args_is_help=True)
 app.add_typer(exceptions_app, name="exceptions")
 app.add_typer(report_app, name="report")
-
-
-class CheckFormat(str, Enum):
-    text = "text"
-    json = "json"
-    github = "github"
 
 
 def _database_configured() -> bool:

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import JsonOpt, app
+from opgov.cli.app import CheckFormat, JsonOpt, app
 from opgov.cli.runtime import command, print_json, say, table
 
 
@@ -16,12 +16,6 @@ decomps_app = typer.Typer(help="Decomposition rules: operator → target operato
 opset_app = typer.Typer(help="The operators a backend must implement.", no_args_is_help=True)
 app.add_typer(decomps_app, name="decomps")
 app.add_typer(opset_app, name="opset")
-
-
-class Fmt(str, Enum):
-    text = "text"
-    json = "json"
-    github = "github"
 
 
 class OpsetFmt(str, Enum):
@@ -136,7 +130,7 @@ def decomps_list(json_out: bool = JsonOpt) -> None:
 
 
 @app.command("check-decomps")
-def check_decomps_cmd(fmt: Fmt = typer.Option(Fmt.text, "--format")) -> None:
+def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--format")) -> None:
     """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.
 
     Exit 1 on errors (warnings are drift to look at: a core operator with a rule, a `core` yaml
@@ -182,7 +176,7 @@ def check_model_cmd(
                               help="A file (one operator per line, or a JSON list), or CORPUS#model."),
     runtime: Optional[str] = typer.Option(None, "--runtime", metavar="SNAPSHOT",
                                           help="The snapshot the runtime was built from."),
-    fmt: Fmt = typer.Option(Fmt.text, "--format"),
+    fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
 ) -> None:
     """Can a runtime run this model? Errors: deleted, deprecated or missing operators (exit 1)."""
     from opgov.corpus import render_model_check
