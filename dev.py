@@ -39,8 +39,8 @@ def setup(extras: str = "test") -> None:
     if stamp.exists() and stamp.read_text() == digest:
         return
     print("installing opgov and its dependencies into .venv", flush=True)
-    subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[{extras}]"], check=True)
+    subprocess.run([str(PY), "-m", "pip", "install", "-qq", "--upgrade", "pip"], check=True)
+    subprocess.run([str(PY), "-m", "pip", "install", "-qq", "-e", f"{ROOT}[{extras}]"], check=True)
     stamp.write_text(digest)
 
 
