@@ -39,9 +39,3 @@ def parse_time(text: str, *, what: str = "time") -> datetime:
         value = value.replace(tzinfo=timezone.utc)
     return value.astimezone(timezone.utc)
 
-
-def as_utc(value: datetime) -> datetime:
-    """Databases may hand back naive datetimes (SQLite); opgov stores UTC, so attach it."""
-    if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)

@@ -68,23 +68,16 @@ class Registry:
     content_hash: str
     ops: dict[str, RegistryOp] = field(default_factory=dict)  # canonical name → op, file order
 
-    def schemas(self):
-        """Canonical name → parsed FunctionSchema for every op with a schema."""
-        from opgov.schema import FunctionSchema
 
-        return {n: FunctionSchema.parse(op.schema) for n, op in self.ops.items() if op.schema is not None}
-
-
-def _load_yaml(text: str, path: str, *, compose: bool = False):
-    """``yaml.load`` (or, with ``compose``, only the node tree, whose nodes carry their line) with
-    file and line in every error. Building ~30,000 small objects triggers the cyclic garbage
-    collector hundreds of times, and the tree has no cycles to collect: pausing it makes the load
-    ~40% faster."""
+def _compose(text: str, path: str):
+    """The YAML node tree (whose nodes carry their line), with file and line in every error.
+    Building ~30,000 small objects triggers the cyclic garbage collector hundreds of times, and
+    the tree has no cycles to collect: pausing it makes the parse ~40% faster."""
     yaml = _yaml()
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return (yaml.compose if compose else yaml.load)(text, Loader=_loader(yaml))
+        return yaml.compose(text, Loader=_loader(yaml))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -101,7 +94,7 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
     yaml = _yaml()
     path = str(path)
-    root = _load_yaml(read_text(path), path, compose=True)
+    root = _compose(read_text(path), path)
     if root is None:
         return {}
     if not isinstance(root, yaml.SequenceNode):
@@ -162,7 +155,7 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
     path = str(path)
     if text is None:
         text = read_text(path)
-    root = _load_yaml(text, path, compose=True)
+    root = _compose(text, path)
     items = [] if root is None else root.value
     if root is not None and not isinstance(root, yaml.SequenceNode):
         raise BadInput("expected a list of '- func: ...' entries", file=path, line=root.start_mark.line + 1)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select
 
@@ -130,16 +128,6 @@ def latest_snapshot(session: Session) -> Snapshot | None:
 def latest_snapshot_id(session) -> int | None:
     """Core-only: the id of the newest snapshot."""
     return session.scalar(select(func.max(tables.snapshots.c.id)))
-
-
-def find_snapshot(session: Session, label: str) -> Snapshot:
-    from opgov.db.models import Snapshot
-
-    snap = session.scalars(select(Snapshot).where(Snapshot.label == label)).first()
-    if snap is None:
-        labels = session.scalars(select(Snapshot.label).order_by(Snapshot.id)).all()
-        raise BadInput(f"unknown snapshot {label!r} (known: {', '.join(labels) or 'none'})")
-    return snap
 
 
 # --- serialising writers ----------------------------------------------------------------------

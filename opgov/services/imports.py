@@ -152,13 +152,13 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
             ids[qualname] = op_id
             versions.append({"operator_id": op_id, "snapshot_id": snapshot_id,
                              "schema": registry.ops[qualname].schema})
-        events.extend({"action": "operator.added", "subject": r["qualname"],
-                       "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
+        if not baseline:  # the first snapshot is one event; afterwards every change is its own
+            events.extend({"action": "operator.added", "subject": r["qualname"],
+                           "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
     if versions:
         session.execute(insert(schema_versions), versions)
     session.execute(insert(snapshot_entries), [
         {"snapshot_id": snapshot_id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
          "line": op.line} for name, op in registry.ops.items()])
-    if not baseline:  # the first snapshot is one event; afterwards every change is its own
-        log_events(ctx, events)
+    log_events(ctx, events)
     return result
