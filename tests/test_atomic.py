@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from opgov import atomic
-from opgov.atomic import STALE_AFTER_SECONDS, atomic_write_text, temp_prefix
+from opgov.formats import atomic
+from opgov.formats.atomic import STALE_AFTER_SECONDS, atomic_write_text, temp_prefix
 
 REPO = Path(__file__).resolve().parent.parent
 OLD = "old version\n" * 1000
@@ -102,7 +102,7 @@ def test_an_error_before_the_rename_leaves_the_old_file(tmp_path, monkeypatch):
 WRITER = textwrap.dedent(
     """
     import os, sys, time
-    from opgov import atomic
+    from opgov.formats import atomic
 
     target, signal_file, phase, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 

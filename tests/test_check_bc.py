@@ -231,7 +231,7 @@ def test_text_grouped_by_severity_with_a_summary(nodb):
 
 
 def test_list_rules(nodb):
-    from opgov.compat import RULES
+    from opgov.core.compat import RULES
 
     result = nodb("check-bc", "--list-rules")
     assert result.code == 0
@@ -489,7 +489,7 @@ def test_import_without_decisions_roll_is_not_core(cli):
 
 def test_real_2_12_to_2_13(nodb, pytorch_release):
     """Documented fact: 2.12.0 → 2.13.0 removed 108 named-tensor overloads and added one."""
-    from opgov.registry import read_registry
+    from opgov.formats.registry import read_registry
 
     old, new = pytorch_release("2.12.0") / "native_functions.yaml", pytorch_release("2.13.0") / "native_functions.yaml"
     report = check_json(nodb, old, new, code=1)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.compat import (
+from opgov.core.compat import (
     RULES,
     BcException,
     RawFinding,
@@ -20,9 +20,9 @@ from opgov.compat import (
     fc_breaks,
     rules_for,
 )
-from opgov.compat_report import make_report, render_github, render_json, render_text
-from opgov.names import from_func_name
-from opgov.schema import FunctionSchema
+from opgov.render.compat import make_report, render_github, render_json, render_text
+from opgov.core.names import from_func_name
+from opgov.core.schema import FunctionSchema
 
 CASES = Path(__file__).parent / "compat" / "cases"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -13,9 +13,9 @@ import itertools
 
 import yaml
 
-from opgov.compat import bc_breaks, compare, fc_breaks
-from opgov.errors import SchemaParseError
-from opgov.schema import Argument, FunctionSchema, ListType, OptionalType, Type
+from opgov.core.compat import bc_breaks, compare, fc_breaks
+from opgov.core.errors import SchemaParseError
+from opgov.core.schema import Argument, FunctionSchema, ListType, OptionalType, Type
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.corpus import (
+from opgov.core.corpus import (
     OpState,
     check_model,
     load_corpus,
@@ -17,8 +17,8 @@ from opgov.corpus import (
     render_model_check,
     resolve_model_ops,
 )
-from opgov.errors import BadInput
-from opgov.names import canonical
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
 
 
 def raw_models(path: Path) -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.decomps import (
+from opgov.core.decomps import (
     CHECKS,
     CategoryChange,
     RuleChange,
@@ -17,8 +17,8 @@ from opgov.decomps import (
     render_violations,
     would_break,
 )
-from opgov.errors import BadInput
-from opgov.names import canonical
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
 
 REPO = Path(__file__).resolve().parent.parent
 OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"

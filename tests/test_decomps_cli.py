@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from conftest import REPO, SAMPLE, bad, refused
-from opgov.corpus import load_corpus
-from opgov.decomps import load_rules_file
+from opgov.core.corpus import load_corpus
+from opgov.core.decomps import load_rules_file
 
 V1, V2, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml", SAMPLE / "tags.yaml"
 OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"

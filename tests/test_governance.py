@@ -211,7 +211,7 @@ def _concurrent(fns):
 def test_concurrent_votes_and_ticks(make_cli, any_db_url):
     """Maintainers voting, or bots ticking, at the same moment never lose a vote or apply a
     transition twice."""
-    from opgov.clock import FixedClock
+    from opgov.core.clock import FixedClock
     from opgov.db.engine import make_engine, resolve_url, transaction
     from opgov.db.models import Decision, LifecycleStep, Vote
     from opgov.services.common import Ctx

@@ -146,7 +146,7 @@ def test_concurrent_imports_are_serialised(make_cli, any_db_url):
     """Two bots importing at once: the second waits for the first and diffs against it."""
     import threading
 
-    from opgov.clock import SystemClock
+    from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, resolve_url, transaction
     from opgov.services.common import Ctx
     from opgov.services.imports import import_snapshot

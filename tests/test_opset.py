@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.corpus import ModelOps, load_corpus, merge_models
-from opgov.decomps import load_rules_file
-from opgov.errors import BadInput
-from opgov.opset import (
+from opgov.core.corpus import ModelOps, load_corpus, merge_models
+from opgov.core.decomps import load_rules_file
+from opgov.core.errors import BadInput
+from opgov.core.opset import (
     ModelCoverage,
     OpInfo,
     build_opset,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from opgov.errors import BadInput
-from opgov.registry import read_registry
+from opgov.core.errors import BadInput
+from opgov.formats.registry import read_registry
 
 from conftest import SAMPLE
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from opgov.report import (
+from opgov.render.report import (
     SECTION_KEYS,
     CategoryCounts,
     CompatFinding,

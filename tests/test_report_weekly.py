@@ -25,9 +25,9 @@ from functools import lru_cache
 import pytest
 
 from conftest import REPO, Result
-from opgov.decisions_file import read_decisions_file
-from opgov.registry import read_registry
-from opgov.report import GITHUB_BODY_LIMIT, SECTION_KEYS
+from opgov.formats.decisions import read_decisions_file
+from opgov.formats.registry import read_registry
+from opgov.render.report import GITHUB_BODY_LIMIT, SECTION_KEYS
 from test_report_render import md_section, md_tables
 
 REVIEW_2023 = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"

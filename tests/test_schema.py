@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 import yaml
 
-from opgov.errors import BadInput, SchemaParseError
-from opgov.schema import (
+from opgov.core.errors import BadInput, SchemaParseError
+from opgov.core.schema import (
     Annotation,
     Argument,
     BaseType,

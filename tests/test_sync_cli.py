@@ -26,8 +26,8 @@ import pytest
 import yaml
 
 from conftest import REPO, db_fingerprint
-from opgov import yamlsync
-from opgov.atomic import temp_prefix
+from opgov.core import yamlsync
+from opgov.formats.atomic import temp_prefix
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.names import canonical
+from opgov.core.names import canonical
 
 WELL_KNOWN = ("aten::hardswish", "aten::hardsigmoid", "aten::addcmul", "aten::addcdiv", "aten::silu")
 
@@ -24,7 +24,7 @@ def tagged_core(folder: Path) -> set[str]:
 
 @pytest.fixture(scope="module")
 def torch_rules(torch_mod):
-    from opgov.torch_decomps import torch_decomposition_rules
+    from opgov.formats.torch_decomps import torch_decomposition_rules
 
     return {r.op: r for r in torch_decomposition_rules()}
 
@@ -54,7 +54,7 @@ def test_well_known_ops_decompose_into_core_ops(torch_rules, pytorch_release):
 
 def test_targets_are_one_step_and_the_chain_ends_in_core(torch_rules, pytorch_release):
     """mish calls softplus, which the table decomposes in turn: opgov follows the chain."""
-    from opgov.decomps import check
+    from opgov.core.decomps import check
 
     core = tagged_core(pytorch_release("2.13.0"))
     assert "aten::softplus" in torch_rules["aten::mish"].into and "aten::softplus" not in core
@@ -72,7 +72,7 @@ def test_in_place_and_out_variants_are_functionalized(torch_rules):
 
 
 def test_restricting_the_run(torch_mod):
-    from opgov.torch_decomps import torch_decomposition_rules
+    from opgov.formats.torch_decomps import torch_decomposition_rules
 
     rules = torch_decomposition_rules(only=["aten::silu", "aten::not_in_the_table"], workers=1)
     assert [r.op for r in rules] == ["aten::silu"]
@@ -80,7 +80,7 @@ def test_restricting_the_run(torch_mod):
 
 
 def test_time_budget_is_respected(torch_mod):
-    from opgov.torch_decomps import torch_decomposition_rules
+    from opgov.formats.torch_decomps import torch_decomposition_rules
 
     rules = torch_decomposition_rules(only=["aten::silu", "aten::hardswish"], time_budget_s=0)
     assert {r.op for r in rules} == {"aten::silu", "aten::hardswish"}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.errors import BadInput
-from opgov.yamlsync import (
+from opgov.core.errors import BadInput
+from opgov.core.yamlsync import (
     GOVERNED,
     Desired,
     declared_tags,

@@ -44,8 +44,9 @@ def check_bc_cmd(
     """
     from datetime import datetime, timezone
 
-    from opgov import compat, compat_report
-    from opgov.errors import BadInput
+    from opgov.core import compat
+    from opgov.render import compat as compat_report
+    from opgov.core.errors import BadInput
     from opgov.services.compat_checks import check_bc
 
     if list_rules:
@@ -91,7 +92,7 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
                                                help="Last day it applies (a future date); it expires the day after."),
                    json_out: bool = JsonOpt) -> None:
     """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
-    from opgov.clock import parse_time
+    from opgov.core.clock import parse_time
     from opgov.services.compat_checks import add_exception
 
     with command(write=True) as ctx:
@@ -158,7 +159,7 @@ def sync_yaml_cmd(
     blank line stays). Exit 0: in sync (or written); 1: out of sync (--check), or operators the
     bot cannot settle (reported, left untouched); 2: bad input.
     """
-    from opgov.errors import BadInput
+    from opgov.core.errors import BadInput
     from opgov.services.sync import result_json, summary_markdown, sync_yaml
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
@@ -197,9 +198,9 @@ def report_weekly(
 
     The period is (since, as_of]; everything is shown as it stood at --as-of.
     """
-    from opgov import report as render
-    from opgov.clock import parse_time
-    from opgov.errors import BadInput
+    from opgov.render import report as render
+    from opgov.core.clock import parse_time
+    from opgov.core.errors import BadInput
     from opgov.services.reports import weekly_report
 
     end = parse_time(as_of, what="--as-of") if as_of else None
@@ -212,7 +213,7 @@ def report_weekly(
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        from opgov.atomic import atomic_write_text
+        from opgov.formats.atomic import atomic_write_text
 
         try:
             atomic_write_text(out, text)

@@ -130,7 +130,7 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
                approve: bool = typer.Option(False, "--approve"), reject: bool = typer.Option(False, "--reject"),
                comment: str = typer.Option(..., "--comment"), json_out: bool = JsonOpt) -> None:
     """Vote on a proposal (maintainers; not on your own). Quorum approvals decide it."""
-    from opgov.errors import BadInput
+    from opgov.core.errors import BadInput
     from opgov.services.governance import review
 
     if approve == reject:

@@ -59,7 +59,7 @@ def import_cmd(
     json_out: bool = JsonOpt,
 ) -> None:
     """Record a snapshot: operators added, removed and schema-changed since the previous one."""
-    from opgov.registry import read_registry_in_background
+    from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
     from opgov.services.imports import import_snapshot
@@ -109,7 +109,7 @@ def ops_list(
     json_out: bool = JsonOpt,
 ) -> None:
     """Operators present in the latest snapshot."""
-    from opgov.errors import BadInput
+    from opgov.core.errors import BadInput
     from opgov.services.ops import CATEGORIES, LIFECYCLES, list_ops
 
     if category and category not in CATEGORIES:

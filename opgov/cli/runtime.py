@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from opgov.clock import Clock, FixedClock, SystemClock, parse_time
-from opgov.errors import PolicyRefusal
+from opgov.core.clock import Clock, FixedClock, SystemClock, parse_time
+from opgov.core.errors import PolicyRefusal
 
 
 @dataclass

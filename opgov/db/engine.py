@@ -14,7 +14,7 @@ from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event, text
 
-from opgov.errors import BadInput, DatabaseBehind
+from opgov.core.errors import BadInput, DatabaseBehind
 
 # The newest migration. tests/test_migrations.py checks it against the migrations folder, so the
 # "is the database behind?" check costs one query instead of loading Alembic on every command.

@@ -6,11 +6,11 @@ from typing import Any
 
 from sqlalchemy import inspect, select
 
-from opgov.clock import SystemClock, parse_time
+from opgov.core.clock import SystemClock, parse_time
 from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_engine, resolve_url,
                              transaction, upgrade)
 from opgov.db.models import Event, Setting
-from opgov.errors import BadInput, DatabaseBehind, PolicyRefusal
+from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import Ctx, is_simulation
 
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select
 
-from opgov.clock import Clock
+from opgov.core.clock import Clock
 from opgov.db import tables
-from opgov.errors import BadInput, PolicyRefusal
-from opgov.names import parse_op_name
+from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.names import parse_op_name
 
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """Compatibility use cases: findings of an import, ``check-bc`` between any two sources, and the
-BC exceptions. The rules and the policy themselves live in :mod:`opgov.compat` (pure)."""
+BC exceptions. The rules and the policy themselves live in :mod:`opgov.core.compat` (pure)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sqlalchemy import insert, select
 
 from opgov.db import tables
 from opgov.db.models import BcException, Operator
-from opgov.errors import BadInput
+from opgov.core.errors import BadInput
 from opgov.services.common import Ctx, log_event, require, require_text
 
 DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
@@ -33,7 +33,7 @@ class Side:
 
 
 def _exceptions(session, today: date) -> list:
-    from opgov.compat import BcException as Rule
+    from opgov.core.compat import BcException as Rule
 
     e = tables.bc_exceptions.c
     return [Rule(pattern=r.pattern, reason=r.reason, created_by=r.created_by, expires_on=r.expires_on)
@@ -53,8 +53,8 @@ def _decided(session) -> tuple[set[str], set[str], set[str]]:
 
 def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date):
     """Run the rules over two sides and apply the policy; returns a ``CheckReport``."""
-    from opgov import compat
-    from opgov.schema import FunctionSchema
+    from opgov.core import compat
+    from opgov.core.schema import FunctionSchema
 
     # Only changed or removed operators need parsing; dicts keep each file's order, so the
     # findings come out in a stable order (the old file's, then new operators in the new file's).
@@ -63,7 +63,7 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
     bases = {n.split(".")[0] for n in changed}
     old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
     new_map = {n: FunctionSchema.parse(s) for n, s in new.schemas.items() if n in added or n.split(".")[0] in bases}
-    from opgov.compat_report import make_report
+    from opgov.render.compat import make_report
 
     raw = [f for f in compat.compare(old_map, new_map) if f.kind != "new" or f.operator in added]
 
@@ -112,7 +112,7 @@ def snapshot_side(session, snapshot_id: int) -> Side:
 
 
 def _yaml_side(label: str, path: str, text: str | None = None) -> Side:
-    from opgov.registry import read_registry
+    from opgov.formats.registry import read_registry
 
     registry = read_registry(path, text=text)
     return Side(label=label, file=path, schemas={n: op.schema for n, op in registry.ops.items() if op.schema},
@@ -173,7 +173,7 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> dict
     require(ctx, "exceptions", "record BC exceptions")
     if expires <= ctx.now().date():
         raise BadInput(f"--expires {expires} is not in the future")
-    from opgov.compat import BcException as Rule
+    from opgov.core.compat import BcException as Rule
 
     rule = Rule(pattern=pattern, reason=reason, created_by=ctx.actor, expires_on=expires)
     rows = ctx.session.execute(select(Operator.qualname, Operator.category).where(Operator.present)).all()

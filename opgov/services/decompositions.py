@@ -1,6 +1,6 @@
 """Decomposition rules in the database, their checks, the opset builder and model checks.
 
-The logic is pure (:mod:`opgov.decomps`, :mod:`opgov.opset`, :mod:`opgov.corpus`); this module
+The logic is pure (:mod:`opgov.core.decomps`, :mod:`opgov.core.opset`, :mod:`opgov.core.corpus`); this module
 feeds it from the database and records rule changes. Every query goes through the Core tables of
 :mod:`opgov.db.tables`, so these use cases run on an ORM ``Session`` (inside governance use cases)
 and on a plain Core ``Connection`` alike; the read-only commands (``opset build``,
@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from opgov.db.tables import decomp_rules, operators, snapshot_entries, snapshots
-from opgov.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
@@ -75,7 +75,7 @@ def _unknown(name: str, known: Sequence[str]) -> str:
 def refuse_if_breaks(session, changes: list, *, what: str) -> None:
     """Refuse (exit 1) a change that would make a decomposition produce a non-core operator, or
     add a cycle or a dead target. The message spells out the paths (the first few)."""
-    from opgov.decomps import would_break
+    from opgov.core.decomps import would_break
 
     categories, lifecycle, _ = registry_state(session)
     broken = would_break(current_rules(session), categories, changes, lifecycle=lifecycle)
@@ -131,7 +131,7 @@ def load_rules(ctx: Ctx, path: str) -> dict[str, Any]:
     produce a non-core operator, a cycle or a deprecated target; the message has the paths.
     A rule recorded by a committee decision is kept (decision > file > torch).
     """
-    from opgov.decomps import RuleChange, load_rules_file
+    from opgov.core.decomps import RuleChange, load_rules_file
 
     require(ctx, "decomps", "change decomposition rules")
     rules_file = load_rules_file(path)
@@ -156,16 +156,16 @@ def load_rules(ctx: Ctx, path: str) -> dict[str, Any]:
 
 def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[str] | None = None) -> dict[str, Any]:
     """Record the rules observed by tracing torch.export's default decomposition table (source
-    ``torch``; see :mod:`opgov.torch_decomps` for what is derived and what is not).
+    ``torch``; see :mod:`opgov.formats.torch_decomps` for what is derived and what is not).
 
     torch's table is a fact about PyTorch, so its rules are recorded even where
     ``check-decomps`` then finds that they end in non-core operators; the result counts the
     errors the import introduced. Rules from decisions and files are kept. Targets the registry
     does not know are dropped (and listed); operators it does not know get no rule.
     """
-    from opgov.decomps import RuleChange, would_break
-    from opgov.names import canonical
-    from opgov.torch_decomps import read_torch_table
+    from opgov.core.decomps import RuleChange, would_break
+    from opgov.core.names import canonical
+    from opgov.formats.torch_decomps import read_torch_table
 
     require(ctx, "decomps", "change decomposition rules")
     session = ctx.session
@@ -223,8 +223,8 @@ def list_rules(ctx: Ctx) -> list[dict[str, Any]]:
 
 
 def check_decompositions(ctx: Ctx) -> list:
-    """Every finding of :func:`opgov.decomps.check` on the database's rules and registry."""
-    from opgov.decomps import check
+    """Every finding of :func:`opgov.core.decomps.check` on the database's rules and registry."""
+    from opgov.core.decomps import check
 
     categories, lifecycle, tagged = registry_state(ctx.session)
     present = set(ctx.session.scalars(select(operators.c.qualname).where(operators.c.present)))
@@ -246,9 +246,9 @@ def corpus_files(models: str) -> list[Path]:
 
 
 def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], models: str | None):
-    """(the opset, its coverage of the models or None): see :func:`opgov.opset.build_opset`."""
-    from opgov.corpus import load_corpus, merge_models
-    from opgov.opset import OpInfo, build_opset, coverage
+    """(the opset, its coverage of the models or None): see :func:`opgov.core.opset.build_opset`."""
+    from opgov.core.corpus import load_corpus, merge_models
+    from opgov.core.opset import OpInfo, build_opset, coverage
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)).all()
@@ -272,9 +272,9 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
 
 def out_variants(ctx: Ctx, names) -> dict[str, str]:
     """Functional operator → its out= variant, for ``names`` (ExecuTorch's kernels are the out=
-    variants). Variants are grouped as torchgen groups them (:func:`opgov.schema.family_key`);
+    variants). Variants are grouped as torchgen groups them (:func:`opgov.core.schema.family_key`);
     an out= operator that only ``autogen:`` declares belongs to the entry that declares it."""
-    from opgov.schema import FunctionSchema, family_key
+    from opgov.core.schema import FunctionSchema, family_key
 
     wanted = set(names)
     c = operators.c
@@ -308,9 +308,9 @@ def corpora_dir() -> Path | None:
 
 
 def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
-    """Check the operators a model uses (see :func:`opgov.corpus.resolve_model_ops`) against the
+    """Check the operators a model uses (see :func:`opgov.core.corpus.resolve_model_ops`) against the
     registry and, with ``runtime``, against the operators of that snapshot."""
-    from opgov.corpus import OpState, check_model as check, resolve_model_ops
+    from opgov.core.corpus import OpState, check_model as check, resolve_model_ops
 
     ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
     session = ctx.session

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
 from opgov.services.decompositions import refuse_if_breaks
-from opgov.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
                                    get_setting, latest_snapshot, log_event, require, require_text, role_of,
                                    single_user_mode)
@@ -96,7 +96,7 @@ def proposal_view(p: Proposal, quorum: int | None = None) -> dict[str, Any]:
 
 def _changes(op: Operator, kind: str, targets: list[str]) -> list:
     """The rule and category changes a proposal makes, for the decomposition checks."""
-    from opgov.decomps import CategoryChange, RuleChange
+    from opgov.core.decomps import CategoryChange, RuleChange
 
     changes: list = [CategoryChange(op.qualname, KIND_TO_CATEGORY[kind])]
     if kind == "decompose":
@@ -258,7 +258,7 @@ def show_proposal(ctx: Ctx, proposal_id: int) -> dict[str, Any]:
 
 def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
     """Record a file of historical decisions (dated, marked as imported) in one go."""
-    from opgov.decisions_file import read_decisions_file
+    from opgov.formats.decisions import read_decisions_file
 
     require(ctx, "decisions", "load decisions")
     records = read_decisions_file(path)

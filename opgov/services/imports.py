@@ -9,9 +9,9 @@ from typing import Callable
 from sqlalchemy import bindparam, insert, select, update
 
 from opgov.db.tables import operators, schema_versions, snapshot_entries, snapshots
-from opgov.errors import BadInput
-from opgov.names import from_func_name
-from opgov.registry import Registry, read_registry
+from opgov.core.errors import BadInput
+from opgov.core.names import from_func_name
+from opgov.formats.registry import Registry, read_registry
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
 
 
@@ -42,7 +42,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     """Record a snapshot: operators added, removed and schema-changed since the previous one.
 
     ``ctx.session`` may be a Core connection: this use case needs no ORM. ``registry`` is the
-    file already read (by :func:`opgov.registry.read_registry_in_background`), else it is read here.
+    file already read (by :func:`opgov.formats.registry.read_registry_in_background`), else it is read here.
     """
     require(ctx, "import", "import snapshots")
     serialize(ctx, "import")

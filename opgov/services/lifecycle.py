@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import select
 
 from opgov.db.models import LifecycleStep, Operator
-from opgov.errors import BadInput, PolicyRefusal
-from opgov.lifecycle import Periods, check_step, next_timed_step
+from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.lifecycle import Periods, check_step, next_timed_step
 from opgov.services.common import Ctx, find_operator, get_int_setting, log_event, require, require_text
 
 

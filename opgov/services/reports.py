@@ -1,4 +1,4 @@
-"""The weekly committee report: fill :class:`opgov.report.WeeklyReport` from the database.
+"""The weekly committee report: fill :class:`opgov.render.report.WeeklyReport` from the database.
 
 The period is ``(since, as_of]``: ``as_of`` defaults to now and ``since`` to seven days before
 ``as_of``, so consecutive weekly reports neither overlap nor leave a gap. A date given alone
@@ -31,9 +31,9 @@ from sqlalchemy.orm import aliased, selectinload
 from opgov import __version__
 from opgov.db.models import (BcException, Event, Finding, LifecycleStep, Operator, Proposal, Snapshot,
                              SnapshotEntry)
-from opgov.errors import BadInput
-from opgov.lifecycle import next_timed_step
-from opgov.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, ExceptionEntry,
+from opgov.core.errors import BadInput
+from opgov.core.lifecycle import next_timed_step
+from opgov.render.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, ExceptionEntry,
                           LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp, ReviewItem, SnapshotRef,
                           TrendPoint, Vote, WeeklyReport)
 from opgov.services.common import Ctx, get_int_setting
@@ -50,7 +50,7 @@ SEVERITIES = frozenset({"error", "warning", "waived", "info"})
 
 
 def suggestion_reason(category: str, source: str) -> str:
-    """Why the import heuristics (:meth:`opgov.registry.RegistryOp.suggested_category`) chose ``category``."""
+    """Why the import heuristics (:meth:`opgov.formats.registry.RegistryOp.suggested_category`) chose ``category``."""
     if category == "core":
         return "tagged core in native_functions.yaml" if source == "yaml-tag" else "core"
     if category == "decomposable":
@@ -166,7 +166,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
         if e.removed_at is not None and e.removed_at <= as_of:
             continue
         entry = ExceptionEntry(pattern=e.pattern, reason=e.reason, created_by=e.created_by, expires_on=e.expires_on)
-        if today > e.expires_on:  # an exception applies through its expiry date (opgov.compat)
+        if today > e.expires_on:  # an exception applies through its expiry date (opgov.core.compat)
             expired.append(entry)
         elif e.expires_on <= today + timedelta(days=SOON_DAYS):
             expiring.append(entry)

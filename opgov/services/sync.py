@@ -1,12 +1,12 @@
 """The sync bot: write governance (``core``, ``deprecating``, ``deprecated``, deleted entries) back
-into native_functions.yaml, changing nothing else. The text editing is :mod:`opgov.yamlsync`.
+into native_functions.yaml, changing nothing else. The text editing is :mod:`opgov.core.yamlsync`.
 
 The desired state comes from the database: ``core`` for every operator whose category is core,
 ``deprecating`` / ``deprecated`` for the operators in that lifecycle state, and no entry at all
 for deleted operators. Where the file and the database disagree in a way the bot cannot settle,
-the operator is reported (a :class:`~opgov.yamlsync.Conflict`) and left untouched:
+the operator is reported (a :class:`~opgov.core.yamlsync.Conflict`) and left untouched:
 
-* the kinds :mod:`opgov.yamlsync` reports (``missing-in-file``, ``missing-in-database``,
+* the kinds :mod:`opgov.core.yamlsync` reports (``missing-in-file``, ``missing-in-database``,
   ``schema-differs``, ``autogen-tags``, ``autogen-blocked``), and
 * ``family-split``: deleting the operator would leave a file PyTorch's code generator rejects
   or that keeps half a family. torchgen groups the functional, in-place and out= variants that
@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING
 from sqlalchemy import or_, select
 
 from opgov.db import tables
-from opgov.errors import BadInput
-from opgov.registry import read_text
+from opgov.core.errors import BadInput
+from opgov.formats.registry import read_text
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
-    from opgov.yamlsync import Conflict, Desired, Entry
+    from opgov.core.yamlsync import Conflict, Desired, Entry
 
 LIFECYCLE_TAGS = {"deprecating": "deprecating", "deprecated": "deprecated"}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
@@ -64,7 +64,7 @@ class SyncResult:
 def desired_state(ctx: Ctx) -> dict[str, Desired]:
     """What governance wants for every ``aten`` operator the latest snapshot holds, or that was
     deleted, keyed by func name (``add.Tensor``)."""
-    from opgov.yamlsync import Desired
+    from opgov.core.yamlsync import Desired
 
     ops = tables.operators.c
     rows = ctx.session.execute(select(ops.name, ops.overload, ops.schema, ops.category, ops.lifecycle)
@@ -84,7 +84,7 @@ def desired_state(ctx: Ctx) -> dict[str, Desired]:
 # --- families: what torchgen needs to stay together ------------------------------------------
 
 def _base_name(func_name: str) -> str:
-    from opgov.schema import OperatorName
+    from opgov.core.schema import OperatorName
 
     return OperatorName.parse(func_name).base
 
@@ -93,8 +93,8 @@ def family_conflicts(text: str, entries: list[Entry], deleting: set[str]) -> lis
     """``family-split`` conflicts for the entries in ``deleting`` (func names) whose deletion
     would split a torchgen group (see the module docstring). Only the families of deleted
     entries are parsed."""
-    from opgov.schema import FunctionSchema, family_key
-    from opgov.yamlsync import Conflict
+    from opgov.core.schema import FunctionSchema, family_key
+    from opgov.core.yamlsync import Conflict
 
     bases = {_base_name(name) for name in deleting}
     groups: dict[tuple, list[tuple[Entry, str]]] = {}
@@ -148,7 +148,7 @@ def family_conflicts(text: str, entries: list[Entry], deleting: set[str]) -> lis
 
 def _plan(text: str, desired: dict[str, Desired], path: str):
     """The edit plan, with the deletions that would split a family held back and reported."""
-    from opgov import yamlsync
+    from opgov.core import yamlsync
 
     plan = yamlsync.plan(text, desired, path=path)
     held: list = []
@@ -178,7 +178,7 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
     edit, ``write`` (role: bot or maintainer) applies it atomically. With ``tags_yaml``, every
     governed tag the result uses must be declared there; missing declarations are added.
     Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported."""
-    from opgov import yamlsync
+    from opgov.core import yamlsync
 
     if mode not in MODES:
         raise BadInput(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
@@ -201,7 +201,7 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
         if result.tags_declared:
             result.diff += yamlsync.unified_diff(tags_text, new_tags_text, tags_yaml)
     if mode == "write" and not result.in_sync:
-        from opgov.atomic import atomic_write_text
+        from opgov.formats.atomic import atomic_write_text
 
         if result.tags_declared:  # declare first: a file whose tags are undeclared must never exist
             atomic_write_text(tags_yaml, new_tags_text)

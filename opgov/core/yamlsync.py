@@ -15,7 +15,7 @@ What the scanner understands
     plain name (``tags: core``) or a flow list (``tags: [core, pointwise]``), either optionally
     followed by a comment; ``autogen:`` is a comma-separated list of names. Anything else the
     scanner can notice (a list item that does not start with ``func:``, a duplicate operator, a
-    tags value in another form) is :class:`~opgov.errors.BadInput` naming the file and line.
+    tags value in another form) is :class:`~opgov.core.errors.BadInput` naming the file and line.
 
 Governed tags
     Only ``core``, ``deprecating`` and ``deprecated`` (:data:`GOVERNED_TAGS`) are ever added or
@@ -71,7 +71,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from opgov.errors import BadInput
+from opgov.core.errors import BadInput
 
 GOVERNED_TAGS: tuple[str, ...] = ("core", "deprecating", "deprecated")
 """The tags governance owns, in the order they are appended to a tags line."""

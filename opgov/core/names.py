@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from opgov.errors import BadInput
+from opgov.core.errors import BadInput
 
 DEFAULT_NAMESPACE = "aten"
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"

@@ -50,7 +50,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from opgov.errors import BadInput
+from opgov.core.errors import BadInput
 
 # Operators an in-place or out= decomposition calls to write its result back into the mutated
 # argument. Functionalization removes them, so they are not targets.
@@ -163,7 +163,7 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
         if remaining <= 0:
             break
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from opgov.torch_decomps import _worker_main; _worker_main()"],
+            [sys.executable, "-c", "from opgov.formats.torch_decomps import _worker_main; _worker_main()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             text=True,
         )

@@ -25,8 +25,8 @@ from datetime import date, datetime, time, timezone
 
 import yaml
 
-from opgov.errors import BadInput
-from opgov.names import canonical
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
 
 CATEGORIES = ("core", "decomposable", "custom")
 

@@ -2,7 +2,7 @@
 
 A *rule* says which operators an operator decomposes into: ``aten::hardswish`` →
 ``aten::clamp, aten::add.Tensor, aten::mul.Tensor, aten::div.Tensor``. Names are canonical
-(:func:`opgov.names.canonical`). Rules are one step deep; the checks follow them transitively.
+(:func:`opgov.core.names.canonical`). Rules are one step deep; the checks follow them transitively.
 
 Rules file, format 1
 --------------------
@@ -40,8 +40,8 @@ from typing import Literal
 
 import yaml
 
-from opgov.errors import BadInput
-from opgov.names import canonical
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
 
 try:  # PyYAML built with libyaml parses several times faster
     _Loader: type = yaml.CSafeLoader
@@ -558,9 +558,9 @@ def _as_list(changes: Change | Sequence[Change]) -> list[Change]:
 
 def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str:
     """``text`` (one line each and a summary), ``json`` (see
-    :class:`opgov.decomps_report.ViolationsReport`) or ``github`` (workflow annotations)."""
+    :class:`opgov.render.decomps.ViolationsReport`) or ``github`` (workflow annotations)."""
     if fmt == "json":
-        from opgov.decomps_report import ViolationsReport
+        from opgov.render.decomps import ViolationsReport
 
         return ViolationsReport.of(violations).model_dump_json(indent=2)
     if fmt == "github":

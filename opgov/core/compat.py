@@ -28,7 +28,7 @@ failure) and return an empty list exactly when PyTorch says compatible.
 :func:`compare` checks two whole registries; :func:`apply_policy` turns its raw findings into
 findings with a severity (core ATen policy, recorded exceptions, completed deletions).
 
-Standard library only; the JSON shapes and renderers live in :mod:`opgov.compat_report`.
+Standard library only; the JSON shapes and renderers live in :mod:`opgov.render.compat`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from datetime import date
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
-from opgov.schema import Annotation, Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type
+from opgov.core.schema import Annotation, Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type
 
 __all__ = [
     "BcException",

@@ -6,7 +6,7 @@ annotations such as ``a!`` or ``a -> *``), :class:`Type` (:class:`BaseType`,
 :class:`Arguments` and :class:`FunctionSchema`. Each has a ``parse(text)`` constructor and a
 ``__str__`` that prints it back; parsing checks that printing gives the same text, so
 ``str(FunctionSchema.parse(s)) == s`` for every schema that parses at all. Anything else raises
-:class:`~opgov.errors.SchemaParseError` naming the schema text and the problem.
+:class:`~opgov.core.errors.SchemaParseError` naming the schema text and the problem.
 
 Facts that follow from a schema (its kind, its out arguments, whether it is in-place) are
 properties computed from the model, with the semantics of PyTorch's code generator.
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from opgov.errors import SchemaParseError
+from opgov.core.errors import SchemaParseError
 
 __all__ = [
     "Annotation",

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from opgov.errors import BadInput
-from opgov.names import canonical
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
 
 STAGES = ("exported", "core-aten")
 
@@ -287,10 +287,10 @@ def _utc(moment: datetime) -> datetime:
 
 
 def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
-    """``text``, ``json`` (:class:`opgov.decomps_report.ModelCheckReport`) or ``github``
+    """``text``, ``json`` (:class:`opgov.render.decomps.ModelCheckReport`) or ``github``
     (workflow annotations)."""
     if fmt == "json":
-        from opgov.decomps_report import ModelCheckReport
+        from opgov.render.decomps import ModelCheckReport
 
         return ModelCheckReport.of(check).model_dump_json(indent=2)
     if fmt == "github":

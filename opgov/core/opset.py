@@ -52,9 +52,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from opgov.corpus import ModelOps
-from opgov.errors import BadInput
-from opgov.names import canonical
+from opgov.core.corpus import ModelOps
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
 
 Preset = Literal["core-aten", "no-decomp", "full-decomp"]
 PRESETS: tuple[str, ...] = ("core-aten", "no-decomp", "full-decomp")
@@ -414,10 +414,10 @@ def describe_choice(choice: OpsetChoice) -> str:
 
 
 def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -> str:
-    """``text`` or ``json`` (:class:`opgov.decomps_report.OpsetReport`); see also
+    """``text`` or ``json`` (:class:`opgov.render.decomps.OpsetReport`); see also
     :func:`render_selective_build` and :func:`render_python`."""
     if fmt == "json":
-        from opgov.decomps_report import OpsetReport
+        from opgov.render.decomps import OpsetReport
 
         return OpsetReport.of(opset, cov).model_dump_json(indent=2)
     if fmt == "selective-build":

@@ -17,8 +17,8 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from opgov.errors import BadInput, SchemaParseError
-from opgov.names import from_func_name
+from opgov.core.errors import BadInput, SchemaParseError
+from opgov.core.names import from_func_name
 
 
 def _yaml():
@@ -150,7 +150,7 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
     built; opgov reads the few keys it needs from it (``func``, ``tags``, ``dispatch`` keys,
     ``structured_delegate``, ``autogen``) instead of constructing every value."""
     yaml = _yaml()
-    from opgov.schema import FunctionSchema
+    from opgov.core.schema import FunctionSchema
 
     path = str(path)
     if text is None:

@@ -26,7 +26,7 @@ class FixedClock:
 
 def parse_time(text: str, *, what: str = "time") -> datetime:
     """Parse an ISO 8601 date or datetime; naive values are taken as UTC; result is UTC."""
-    from opgov.errors import BadInput
+    from opgov.core.errors import BadInput
 
     raw = text.strip()
     if raw.endswith("Z"):

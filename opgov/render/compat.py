@@ -1,6 +1,6 @@
 """The JSON shape of a compatibility check, and its renderers (json, GitHub Actions, text).
 
-Kept apart from :mod:`opgov.compat` so that the checker itself imports only the standard
+Kept apart from :mod:`opgov.core.compat` so that the checker itself imports only the standard
 library; pydantic is loaded only by whoever renders a report. Every renderer is a pure function
 from a :class:`CheckReport` to a string; the CLI adds colour to the text form.
 """
@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from opgov.compat import SEVERITIES, BcException, Finding
+from opgov.core.compat import SEVERITIES, BcException, Finding
 
 __all__ = ["CheckReport", "ExceptionOut", "FindingOut", "Summary", "make_report", "render_github",
            "render_json", "render_text"]

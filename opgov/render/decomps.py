@@ -1,7 +1,7 @@
 """The JSON shapes of ``opgov check-decomps``, ``opgov opset build`` and ``opgov check-model``.
 
-Kept apart from :mod:`opgov.decomps`, :mod:`opgov.opset` and :mod:`opgov.corpus` (as
-:mod:`opgov.compat_report` is from :mod:`opgov.compat`) so that those stay light: pydantic is
+Kept apart from :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and :mod:`opgov.core.corpus` (as
+:mod:`opgov.render.compat` is from :mod:`opgov.core.compat`) so that those stay light: pydantic is
 loaded only when a report is rendered as JSON, which keeps ``opgov opset build`` fast.
 """
 
@@ -12,9 +12,9 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from opgov.corpus import Finding, ModelCheck
-from opgov.decomps import Violation
-from opgov.opset import Coverage, Opset
+from opgov.core.corpus import Finding, ModelCheck
+from opgov.core.decomps import Violation
+from opgov.core.opset import Coverage, Opset
 
 __all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
            "SuggestionOut", "ViolationOut", "ViolationsReport"]

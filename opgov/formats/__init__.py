@@ -1,0 +1,1 @@
+"""Readers and writers of files, with file:line on every error."""

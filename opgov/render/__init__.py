@@ -1,0 +1,1 @@
+"""Renderings of typed results: text, markdown, GitHub, JSON and HTML."""
