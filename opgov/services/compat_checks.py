@@ -51,8 +51,8 @@ def _decided(session) -> tuple[set[str], set[str], set[str]]:
     return core, not_core, deleted
 
 
-def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date):
-    """Run the rules over two sides and apply the policy; returns a ``CheckReport``."""
+def raw_findings(old: Side, new: Side) -> list:
+    """The rules' raw findings (before policy) between two sides (check-bc and check-pr share them)."""
     from opgov.core import compat
     from opgov.core.schema import FunctionSchema
 
@@ -63,9 +63,15 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
     bases = {n.split(".")[0] for n in changed}
     old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
     new_map = {n: FunctionSchema.parse(s) for n, s in new.schemas.items() if n in added or n.split(".")[0] in bases}
+    return [f for f in compat.compare(old_map, new_map) if f.kind != "new" or f.operator in added]
+
+
+def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date):
+    """Run the rules over two sides and apply the policy; returns a ``CheckReport``."""
+    from opgov.core import compat
     from opgov.render.compat import make_report
 
-    raw = [f for f in compat.compare(old_map, new_map) if f.kind != "new" or f.operator in added]
+    raw = raw_findings(old, new)
 
     def locate(finding) -> tuple[str | None, int | None]:
         side = new if finding.operator in new.lines else old

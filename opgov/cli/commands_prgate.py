@@ -1,0 +1,141 @@
+"""The PR gate: ``check-pr``, ``allowlist convert`` and ``decisions export``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from opgov.cli.app import app
+from opgov.cli.runtime import GLOBALS
+
+allowlist_app = typer.Typer(help="The allow-list of .opgov.toml (BC waivers for non-core operators).",
+                            no_args_is_help=True)
+app.add_typer(allowlist_app, name="allowlist")
+
+
+class PrFormat(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+    markdown = "markdown"
+    sarif = "sarif"
+    junit = "junit"
+    requests = "requests"
+
+
+def _write(path: Path, text: str, what: str) -> None:
+    from opgov.core.errors import BadInput
+    from opgov.formats.atomic import atomic_write_text
+
+    if path.is_dir() or not path.parent.is_dir():
+        raise BadInput(f"{what} {path}: " + ("is a directory" if path.is_dir() else f"no directory {path.parent}"))
+    try:
+        atomic_write_text(path, text)
+    except OSError as err:
+        raise BadInput(f"{what} {path}: cannot write ({err.strerror or err})") from None
+
+
+@app.command("check-pr")
+def check_pr_cmd(
+    base: Optional[str] = typer.Option(None, "--base", metavar="REF|FILE",
+                                       help="Base: a git revision, git:REF[:PATH] or a yaml file "
+                                            "[default: the merge base of HEAD with the default branch]"),
+    head: Optional[str] = typer.Option(None, "--head", metavar="REF|FILE",
+                                       help="Head: a git revision, git:REF[:PATH] or a yaml file "
+                                            "[default: the working tree's file]"),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+                                         help="The policy file [default: .opgov.toml, from the working "
+                                              "directory up]"),
+    fmt: PrFormat = typer.Option(PrFormat.text, "--format",
+                                 help="text, json, github (annotations), markdown, sarif, junit, or requests "
+                                      "(reviewers and labels for `gh pr edit`)."),
+    sarif: Optional[Path] = typer.Option(None, "--sarif", metavar="FILE", help="Also write SARIF 2.1.0 here."),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="FILE", help="Also write JUnit XML here."),
+    requests: Optional[Path] = typer.Option(None, "--requests", metavar="FILE",
+                                            help="Also write the reviewers and labels to request (JSON) here."),
+    list_rules: bool = typer.Option(False, "--list-rules", help="List the rules and exit."),
+) -> None:
+    """The core ATen policy's PR gate: check-bc's verdicts plus the policy's rules, from git or files.
+
+    Reports new native functions (category 3 until the committee decides), `core` tags added or
+    removed without a decision on record, lifecycle tags edited by hand, schema changes of core
+    operators, decomposition rules leaving core and expired allow-list entries, each with a rule id
+    and file:line, and the reviewers to request. The policy is the repository's .opgov.toml; no
+    database is needed (with --db, its decisions and exceptions count too). A markdown summary is
+    appended to $GITHUB_STEP_SUMMARY when it is set.
+
+    Exit 0: no errors; 1: errors; 2: bad input.
+    """
+    from datetime import datetime, timezone
+
+    from opgov.render import prgate as render
+    from opgov.services.prgate import database_facts, load_config, run_check_pr
+
+    if list_rules:
+        from opgov.core import compat
+        from opgov.core.prgate import PR_RULES
+
+        seen = set()
+        for rule in compat.RULES:
+            if rule.id not in seen:
+                seen.add(rule.id)
+                sys.stdout.write(f"{rule.id:34} check-bc  {rule.purpose}\n")
+        for rule in PR_RULES.values():
+            sys.stdout.write(f"{rule.id:34} {rule.severity:9} {rule.purpose}\n")
+        return
+    cfg = load_config(config)
+    if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
+        from opgov.cli.runtime import command
+
+        with command(write=False) as ctx:
+            today = ctx.now().date()
+            facts = database_facts(ctx.session, today)
+            report, base_src, head_src = run_check_pr(cfg, base, head, today=today, facts=facts)
+    else:
+        report, base_src, head_src = run_check_pr(cfg, base, head, today=datetime.now(timezone.utc).date())
+    names = {"base": base_src.revision or base_src.label, "head": head_src.revision or head_src.label}
+    if head_src.revision is None and head is None:
+        names["head"] = f"{head_src.label} (working tree)"
+    if sarif is not None:
+        from opgov.render.sarif import render_sarif
+
+        _write(sarif, render_sarif(report), "--sarif")
+    if junit is not None:
+        from opgov.render.junit import render_junit
+
+        _write(junit, render_junit(report), "--junit")
+    if requests is not None:
+        _write(requests, render.render_requests(report), "--requests")
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        try:
+            with open(summary_path, "a", encoding="utf-8") as out:
+                out.write(render.render_markdown(report, **names))
+        except OSError as err:
+            sys.stderr.write(f"opgov: cannot append to $GITHUB_STEP_SUMMARY ({err.strerror or err})\n")
+    if fmt is PrFormat.json:
+        text = render.render_json(report, **names) + "\n"
+    elif fmt is PrFormat.github:
+        text = render.render_github(report)
+    elif fmt is PrFormat.markdown:
+        text = render.render_markdown(report, **names)
+    elif fmt is PrFormat.sarif:
+        from opgov.render.sarif import render_sarif
+
+        text = render_sarif(report)
+    elif fmt is PrFormat.junit:
+        from opgov.render.junit import render_junit
+
+        text = render_junit(report)
+    elif fmt is PrFormat.requests:
+        text = render.render_requests(report)
+    else:
+        text = render.render_text(report, **names)
+    sys.stdout.write(text)
+    if report.errors:
+        raise typer.Exit(1)
