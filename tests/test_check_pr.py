@@ -407,3 +407,112 @@ def test_bad_revision_and_malformed_registry_exit_2(repo):
     done = run(repo)
     assert done.returncode == 2 and re.search(r"native_functions\.yaml:\d+: ", done.stderr)
     assert "Traceback" not in done.stderr
+
+
+# --- a database's decisions, exported or live ---------------------------------------------------
+
+PIXEL_SHUFFLE = "- func: pixel_shuffle(Tensor self, int upscale_factor) -> Tensor\n"
+
+
+def opgov(tmp_path: Path, *args: str) -> str:
+    done = subprocess.run([OPGOV, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def review_db(tmp_path, pytorch_versions) -> Path:
+    """A database holding 2.13.0 and the 2023 review, which decided pixel_shuffle is core (2.13.0
+    does not tag it)."""
+    db = tmp_path / "opgov.db"
+    opgov(tmp_path, "--db", str(db), "db", "upgrade")
+    opgov(tmp_path, "--db", str(db), "import", str(PYTORCH_DATA / "2.13.0" / NF), "--label", "2.13.0")
+    opgov(tmp_path, "--db", str(db), "--actor", "admin", "decisions", "load",
+          str(Path(__file__).resolve().parent.parent / "data" / "decisions" / "core-aten-review-2023.yaml"))
+    return db
+
+
+def test_decisions_from_a_database_and_from_its_export(repo, review_db, tmp_path):
+    edit(repo, PIXEL_SHUFFLE, PIXEL_SHUFFLE + "  tags: core\n")
+    code, data = report(repo)  # no database: nothing on record
+    assert code == 1 and only(data["findings"], "core-tag-added")["line"] == 4517
+
+    code, data = report(repo, env={"OPGOV_DATABASE_URL": str(review_db)})
+    assert code == 0
+    f = only(data["findings"], "core-tag-added")
+    assert f["severity"] == "info" and "the database" in f["message"]
+
+    exported = repo / "opgov-decisions.yaml"
+    assert "wrote 82 decisions" in opgov(tmp_path, "--db", str(review_db), "decisions", "export", str(exported))
+    edit(repo, 'rules_file = "decomp_rules.yaml"\n',
+         'rules_file = "decomp_rules.yaml"\ndecisions_file = "opgov-decisions.yaml"\n', name=".opgov.toml")
+    code, data = report(repo)
+    assert code == 0
+    f = only(data["findings"], "core-tag-added")
+    assert f["severity"] == "info" and "opgov-decisions.yaml:" in f["message"]
+
+
+# --- PyTorch's ALLOW_LIST -----------------------------------------------------------------------
+
+# The shape of PyTorch's check_forward_backward_compatibility.py: comments above groups, dates as
+# datetime.date(...), an optional third element, a duplicate, entries long expired.
+TORCH_FILE = '''\
+import datetime
+import re
+
+# Allowlist item format: (name regex, date, optional argument regex)
+ALLOW_LIST = [
+    ("c10_experimental", datetime.date(2222, 1, 1)),
+    # Internal
+    ("static", datetime.date(9999, 1, 1)),
+    ("aten::_logcumsumexp", datetime.date(9999, 1, 1)),
+    ("aten::_logcumsumexp", datetime.date(2022, 1, 1)),
+    ("aten::split_with_sizes", datetime.date(2099, 9, 1), "SymInt\\\\[\\\\] split_sizes"),
+
+    ("aten::_foreach.*", datetime.date(2022, 8, 1)),
+]
+
+ALLOW_LIST_COMPILED = [(re.compile(item[0]), item[1]) for item in ALLOW_LIST]
+'''
+
+
+def test_allowlist_convert_then_check_pr_uses_the_entries(repo, tmp_path):
+    torch_file = tmp_path / "check_forward_backward_compatibility.py"
+    torch_file.write_text(TORCH_FILE, encoding="utf-8")
+    printed = subprocess.run([OPGOV, "allowlist", "convert", str(torch_file)], cwd=repo, capture_output=True,
+                             text=True)
+    assert printed.returncode == 0, printed.stderr
+    assert "6 ALLOW_LIST entries: 4 converted, 1 duplicates merged, 1 expired left out" in printed.stderr
+    assert printed.stdout.count("[[allow]]") == 4
+    assert 'schema = "SymInt\\\\[\\\\] split_sizes"' in printed.stdout
+    assert 'reason = "PyTorch ALLOW_LIST (check_forward_backward_compatibility.py:8): Internal"' in printed.stdout
+    assert "aten::_foreach" not in printed.stdout
+
+    before = (repo / ".opgov.toml").read_text(encoding="utf-8")
+    wrote = subprocess.run([OPGOV, "allowlist", "convert", str(torch_file), "--write", "--owner", "carol"],
+                           cwd=repo, capture_output=True, text=True)
+    assert wrote.returncode == 0, wrote.stderr
+    after = (repo / ".opgov.toml").read_text(encoding="utf-8")
+    assert after.startswith(before) and after.count("[[allow]]") == 4
+    again = subprocess.run([OPGOV, "allowlist", "convert", str(torch_file), "--write"], cwd=repo,
+                           capture_output=True, text=True)
+    assert "0 converted" in again.stdout and "4 already in .opgov.toml" in again.stdout
+    assert (repo / ".opgov.toml").read_text(encoding="utf-8") == after
+
+    edit(repo, NONCORE, "")
+    code, data = report(repo)
+    assert code == 0
+    f = only(data["findings"], "operator-removed")
+    assert f["severity"] == "waived" and "carol" in f["message"]
+
+
+def test_allowlist_convert_refuses_what_it_cannot_read(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("ALLOW_LIST = [\n    ('aten::x', datetime.date(2022, 13, 1)),\n]\n", encoding="utf-8")
+    done = subprocess.run([OPGOV, "allowlist", "convert", str(bad)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2 and f"{bad}:2: not a valid date" in done.stderr
+    bad.write_text("ALLOW_LIST = [\n  ('aten::x',\n", encoding="utf-8")
+    done = subprocess.run([OPGOV, "allowlist", "convert", str(bad)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2 and f"{bad}:" in done.stderr and "not Python" in done.stderr
+    assert not (tmp_path / ".opgov.toml").exists()

@@ -139,3 +139,86 @@ def check_pr_cmd(
     sys.stdout.write(text)
     if report.errors:
         raise typer.Exit(1)
+
+
+@allowlist_app.command("convert")
+def allowlist_convert(
+    file: str = typer.Argument(..., metavar="CHECK_FORWARD_BACKWARD_COMPATIBILITY_PY",
+                               help="PyTorch's test/forward_backward_compatibility/"
+                                    "check_forward_backward_compatibility.py"),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+                                         help="The .opgov.toml to add to [default: found from the working "
+                                              "directory up, else ./.opgov.toml]"),
+    owner: str = typer.Option("pytorch-bc-allowlist", "--owner", help="Owner recorded on every entry."),
+    link: Optional[str] = typer.Option(None, "--link", help="Link recorded on every entry."),
+    include_expired: bool = typer.Option(False, "--include-expired",
+                                         help="Keep entries whose date has passed (PyTorch ignores them; "
+                                              "check-pr reports them as errors)."),
+    write: bool = typer.Option(False, "--write", help="Append the entries to the config (atomically); "
+                                                     "otherwise print them."),
+) -> None:
+    """Convert PyTorch's ALLOW_LIST into [[allow]] entries of .opgov.toml.
+
+    The Python file is parsed, never run. Each (name_regex, date[, schema_regex]) tuple becomes an
+    entry with `regex`, `schema`, `expires`, the owner, and the comment above it as the reason.
+    Duplicates are merged (the later date wins); entries already in the config are skipped.
+    """
+    from datetime import datetime, timezone
+
+    from opgov.core.errors import BadInput
+    from opgov.formats.policy_config import CONFIG_NAME, find_config, read_policy_config
+    from opgov.formats.torch_allowlist import convert, read_torch_allowlist, to_toml
+
+    target = Path(config) if config else (find_config() or Path.cwd() / CONFIG_NAME)
+    existing_text = ""
+    existing: set[tuple[str, str | None]] = set()
+    if target.is_file():
+        current = read_policy_config(target)
+        existing = {(e.regex, e.schema) for e in current.policy.allow if e.regex is not None}
+        existing_text = target.read_text(encoding="utf-8")
+    elif config:
+        raise BadInput("no such file", file=config)
+    entries = read_torch_allowlist(file)
+    kept, stats = convert(entries, today=datetime.now(timezone.utc).date(), include_expired=include_expired,
+                          existing=existing)
+    toml = to_toml(kept, source=Path(file).name, owner=owner, link=link)
+    note = (f"{stats['read']} ALLOW_LIST entries: {stats['written']} converted, {stats['duplicates']} duplicates "
+            f"merged, {stats['expired']} expired left out, {stats['already_present']} already in {target.name}")
+    if not write:
+        sys.stdout.write(toml)
+        sys.stderr.write(note + "\n")
+        return
+    if not kept:
+        sys.stdout.write(f"{note}; nothing to write\n")
+        return
+    joined = existing_text + ("\n" if existing_text and not existing_text.endswith("\n") else "")
+    joined += ("\n" if existing_text else "") + toml
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:  # the result must read back before it is written
+        probe = Path(scratch) / CONFIG_NAME
+        probe.write_text(joined, encoding="utf-8")
+        read_policy_config(probe)
+    _write(target, joined, "--config")
+    sys.stdout.write(f"{note}; wrote {target}\n")
+
+
+
+def _register_decisions_export() -> None:
+    from opgov.cli.commands_governance import decisions_app
+
+    @decisions_app.command("export")
+    def decisions_export(file: Path = typer.Argument(..., metavar="FILE")) -> None:
+        """Write the decisions in force (one per operator) to a decisions file, for .opgov.toml's
+        `decisions_file`: check-pr then knows them without a database."""
+        from opgov.cli.runtime import command
+        from opgov.formats.decisions import dump_decisions
+        from opgov.services.prgate import export_decisions
+
+        with command(write=False) as ctx:
+            records = export_decisions(ctx.session)
+        _write(file, dump_decisions(records, source="opgov decisions export"), "FILE")
+        sys.stdout.write(f"wrote {len(records)} decision{'' if len(records) == 1 else 's'} to {file}\n")
+
+
+_register_decisions_export()

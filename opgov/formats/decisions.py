@@ -106,3 +106,18 @@ def read_decisions_file(path: str) -> list[DecisionRecord]:
                                       decided_at=_when(when, path, line),
                                       decided_by=[by] if isinstance(by, str) else list(by), source=source, line=line))
     return records
+
+
+def dump_decisions(records: list[DecisionRecord], *, source: str) -> str:
+    """The decisions file (format above) holding ``records``: what ``opgov decisions export``
+    writes and ``read_decisions_file`` (and ``.opgov.toml``'s ``decisions_file``) reads back."""
+    items = []
+    for r in records:
+        item = {"op": r.op, "category": r.category}
+        if r.into:
+            item["into"] = list(r.into)
+        item.update({"rationale": r.rationale, "decided_at": r.decided_at.date(),
+                     "decided_by": list(r.decided_by)})
+        items.append(item)
+    body = yaml.safe_dump({"source": source, "decisions": items}, sort_keys=False, allow_unicode=True, width=100)
+    return "# opgov decisions, format 1 (written by `opgov decisions export`)\n" + body

@@ -219,3 +219,26 @@ def _quiet_base(cfg: PolicyConfig) -> str | None:
         return default_base(cfg)
     except BadInput:
         return None
+
+
+def export_decisions(session) -> list:
+    """The committee's decision in force for every operator whose category a decision set (the
+    latest one), as :class:`opgov.formats.decisions.DecisionRecord` items in operator order."""
+    from sqlalchemy import select
+
+    from opgov.db import tables
+    from opgov.formats.decisions import DecisionRecord
+
+    d, o = tables.decisions.c, tables.operators.c
+    rows = session.execute(select(o.qualname, o.category, d.category.label("decided"), d.targets, d.rationale,
+                                  d.decided_at, d.decided_by, d.source)
+                           .join(tables.operators, o.id == d.operator_id)
+                           .where(o.category_source == "decision")
+                           .order_by(o.qualname, d.decided_at, d.id)).all()
+    latest = {}
+    for r in rows:
+        if r.decided == r.category:
+            latest[r.qualname] = r
+    return [DecisionRecord(op=r.qualname, category=r.decided, into=tuple(r.targets or ()), rationale=r.rationale,
+                           decided_at=r.decided_at, decided_by=list(r.decided_by or []), source=r.source or "",
+                           line=0) for r in latest.values()]
