@@ -516,3 +516,31 @@ def test_allowlist_convert_refuses_what_it_cannot_read(tmp_path):
     done = subprocess.run([OPGOV, "allowlist", "convert", str(bad)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 2 and f"{bad}:" in done.stderr and "not Python" in done.stderr
     assert not (tmp_path / ".opgov.toml").exists()
+
+
+# --- the action, the pre-commit hook and the example workflow -------------------------------------
+
+
+def test_action_hook_and_example_workflow_use_real_options():
+    import click
+    import typer
+    import yaml
+
+    import opgov.cli.main  # noqa: F401
+    from opgov.cli.app import app
+
+    root = Path(__file__).resolve().parent.parent
+    command = typer.main.get_command(app).commands["check-pr"]
+    options = {opt for param in command.params for opt in getattr(param, "opts", [])}
+    action = yaml.safe_load((root / "action.yml").read_text(encoding="utf-8"))
+    assert action["runs"]["using"] == "composite"
+    script = next(step["run"] for step in action["runs"]["steps"] if step.get("id") == "check")
+    used = set(re.findall(r"(--[a-z-]+)", script.split("opgov check-pr", 1)[1]))
+    assert used and used <= options, used - options
+    hooks = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["entry"] for h in hooks] == ["opgov check-pr"] and hooks[0]["pass_filenames"] is False
+    workflow = yaml.safe_load((root / "docs" / "examples" / "opgov-pr.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["check-pr"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0
+    assert not (root / ".github" / "workflows" / "opgov-pr.yml").exists()
+    assert isinstance(command, click.Command)
