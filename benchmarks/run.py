@@ -80,7 +80,7 @@ def measure(repeat: int, cmd, env, baseline=None, setup=None, ok=(0,)) -> tuple[
     for _ in range(repeat):
         ours.append(run(cmd, env, setup, ok))
         if baseline is not None:
-            base.append(run(baseline, env))
+            base.append(run(baseline, env, ok=ok))
     return statistics.median(ours), (statistics.median(base) if base else None)
 
 
@@ -132,6 +132,19 @@ def main() -> None:
                                 load_yaml_cmd(nf("2.12.0"), nf("2.13.0")), ok=(0, 1))
         results.append(Result("`opgov check-bc` 2.12.0 → 2.13.0 (no database)", seconds, "CSafeLoader load of both",
                               base, "≤ 3× baseline", seconds <= 3 * base))
+
+        # the PR gate on the same pair, against check-bc itself: what the policy rules, the
+        # repository's .opgov.toml and the extra outputs cost on top of the BC/FC verdicts
+        policy = work / ".opgov.toml"
+        policy.write_text('[reviewers]\ncore_maintainers = ["alice", "bob"]\ncommittee = ["core-aten"]\n'
+                          '[[allow]]\noperator = "aten::_foreach_*"\nreason = "benchmark"\nowner = "bench"\n'
+                          'expires = 2099-12-31\n', encoding="utf-8")
+        bc_cmd = [*OPGOV, "check-bc", str(nf("2.12.0")), str(nf("2.13.0")), "--format", "json"]
+        seconds, base = measure(args.repeat, [*OPGOV, "check-pr", "--config", str(policy), "--base",
+                                              str(nf("2.12.0")), "--head", str(nf("2.13.0")), "--format", "json"],
+                                env, bc_cmd, ok=(0, 1))
+        results.append(Result("`opgov check-pr` 2.12.0 → 2.13.0 (no database)", seconds,
+                              "`opgov check-bc` on the same pair", base, "≤ 1.2× check-bc", seconds <= 1.2 * base))
 
         # a database with the 2.13.0 release, for sync-yaml and opset build
         opgov("db", "upgrade", url=db("one.db"))
