@@ -98,7 +98,13 @@ def check_pr_cmd(
             report, base_src, head_src = run_check_pr(cfg, base, head, today=today, facts=facts)
     else:
         report, base_src, head_src = run_check_pr(cfg, base, head, today=datetime.now(timezone.utc).date())
-    names = {"base": base_src.revision or base_src.label, "head": head_src.revision or head_src.label}
+    def shown(revision: str | None, label: str) -> str:
+        if revision is None:
+            return label
+        short = revision[:12] if len(revision) == 40 and all(c in "0123456789abcdef" for c in revision) else revision
+        return f"{short}:{label}"
+
+    names = {"base": shown(base_src.revision, base_src.label), "head": shown(head_src.revision, head_src.label)}
     if head_src.revision is None and head is None:
         names["head"] = f"{head_src.label} (working tree)"
     if sarif is not None:

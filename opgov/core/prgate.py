@@ -384,11 +384,10 @@ def core_tag_changed(ctx: _Ctx) -> Iterable[PrFinding]:
                             labels=(LABEL_CORE,))
             continue
         verb = "added to" if has else "removed from"
-        ask = "propose it to the committee (opgov propose-core)" if has else \
-            "propose it to the committee (a decompose or custom proposal)"
         yield PrFinding(rule, PR_RULES[rule].severity, op,
                         f"`core` tag {verb} {op} without a committee decision on record. Revert the tag "
-                        f"change, or {ask} and land it after the decision is recorded. "
+                        f"change, or ask {ctx.committee} to decide on {op}; the tag can land once the decision "
+                        f"is on record ({ctx.policy.file or '.opgov.toml'} or the decisions file). "
                         f"Review: {ctx.maintainers}.",
                         ctx.pr.head_file, state.line, reviewers=ctx.policy.core_maintainers + ctx.policy.committee,
                         labels=(LABEL_CORE, LABEL_COMMITTEE), new_schema=state.schema)

@@ -85,6 +85,8 @@ def read_torch_allowlist(path: str | Path, *, name: str = "ALLOW_LIST") -> list[
     for item in value.elts:
         # the comment lines between the previous entry and this one describe this group
         between = [lines[i].strip() for i in range(previous_end, item.lineno - 1)]
+        if "" in between:  # a blank line ends a commented group
+            comment = None
         texts = [t.lstrip("#").strip() for t in between if t.startswith("#") and t.lstrip("#").strip()]
         if texts:
             comment = " ".join(texts)

@@ -50,9 +50,8 @@ def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
             where = _where(f)
             subject = f" {f.operator}" if f.operator else ""
             lines.append(f"  {where + ': ' if where else ''}[{f.rule}]{subject}: {f.message}")
-            if f.old_schema is not None and f.kind != "new" and f.new_schema != f.old_schema:
+            if f.old_schema is not None and f.new_schema is not None and f.new_schema != f.old_schema:
                 lines.append(f"      old: {f.old_schema}")
-            if f.new_schema is not None and f.kind != "new" and f.new_schema != f.old_schema:
                 lines.append(f"      new: {f.new_schema}")
         lines.append("")
     if report.reviewers:
