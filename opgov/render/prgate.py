@@ -63,37 +63,8 @@ def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
 
 
 def report_model(report: PrReport, *, base: str = "", head: str = ""):
-    """The pydantic model of ``--format json`` (loaded only when JSON is asked for)."""
-    from pydantic import BaseModel
-
-    class PrFindingOut(BaseModel):
-        rule: str
-        severity: str
-        kind: str
-        operator: str | None
-        message: str
-        file: str | None
-        line: int | None
-        old_schema: str | None = None
-        new_schema: str | None = None
-        reviewers: list[str] = []
-        labels: list[str] = []
-
-    class PrSummary(BaseModel):
-        errors: int
-        warnings: int
-        waived: int
-        infos: int
-
-    class PrReportOut(BaseModel):
-        """``opgov check-pr --format json``."""
-
-        base: str
-        head: str
-        findings: list[PrFindingOut]
-        summary: PrSummary
-        reviewers: list[str]
-        labels: list[str]
+    """The pydantic model of ``--format json`` (:mod:`opgov.render.prgate_json`, loaded only then)."""
+    from opgov.render.prgate_json import PrFindingOut, PrReportOut, PrSummary
 
     return PrReportOut(
         base=base, head=head,
