@@ -544,3 +544,27 @@ def test_action_hook_and_example_workflow_use_real_options():
     assert steps[0]["with"]["fetch-depth"] == 0
     assert not (root / ".github" / "workflows" / "opgov-pr.yml").exists()
     assert isinstance(command, click.Command)
+
+
+def test_unchanged_rule_whose_target_leaves_core(repo):
+    """relu6 → clamp and hardswish → clamp, … are unchanged, but the PR takes clamp out of core: the
+    tag change and the rules it breaks are reported, and the new hardtanh → relu6 reaches clamp too."""
+    edit(repo, "  - op: aten::hardswish\n",
+         "  - op: aten::hardtanh\n    into: [aten::relu6]\n  - op: aten::hardswish\n", name="decomp_rules.yaml")
+    clamp = "- func: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor\n"
+    text = (repo / NF).read_text(encoding="utf-8")
+    start = text.index(clamp)
+    tags = text.index("  tags: [core, pointwise]\n", start)
+    assert text.count("\n", start, tags) <= 8  # clamp's own entry
+    (repo / NF).write_text(text[:tags] + "  tags: pointwise\n" + text[tags + len("  tags: [core, pointwise]\n"):],
+                           encoding="utf-8")
+    code, data = report(repo)
+    assert code == 1
+    assert only(data["findings"], "core-tag-removed")["operator"] == "aten::clamp"
+    leaving = [f for f in data["findings"] if f["rule"] == "decomp-leaves-core"]
+    assert [(f["operator"], f["file"], f["line"]) for f in leaving] == [
+        ("aten::relu6", "decomp_rules.yaml", 4), ("aten::hardtanh", "decomp_rules.yaml", 6),
+        ("aten::hardswish", "decomp_rules.yaml", 8)]
+    assert "which this PR takes out of core" in leaving[0]["message"]
+    assert "now reaches aten::clamp" in leaving[1]["message"] and "aten::hardtanh → aten::relu6 → aten::clamp" in \
+        leaving[1]["message"]

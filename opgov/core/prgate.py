@@ -187,7 +187,7 @@ PR_RULES: dict[str, PrRule] = {r.id: r for r in (
     PrRule("core-schema-changed", "warning",
            "The schema of a core operator changed, even compatibly: core maintainers must review."),
     PrRule("decomp-leaves-core", "error",
-           "A changed decomposition rule reaches an operator that is not core."),
+           "A decomposition rule the PR changes reaches a non-core operator (or one the PR takes out of core)."),
     PrRule("allowlist-entry-expired", "error", "An allow-list entry of .opgov.toml has expired."),
 )}
 
@@ -429,14 +429,25 @@ def decomp_leaves_core(ctx: _Ctx) -> Iterable[PrFinding]:
     if rules is None:
         return
     old = ctx.pr.rules_base or {}
-    changed = [op for op, into in rules.items() if tuple(old.get(op, ())) != tuple(into) or op not in old]
-    for op in changed:
+
+    def was_core(op: str) -> bool:
+        state = ctx.pr.base.get(op)
+        return state is not None and CORE_TAG in state.tags
+
+    for op, into in rules.items():
+        changed = op not in old or tuple(old[op]) != tuple(into)
         for leaf, path in _non_core_leaves(op, rules, ctx.core_head):
+            if changed:
+                why = (f"The rule for {op} now reaches {leaf}, which is not core: {' → '.join(path)}. "
+                       f"A decomposition must end in core operators: decompose {leaf} further (a rule for it) "
+                       "or target core operators.")
+            elif was_core(leaf):  # an unchanged rule whose target this PR takes out of core
+                why = (f"The rule for {op} reaches {leaf} ({' → '.join(path)}), which this PR takes out of core: "
+                       f"keep {leaf} core, or change the rule to reach core operators only.")
+            else:
+                continue  # an old violation: check-decomps reports it, the PR did not cause it
             yield PrFinding("decomp-leaves-core", PR_RULES["decomp-leaves-core"].severity, op,
-                            f"The rule for {op} now reaches {leaf}, which is not core: {' → '.join(path)}. "
-                            "A decomposition must end in core operators: decompose "
-                            f"{leaf} further (a rule for it) or target core operators. Review: {ctx.maintainers}.",
-                            ctx.pr.rules_file, ctx.pr.rules_lines.get(op, 1),
+                            f"{why} Review: {ctx.maintainers}.", ctx.pr.rules_file, ctx.pr.rules_lines.get(op, 1),
                             reviewers=ctx.policy.core_maintainers, labels=(LABEL_CORE,))
 
 

@@ -6,8 +6,6 @@ reviewers/labels to request. SARIF and JUnit XML live in :mod:`opgov.render.sari
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-
 from opgov.core.prgate import PrFinding, PrReport
 
 SEVERITY_ORDER = ("error", "warning", "waived", "info")
@@ -151,6 +149,3 @@ def render_markdown(report: PrReport, *, base: str = "", head: str = "") -> str:
         lines.append("**Labels:** " + ", ".join(f"`{label}`" for label in report.labels))
     return "\n".join(lines).rstrip("\n") + "\n"
 
-
-def counts(findings: Sequence[PrFinding]) -> dict[str, int]:
-    return {s: sum(1 for f in findings if f.severity == s) for s in SEVERITY_ORDER}

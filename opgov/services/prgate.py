@@ -177,7 +177,6 @@ def load_config(config: str | None) -> PolicyConfig:
 def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today: date,
                  facts: DatabaseFacts | None = None) -> tuple[PrReport, Source, Source]:
     """The whole gate: both sides, the rules files, the decisions on record, then the check."""
-    from opgov.core.compat import RULES  # noqa: F401  (the rules register on import)
     from opgov.services.compat_checks import Side, raw_findings
 
     base_rev = default_base(cfg) if base is None else None
