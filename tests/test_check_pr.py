@@ -568,3 +568,20 @@ def test_unchanged_rule_whose_target_leaves_core(repo):
     assert "which this PR takes out of core" in leaving[0]["message"]
     assert "now reaches aten::clamp" in leaving[1]["message"] and "aten::hardtanh → aten::relu6 → aten::clamp" in \
         leaving[1]["message"]
+
+
+def test_a_database_exception_waives_a_non_core_removal_but_never_a_core_break(repo, review_db, tmp_path):
+    opgov(tmp_path, "--db", str(review_db), "exceptions", "add", "aten::_logcumsumexp", "--reason",
+          "helper retired", "--expires", "2099-06-30")
+    opgov(tmp_path, "--db", str(review_db), "exceptions", "add", "aten::cumsum", "--reason", "attempt",
+          "--expires", "2099-06-30")
+    edit(repo, NONCORE, "")
+    edit(repo, CUMSUM, CUMSUM.replace("int dim", "int axis"))
+    code, data = report(repo, env={"OPGOV_DATABASE_URL": str(review_db)})
+    assert code == 1
+    removed = only(data["findings"], "operator-removed")
+    assert removed["severity"] == "waived" and "database's exception 'aten::_logcumsumexp'" in removed["message"]
+    (broken,) = [f for f in data["findings"] if f["rule"] == "argument-renamed" and f["kind"] == "bc"]
+    assert broken["severity"] == "error" and "never allowed" in broken["message"]
+    code, data = report(repo)  # the same PR without the database: nothing waives the removal
+    assert code == 1 and only(data["findings"], "operator-removed")["severity"] == "error"
