@@ -585,3 +585,15 @@ def test_a_database_exception_waives_a_non_core_removal_but_never_a_core_break(r
     assert broken["severity"] == "error" and "never allowed" in broken["message"]
     code, data = report(repo)  # the same PR without the database: nothing waives the removal
     assert code == 1 and only(data["findings"], "operator-removed")["severity"] == "error"
+
+
+def test_outside_a_git_repository_two_files_are_needed(tmp_path, pytorch_versions):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    done = run(plain)
+    assert done.returncode == 2 and "not in a git repository: give --base FILE" in done.stderr
+    old, new = PYTORCH_DATA / "2.12.0" / NF, PYTORCH_DATA / "2.13.0" / NF
+    done = run(plain, "--base", str(old), "--head", str(new), "--format", "junit")
+    assert done.returncode == 1
+    suites = ET.fromstring(done.stdout.split("\n", 1)[1])
+    assert int(suites.get("failures")) == len([c for c in suites.iter("testcase") if c.find("failure") is not None])
