@@ -304,8 +304,7 @@ def _worded(ctx: _Ctx, f: compat.RawFinding, severity: str, entries: list[AllowE
                     "no allow-list entry can waive them. Keep the old overload as it is and add a new "
                     f"overload (or operator) for the new behaviour. Review: {ctx.maintainers}.")
     elif severity == "waived":
-        active = next(e for e in entries if not e.expired(ctx.today)) if any(
-            not e.expired(ctx.today) for e in entries) else None
+        active = next((e for e in entries if not e.expired(ctx.today)), None)
         if active is not None:
             link = f", {active.link}" if active.link else ""
             message += (f" Waived by allow-list entry {active.name} until {active.expires.isoformat()} "
