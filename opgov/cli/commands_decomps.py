@@ -10,6 +10,7 @@ import typer
 
 from opgov.cli.app import CheckFormat, JsonOpt, app
 from opgov.cli.runtime import command, print_json, say, table
+from opgov.core.vocab import Preset
 
 
 decomps_app = typer.Typer(help="Decomposition rules: operator → target operators.", no_args_is_help=True)
@@ -23,12 +24,6 @@ class OpsetFmt(str, Enum):
     json = "json"
     selective_build = "selective-build"
     python = "python"
-
-
-class Preset(str, Enum):
-    core_aten = "core-aten"
-    no_decomp = "no-decomp"
-    full_decomp = "full-decomp"
 
 
 def _counts(result: dict) -> str:

@@ -39,6 +39,7 @@ from datetime import date
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
+from opgov.core.vocab import FindingKind, Severity
 from opgov.core.schema import Annotation, Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type
 
 __all__ = [
@@ -57,8 +58,8 @@ __all__ = [
     "rules_for",
 ]
 
-BC, FC, NEW = "bc", "fc", "new"
-SEVERITIES = ("error", "warning", "waived", "info")
+BC, FC, NEW = FindingKind.bc, FindingKind.fc, FindingKind.new
+SEVERITIES = tuple(Severity)
 
 
 # --- value objects ------------------------------------------------------------------------

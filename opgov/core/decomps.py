@@ -36,21 +36,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import yaml
 
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
+from opgov.core.vocab import Category, Lifecycle, Severity
 
 try:  # PyYAML built with libyaml parses several times faster
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
     _Loader = yaml.SafeLoader
 
-Severity = Literal["error", "warning"]
-CORE, DECOMPOSABLE, CUSTOM = "core", "decomposable", "custom"
-_DEAD = frozenset({"deprecated", "deleted"})
+CORE, DECOMPOSABLE, CUSTOM = Category.core, Category.decomposable, Category.custom
+_DEAD = frozenset({Lifecycle.deprecated, Lifecycle.deleted})
 
 
 # --------------------------------------------------------------------------------------------

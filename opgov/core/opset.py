@@ -50,14 +50,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from opgov.core.corpus import ModelOps
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
+from opgov.core.vocab import Preset
 
-Preset = Literal["core-aten", "no-decomp", "full-decomp"]
-PRESETS: tuple[str, ...] = ("core-aten", "no-decomp", "full-decomp")
+PRESETS: tuple[str, ...] = tuple(Preset)
 _EXPORTED_KINDS = frozenset({"functional", "inplace", "mutable"})
 
 

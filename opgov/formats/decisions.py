@@ -27,8 +27,9 @@ import yaml
 
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
+from opgov.core.vocab import Category
 
-CATEGORIES = ("core", "decomposable", "custom")
+CATEGORIES = tuple(Category)
 
 
 @dataclass(frozen=True)

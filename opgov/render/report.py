@@ -27,6 +27,8 @@ from typing import Annotated, Any, Callable, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
+
 __all__ = [
     "Category",
     "CategoryCounts",
@@ -64,15 +66,11 @@ def _to_utc(value: datetime) -> datetime:
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 """A timezone-aware datetime, normalised to UTC. Naive datetimes are refused."""
 
-Category = Literal["core", "decomposable", "custom"]
-ProposalKind = Literal["core", "decompose", "custom"]
 Outcome = Literal["approved", "rejected", "withdrawn"]
-LifecycleState = Literal["active", "deprecating", "deprecated", "deleted"]
-FindingKind = Literal["bc", "fc", "new"]
-Severity = Literal["error", "warning", "waived", "info"]
+LifecycleState = Lifecycle
 
-CATEGORIES: tuple[Category, ...] = ("core", "decomposable", "custom")
-LIFECYCLE_STATES: tuple[LifecycleState, ...] = ("active", "deprecating", "deprecated", "deleted")
+CATEGORIES: tuple[Category, ...] = tuple(Category)
+LIFECYCLE_STATES: tuple[Lifecycle, ...] = tuple(Lifecycle)
 
 
 class _Row(BaseModel):
@@ -147,7 +145,7 @@ class LifecycleDue(_Row):
 
 class DeprecatedOp(_Row):
     operator: str
-    state: Literal["deprecating", "deprecated"]
+    state: Literal[Lifecycle.deprecating, Lifecycle.deprecated]
     since: UtcDatetime
     replacement: str | None = None
     reason: str = ""
@@ -212,8 +210,8 @@ class TrendPoint(_Row):
     categories: CategoryCounts
 
 
-_SEVERITY_RANK = {"error": 0, "warning": 1, "waived": 2, "info": 3}
-_KIND_RANK = {"bc": 0, "fc": 1, "new": 2}
+_SEVERITY_RANK = {s.value: s.rank for s in Severity}
+_KIND_RANK = {k.value: k.rank for k in FindingKind}
 
 
 class WeeklyReport(BaseModel):

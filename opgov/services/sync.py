@@ -30,13 +30,14 @@ from sqlalchemy import or_, select
 
 from opgov.db import tables
 from opgov.core.errors import BadInput
+from opgov.core.vocab import Lifecycle
 from opgov.formats.registry import read_text
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
 
-LIFECYCLE_TAGS = {"deprecating": "deprecating", "deprecated": "deprecated"}
+LIFECYCLE_TAGS = {state.value: state.value for state in (Lifecycle.deprecating, Lifecycle.deprecated)}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
 _OUTLIKE = frozenset({"out", "scratch"})
 MODES = ("check", "diff", "write")
