@@ -128,6 +128,11 @@ def test_registry_ids_kinds_and_purposes():
         assert r.kind in ("bc", "fc", "new")
         assert r.id == r.id.lower() and " " not in r.id
         assert r.purpose.endswith(".") and "\n" not in r.purpose
+        # one function per rule, named after its id (buf's style); operator rules are compare()'s
+        if r.subjects == ("operator",):
+            assert r.check is None
+        else:
+            assert r.check.__name__ == r.id.replace("-", "_")
     assert {r.id for r in rules_for("fc", "added")} == {"argument-added-without-default", "container-default-added"}
 
 
