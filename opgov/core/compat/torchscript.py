@@ -16,7 +16,7 @@ __all__ = ["alias_key", "default_value", "subtype", "type_accepts", "value_diffe
 # The type PyTorch checks with ("fake type"): these are all plain int to TorchScript, so PyTorch
 # (and therefore opgov) does not flag int ↔ SymInt or ScalarType ↔ int, although the C++
 # signature changes. SymBool, by contrast, is not bool to TorchScript. Verified against torch
-# 2.13 by tests/test_compat_torch.py.
+# 2.13 by tests/core/test_compat_torch.py.
 _FAKE_ATOM = {"SymInt": "int", "ScalarType": "int", "Layout": "int", "MemoryFormat": "int",
               "DeviceIndex": "int", "Scalar": "number"}
 _NUMBERS = frozenset({"int", "float", "complex"})

@@ -24,7 +24,7 @@ from opgov.render.compat import make_report, render_github, render_json, render_
 from opgov.core.names import from_func_name
 from opgov.core.schema import FunctionSchema
 
-CASES = Path(__file__).parent / "compat" / "cases"
+CASES = Path(__file__).resolve().parents[1] / "compat" / "cases"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

@@ -20,7 +20,7 @@ from opgov.render.decomps_text import render_violations
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"
 
 

@@ -23,7 +23,7 @@ from opgov.core.opset import (
 )
 from opgov.render.decomps_text import render_opset, render_python, render_selective_build
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"
 ASSERT_META = "aten::_assert_tensor_metadata"  # the one non-core op left after decomposition (models README)
 
