@@ -1,7 +1,9 @@
 """Reading a native_functions.yaml snapshot into plain entries.
 
-Pure: no database. PyYAML's libyaml loader (``CSafeLoader``) does the parsing; a cheap line scan
-finds where each top-level entry starts so that every problem can name its file and line.
+No database. PyYAML's libyaml loader (``CSafeLoader``) composes the file into a node tree whose
+nodes carry their line, so every problem names its file and line; the reader validates each
+entry from the nodes (``func``, ``tags``, ``dispatch``, ``structured_delegate``, ``autogen``)
+instead of constructing every value. Each ``func:`` is parsed by :mod:`opgov.core.schema`.
 
 Each entry yields one :class:`RegistryOp`; every name an entry's ``autogen:`` declares yields one
 more (torchgen generates those operators without an entry of their own, so they have no schema

@@ -1,14 +1,15 @@
 """The weekly committee report: one data model, three renderings.
 
-This is functional core: it imports the standard library and pydantic only, never the database,
-the CLI or the system clock. A service fills a :class:`WeeklyReport` with plain data; the
-renderers turn it into
+It imports the standard library, pydantic and the core vocabulary, and Jinja2 when it renders
+HTML; never the database, the CLI or the system clock. A service fills a :class:`WeeklyReport`
+with plain data; the renderers turn it into
 
 - :func:`render_markdown`: ready to paste into a GitHub issue or a forum post (GitHub tables,
   long lists folded into ``<details>``);
 - :func:`render_json`: one key per section, for bots (the model's own JSON shape);
 - :func:`render_html`: one self-contained page (inline CSS, inline SVG charts, no scripts and no
-  network access, enforced by a Content-Security-Policy) that reads on a phone and prints cleanly.
+  network access, enforced by a Content-Security-Policy) that reads on a phone and prints cleanly;
+  the markup is in ``templates/`` (autoescaped Jinja2), the stylesheet in ``static/opgov.css``.
 
 The model keeps every section in its reading order whatever order the caller gives (oldest review
 item first, BC errors first, earliest due date first), so every rendering and every bot sees the
