@@ -10,6 +10,7 @@ import typer
 
 from opgov.cli.app import CheckFormat, JsonOpt, app
 from opgov.cli.runtime import command, print_json, say, table
+from opgov.core.vocab import Preset
 
 
 decomps_app = typer.Typer(help="Decomposition rules: operator → target operators.", no_args_is_help=True)
@@ -23,12 +24,6 @@ class OpsetFmt(str, Enum):
     json = "json"
     selective_build = "selective-build"
     python = "python"
-
-
-class Preset(str, Enum):
-    core_aten = "core-aten"
-    no_decomp = "no-decomp"
-    full_decomp = "full-decomp"
 
 
 def _counts(result: dict) -> str:
@@ -135,7 +130,7 @@ def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--forma
 
     Exit 1 on errors (warnings are drift to look at: a core operator with a rule, a `core` yaml
     tag that disagrees with the category, a decomposable operator without a rule)."""
-    from opgov.core.decomps import render_violations
+    from opgov.render.decomps_text import render_violations
     from opgov.services.decompositions import check_decompositions
 
     with command(write=False, orm=False) as ctx:
@@ -157,7 +152,7 @@ def opset_build(
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with
     --models, which real models that covers and what to add next)."""
-    from opgov.core.opset import render_opset, render_selective_build
+    from opgov.render.decomps_text import render_opset, render_selective_build
     from opgov.services.decompositions import build, out_variants
 
     with command(write=False, orm=False) as ctx:
@@ -179,7 +174,7 @@ def check_model_cmd(
     fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
 ) -> None:
     """Can a runtime run this model? Errors: deleted, deprecated or missing operators (exit 1)."""
-    from opgov.core.corpus import render_model_check
+    from opgov.render.decomps_text import render_model_check
     from opgov.services.decompositions import check_model
 
     with command(write=False, orm=False) as ctx:

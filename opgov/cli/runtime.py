@@ -1,5 +1,10 @@
 """What the Typer commands share: global options, the actor, the clock, one transaction per
-command, and rendering. Nothing here knows policy; services do."""
+command, and rendering.
+
+Policy lives in the services and the core, with one exception that belongs to opening a
+command: :func:`command` honours a claimed time (``--now`` / ``OPGOV_NOW``) only on a simulation
+database, and refuses a write command that claims one anywhere else, so nobody can skip a timer.
+"""
 
 from __future__ import annotations
 

@@ -1,28 +1,11 @@
-"""Decomposition rules: loading them, and the checks that keep them honest.
+"""Decomposition rules and the checks that keep them honest.
 
 A *rule* says which operators an operator decomposes into: ``aten::hardswish`` →
 ``aten::clamp, aten::add.Tensor, aten::mul.Tensor, aten::div.Tensor``. Names are canonical
 (:func:`opgov.core.names.canonical`). Rules are one step deep; the checks follow them transitively.
 
-Rules file, format 1
---------------------
-::
-
-    # opgov decomposition rules, format 1
-    format: 1                      # optional; 1 is the only format so far
-    source: my-backend-2025        # required: where the rules come from
-    rules:
-      - op: aten::hardswish        # the operator decomposed (any spelling opgov accepts)
-        into: [aten::clamp, aten::add.Tensor, aten::mul.Tensor, aten::div.Tensor]
-        note: x * clamp(x + 3, 0, 6) / 6      # optional free text
-      - {op: aten::lift_fresh, into: []}      # [] = the operator disappears (an identity)
-
-Each operator has at most one rule per file and each target appears once in ``into``. Unknown
-keys are refused, so a typo cannot silently drop a rule.
-
-The file of facts from the 2023 core ATen review (``core-aten-review-2023.yaml``) is accepted
-as well: its ``decomposed:`` list has the same ``{op, into, note}`` items. Its source is the file
-name without the extension, and its date ``reviewed_at``.
+Rules come from rules files (read by :mod:`opgov.formats.rules`, which documents the format),
+from committee decisions and from PyTorch's own decomposition table.
 
 Checks
 ------
@@ -35,26 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
-
-import yaml
 
 from opgov.core.errors import BadInput
-from opgov.core.names import canonical
+from opgov.core.vocab import Category, Lifecycle, Severity
 
-try:  # PyYAML built with libyaml parses several times faster
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
-
-Severity = Literal["error", "warning"]
-CORE, DECOMPOSABLE, CUSTOM = "core", "decomposable", "custom"
-_DEAD = frozenset({"deprecated", "deleted"})
+CORE, DECOMPOSABLE, CUSTOM = Category.core, Category.decomposable, Category.custom
+_DEAD = frozenset({Lifecycle.deprecated, Lifecycle.deleted})
 
 
 # --------------------------------------------------------------------------------------------
-# rules files
+# rules (a rules file is read by opgov.formats.rules)
 
 
 @dataclass(frozen=True)
@@ -80,130 +53,6 @@ class RulesFile:
     def mapping(self) -> dict[str, tuple[str, ...]]:
         """``{op: into}``, the form :func:`check` and the opset builder take."""
         return {r.op: r.into for r in self.rules}
-
-
-_RULE_KEYS = frozenset({"op", "into", "note"})
-_V1_KEYS = frozenset({"format", "source", "rules"})
-
-
-def load_rules_file(path: str | Path) -> RulesFile:
-    """Read a rules file (format 1) or the 2023 review's facts file.
-
-    Raises :class:`BadInput` naming the file and line of anything malformed.
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot read rules file: {exc.strerror or exc}", file=str(path)) from exc
-    return parse_rules_text(text, filename=str(path))
-
-
-def parse_rules_text(text: str, *, filename: str = "<rules>") -> RulesFile:
-    """Like :func:`load_rules_file`, for text already in memory."""
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise BadInput(f"not valid YAML: {exc.problem or exc}", file=filename, line=line) from exc
-    except yaml.YAMLError as exc:
-        raise BadInput(f"not valid YAML: {exc}", file=filename) from exc
-    if root is None:
-        raise BadInput("empty rules file (expected a 'rules:' list)", file=filename)
-    top = _mapping(root, filename, "the file")
-    if "rules" in top:
-        extra = sorted(set(top) - _V1_KEYS)
-        if extra:
-            raise BadInput(f"unknown top-level key {extra[0]!r} (allowed: {', '.join(sorted(_V1_KEYS))})",
-                           file=filename, line=_line(top[extra[0]][0]))
-        if "format" in top:
-            fmt = _scalar(top["format"][1], filename, "format")
-            if fmt != "1":
-                raise BadInput(f"unsupported rules format {fmt!r} (this opgov reads format 1)",
-                               file=filename, line=_line(top["format"][1]))
-        if "source" not in top:
-            raise BadInput("missing 'source:' (say where these rules come from)", file=filename,
-                           line=_line(root))
-        source = _scalar(top["source"][1], filename, "source")
-        if not source.strip():
-            raise BadInput("'source:' is empty", file=filename, line=_line(top["source"][1]))
-        rules = _rules_list(top["rules"][1], filename)
-        return RulesFile(path=filename, source=source.strip(), shape="rules-v1", rules=rules)
-    if "decomposed" in top:
-        rules = _rules_list(top["decomposed"][1], filename)
-        date = _scalar(top["reviewed_at"][1], filename, "reviewed_at") if "reviewed_at" in top else None
-        return RulesFile(path=filename, source=Path(filename).stem, shape="review-decisions",
-                         rules=rules, date=date)
-    hint = " (this is a decisions file: use `opgov decisions load`)" if "decisions" in top else ""
-    raise BadInput(f"no 'rules:' list (format 1) and no 'decomposed:' list (review facts){hint}",
-                   file=filename, line=_line(root))
-
-
-def _line(node: yaml.Node) -> int:
-    return node.start_mark.line + 1
-
-
-def _mapping(node: yaml.Node, filename: str, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-    if not isinstance(node, yaml.MappingNode):
-        raise BadInput(f"{what} must be a mapping", file=filename, line=_line(node))
-    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    for key, value in node.value:
-        name = _scalar(key, filename, "a key")
-        if name in out:
-            raise BadInput(f"key {name!r} appears twice", file=filename, line=_line(key))
-        out[name] = (key, value)
-    return out
-
-
-def _scalar(node: yaml.Node, filename: str, what: str) -> str:
-    if not isinstance(node, yaml.ScalarNode):
-        raise BadInput(f"{what} must be a single value", file=filename, line=_line(node))
-    return str(node.value)
-
-
-def _op(node: yaml.Node, filename: str, what: str) -> str:
-    text = _scalar(node, filename, what)
-    try:
-        return canonical(text)
-    except BadInput as exc:
-        raise BadInput(exc.message, file=filename, line=_line(node)) from None
-
-
-def _rules_list(node: yaml.Node, filename: str) -> tuple[Rule, ...]:
-    if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
-        return ()
-    if not isinstance(node, yaml.SequenceNode):
-        raise BadInput("the rules must be a list of {op, into} items", file=filename, line=_line(node))
-    rules: list[Rule] = []
-    seen: dict[str, int] = {}
-    for item in node.value:
-        fields = _mapping(item, filename, "a rule")
-        extra = sorted(set(fields) - _RULE_KEYS)
-        if extra:
-            raise BadInput(f"unknown key {extra[0]!r} in a rule (allowed: op, into, note)",
-                           file=filename, line=_line(fields[extra[0]][0]))
-        for required in ("op", "into"):
-            if required not in fields:
-                raise BadInput(f"a rule without {required!r}", file=filename, line=_line(item))
-        op = _op(fields["op"][1], filename, "'op'")
-        if op in seen:
-            raise BadInput(f"{op} has a rule already (line {seen[op]})", file=filename, line=_line(item))
-        seen[op] = _line(item)
-        into_node = fields["into"][1]
-        if not isinstance(into_node, yaml.SequenceNode):
-            raise BadInput(f"'into' of {op} must be a list of operators", file=filename,
-                           line=_line(into_node))
-        into: list[str] = []
-        for target_node in into_node.value:
-            target = _op(target_node, filename, "a target in 'into'")
-            if target in into:
-                raise BadInput(f"{target} is listed twice in the targets of {op}", file=filename,
-                               line=_line(target_node))
-            into.append(target)
-        note = _scalar(fields["note"][1], filename, "'note'") if "note" in fields else None
-        rules.append(Rule(op=op, into=tuple(into), note=note, line=_line(item)))
-    return tuple(rules)
 
 
 # --------------------------------------------------------------------------------------------
@@ -550,34 +399,3 @@ def _as_list(changes: Change | Sequence[Change]) -> list[Change]:
     if isinstance(changes, (RuleChange, CategoryChange)):
         return [changes]
     return list(changes)
-
-
-# --------------------------------------------------------------------------------------------
-# rendering
-
-
-def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str:
-    """``text`` (one line each and a summary), ``json`` (see
-    :class:`opgov.render.decomps.ViolationsReport`) or ``github`` (workflow annotations)."""
-    if fmt == "json":
-        from opgov.render.decomps import ViolationsReport
-
-        return ViolationsReport.of(violations).model_dump_json(indent=2)
-    if fmt == "github":
-        lines = []
-        for v in violations:
-            level = "error" if v.severity == "error" else "warning"
-            lines.append(f"::{level} title=opgov {v.rule}::{_escape_github(v.message)}")
-        return "\n".join(lines) + ("\n" if lines else "")
-    if fmt != "text":
-        raise BadInput(f"unknown format {fmt!r} (text, json or github)")
-    if not violations:
-        return "decomposition rules: no violations\n"
-    lines = [f"{v.severity:<7} {v.rule:<26} {v.message}" for v in violations]
-    errors = sum(v.severity == "error" for v in violations)
-    lines.append(f"{errors} error(s), {len(violations) - errors} warning(s)")
-    return "\n".join(lines) + "\n"
-
-
-def _escape_github(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -12,8 +12,12 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-STATES = ("active", "deprecating", "deprecated", "deleted")
-NEXT = {"active": "deprecating", "deprecating": "deprecated", "deprecated": "deleted"}
+from opgov.core.vocab import Lifecycle
+
+STATES = tuple(Lifecycle)
+NEXT = {Lifecycle.active: Lifecycle.deprecating, Lifecycle.deprecating: Lifecycle.deprecated,
+        Lifecycle.deprecated: Lifecycle.deleted}
+_TIMED = (Lifecycle.deprecating, Lifecycle.deprecated)
 
 
 @dataclass(frozen=True)
@@ -22,7 +26,7 @@ class Periods:
     deprecated_days: int = 180
 
     def wait(self, state: str) -> int:
-        return {"deprecating": self.deprecating_days, "deprecated": self.deprecated_days}[state]
+        return {Lifecycle.deprecating: self.deprecating_days, Lifecycle.deprecated: self.deprecated_days}[state]
 
 
 @dataclass(frozen=True)
@@ -43,15 +47,15 @@ class Due:
 
 def next_timed_step(state: str, since: datetime | None, periods: Periods) -> Due | None:
     """The timed step after ``state`` (deprecating → deprecated, deprecated → deleted), else None."""
-    if state not in ("deprecating", "deprecated") or since is None:
+    if state not in _TIMED or since is None:
         return None
     return Due(state=state, to_state=NEXT[state], since=since, due_at=since + timedelta(days=periods.wait(state)))
 
 
 def check_step(state: str, to_state: str, since: datetime | None, now: datetime, periods: Periods) -> str | None:
     """Why ``state → to_state`` is not allowed now, or None when it is."""
-    if to_state == "active":
-        if state in ("deprecating", "deprecated"):
+    if to_state == Lifecycle.active:
+        if state in _TIMED:
             return None
         return f"only a deprecating or deprecated operator can return to active (it is {state})"
     if NEXT.get(state) != to_state:

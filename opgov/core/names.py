@@ -3,37 +3,28 @@
 Canonical: ``aten::add.Tensor``, and ``aten::abs`` for the default overload. Accepted:
 ``aten::add.Tensor``, ``add.Tensor``, ``aten.add.Tensor``, ``aten.abs.default``, ``aten::abs``,
 ``aten::abs.default``, ``abs``.
+
+The name model is :class:`opgov.core.schema.OperatorName` (the one the schema parser builds);
+this module only reads the looser spellings people type and always fills in the namespace, so
+``str()`` of what it returns is the canonical name.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from opgov.core.errors import BadInput
+from opgov.core.schema import OperatorName
+
+__all__ = ["DEFAULT_NAMESPACE", "OperatorName", "canonical", "from_func_name", "parse_op_name"]
 
 DEFAULT_NAMESPACE = "aten"
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
-_NAME_RE = re.compile(rf"^(?:(?P<ns>{_IDENT})(?:::|\.))?(?P<name>{_IDENT})(?:\.(?P<overload>{_IDENT}))?$")
 
 
-@dataclass(frozen=True, order=True)
-class OpName:
-    namespace: str
-    name: str
-    overload: str  # "" for the default overload
-
-    @property
-    def func_name(self) -> str:
-        """The name as written in a ``func:`` line: ``add.Tensor`` or ``abs``."""
-        return f"{self.name}.{self.overload}" if self.overload else self.name
-
-    def __str__(self) -> str:
-        return f"{self.namespace}::{self.func_name}"
-
-
-def parse_op_name(text: str, *, known_namespaces: frozenset[str] = frozenset({"aten"})) -> OpName:
-    """Parse any accepted spelling into an :class:`OpName`; raise :class:`BadInput` otherwise.
+def parse_op_name(text: str, *, known_namespaces: frozenset[str] = frozenset({"aten"})) -> OperatorName:
+    """Parse any accepted spelling into an :class:`OperatorName` with its namespace; raise
+    :class:`BadInput` otherwise.
 
     ``aten.add.Tensor`` is ambiguous in general with ``add.Tensor`` when the first part is not a
     namespace, so a dotted first part counts as a namespace only when it is a known one.
@@ -60,7 +51,7 @@ def parse_op_name(text: str, *, known_namespaces: frozenset[str] = frozenset({"a
             ns, name, overload = DEFAULT_NAMESPACE, parts[0], ""
     if overload == "default":
         overload = ""
-    return OpName(ns, name, overload)
+    return OperatorName(name, overload, ns)
 
 
 def canonical(text: str) -> str:
@@ -68,7 +59,7 @@ def canonical(text: str) -> str:
     return str(parse_op_name(text))
 
 
-def from_func_name(func_name: str, namespace: str = DEFAULT_NAMESPACE) -> OpName:
-    """From the name part of a ``func:`` line (``add.Tensor``, ``abs``)."""
+def from_func_name(func_name: str, namespace: str = DEFAULT_NAMESPACE) -> OperatorName:
+    """From the name part of a ``func:`` line (``add.Tensor``, ``abs``), in ``namespace``."""
     name, _, overload = func_name.partition(".")
-    return OpName(namespace, name, overload)
+    return OperatorName(name, overload, namespace)

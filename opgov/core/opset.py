@@ -50,14 +50,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from opgov.core.corpus import ModelOps
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
+from opgov.core.vocab import Preset
 
-Preset = Literal["core-aten", "no-decomp", "full-decomp"]
-PRESETS: tuple[str, ...] = ("core-aten", "no-decomp", "full-decomp")
+PRESETS: tuple[str, ...] = tuple(Preset)
 _EXPORTED_KINDS = frozenset({"functional", "inplace", "mutable"})
 
 
@@ -104,7 +103,7 @@ class Opset:
     implements one only when a model uses it. ``decomposed``: operators with a rule that the
     choice decomposes. ``beyond_default``: those decomposed beyond what torch.export's default
     table does by this preset (``--decompose``; for full-decomp also core operators with a
-    rule), used by :func:`render_python`. ``notes``: remarks for the user.
+    rule), used by :func:`opgov.render.decomps_text.render_python`. ``notes``: remarks for the user.
     """
 
     choice: OpsetChoice
@@ -398,149 +397,3 @@ def suggest_additions(models: Sequence[ModelCoverage], limit: int | None = None)
         out.append(Suggestion(op=op, newly_covered=newly, needed_by=counts[op][1], covered_after=covered,
                               share_after=covered / total if total else 1.0))
     return out
-
-
-# --------------------------------------------------------------------------------------------
-# rendering
-
-
-def describe_choice(choice: OpsetChoice) -> str:
-    parts = [choice.preset]
-    if choice.decompose:
-        parts.append("decompose " + ", ".join(choice.decompose))
-    if choice.keep:
-        parts.append("keep " + ", ".join(choice.keep))
-    return "; ".join(parts)
-
-
-def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -> str:
-    """``text`` or ``json`` (:class:`opgov.render.decomps.OpsetReport`); see also
-    :func:`render_selective_build` and :func:`render_python`."""
-    if fmt == "json":
-        from opgov.render.decomps import OpsetReport
-
-        return OpsetReport.of(opset, cov).model_dump_json(indent=2)
-    if fmt == "selective-build":
-        return render_selective_build(opset)
-    if fmt == "python":
-        return render_python(opset)
-    if fmt != "text":
-        raise BadInput(f"unknown format {fmt!r} (text, json, selective-build or python)")
-    lines = [f"opset {describe_choice(opset.choice)}: {len(opset.entries)} operators to implement"]
-    for e in opset.entries:
-        extra = f"  ← {', '.join(e.produced_by[:3])}{' …' if len(e.produced_by) > 3 else ''}" if e.why == "target" else ""
-        state = f" [{e.lifecycle}]" if e.lifecycle not in ("active",) else ""
-        lines.append(f"  {e.op:<48} {e.why}{state}{extra}")
-    if opset.without_rule:
-        lines.append(f"{len(opset.without_rule)} operators would be decomposed but have no rule; "
-                     "a backend implements them only for models that use them (--format json lists them)")
-    lines += [f"note: {n}" for n in opset.notes]
-    if cov is not None:
-        lines.append(f"models ({cov.start} operators): {cov.covered}/{len(cov.models)} covered "
-                     f"({cov.share:.0%})")
-        for m in cov.models:
-            mark = "covered" if m.covered else "missing " + ", ".join(m.missing)
-            lines.append(f"  {m.model:<40} {mark}")
-        if cov.suggestions:
-            lines.append("add, in this order, to cover the most further models:")
-            unknown = frozenset(cov.not_in_registry)
-            for i, s in enumerate(cov.suggestions, 1):
-                lines.append(f"  {i}. {s.op:<44} +{len(s.newly_covered)} model(s) → "
-                             f"{s.covered_after}/{len(cov.models)} ({s.share_after:.0%}); used by {s.needed_by}"
-                             + (" (not in the registry)" if s.op in unknown else ""))
-        if cov.not_in_registry:
-            shown = ", ".join(cov.not_in_registry[:5]) + (" …" if len(cov.not_in_registry) > 5 else "")
-            lines.append(f"note: {len(cov.not_in_registry)} operators the models need are not in the registry "
-                         f"({shown}): it holds part of ATen, or is older than the models")
-    return "\n".join(lines) + "\n"
-
-
-def render_selective_build(opset: Opset, *, include_without_rule: bool = False,
-                           out_variants: Mapping[str, str] | None = None) -> str:
-    """The selected-operators YAML of PyTorch's and ExecuTorch's selective build.
-
-    Top level ``operators:``, each key a full operator name as torchgen spells it
-    (``aten::add.Tensor``, ``aten::abs`` for the default overload) with ``include_all_overloads:
-    false`` so that exactly that overload is selected. ``out_variants`` (functional → its
-    out= overload, from the registry) adds the out= variants ExecuTorch's kernels implement.
-    ``include_without_rule`` also selects :attr:`Opset.without_rule`.
-    """
-    label = f"opgov opset {describe_choice(opset.choice)}"
-    selected: dict[str, dict] = {}
-
-    def select(op: str, why: str) -> None:
-        selected[op] = {"is_root_operator": True, "is_used_for_training": False,
-                        "include_all_overloads": False, "debug_info": [f"{label}: {why}"]}
-
-    for e in opset.entries:
-        why = e.why if not e.produced_by else f"{e.why}, produced by {', '.join(e.produced_by[:3])}"
-        select(e.op, why)
-        if out_variants and e.op in out_variants:
-            select(out_variants[e.op], f"out= variant of {e.op}")
-    if include_without_rule:
-        for op in opset.without_rule:
-            select(op, "no decomposition rule")
-    import yaml  # only this format needs a YAML writer
-
-    header = f"# selected operators: {label}\n# {len(selected)} operators; generated by opgov\n"
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return header + yaml.dump({"operators": dict(sorted(selected.items()))}, Dumper=dumper, sort_keys=False,
-                              default_flow_style=False, width=100)
-
-
-def render_python(opset: Opset) -> str:
-    """A snippet that reproduces the choice with torch.export's decomposition table.
-
-    It defines ``decomp_table``: ``torch.export.default_decompositions()`` for core-aten and
-    full-decomp (an empty dict for no-decomp), minus the kept operators, plus PyTorch's own
-    decompositions (``torch._decomp.decomposition_table``) of :attr:`Opset.beyond_default`: the
-    ``--decompose`` operators and, for full-decomp, the core operators that have a rule. Operators PyTorch has no decomposition for are reported when the snippet runs.
-    """
-    choice = opset.choice
-    extra = opset.beyond_default
-    kept = list(choice.keep)
-    base = "{}" if choice.preset == "no-decomp" else "torch.export.default_decompositions()"
-
-    def listing(names: Iterable[str]) -> str:
-        names = sorted(names)
-        if not names:
-            return "[]"
-        return "[\n" + "".join(f"    {n!r},\n" for n in names) + "]"
-
-    return f'''# Reproduces the opgov opset choice "{describe_choice(choice)}" with torch.export.
-# Use: ep = torch.export.export(model, example_args).run_decompositions(decomp_table)
-import warnings
-
-import torch
-import torch._decomp
-
-KEEP = {listing(kept)}
-DECOMPOSE = {listing(extra)}
-
-
-def _overload(name):
-    """Map 'aten::add.Tensor' to torch.ops.aten.add.Tensor; None when this torch lacks it."""
-    namespace, _, rest = name.partition("::")
-    base, _, overload = rest.partition(".")
-    packet = getattr(getattr(torch.ops, namespace), base, None)
-    if packet is None or (overload or "default") not in packet.overloads():
-        warnings.warn(f"{{name}} does not exist in torch {{torch.__version__}}")
-        return None
-    return getattr(packet, overload or "default")
-
-
-decomp_table = {base}
-for _name in KEEP:
-    _op = _overload(_name)
-    if _op is not None:
-        decomp_table.pop(_op, None)
-for _name in DECOMPOSE:
-    _op = _overload(_name)
-    if _op is None:
-        continue
-    _fn = torch._decomp.decomposition_table.get(_op)
-    if _fn is None:
-        warnings.warn(f"torch has no decomposition for {{_name}}; it stays")
-    else:
-        decomp_table[_op] = _fn
-'''

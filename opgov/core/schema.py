@@ -89,6 +89,10 @@ class SchemaKind(enum.StrEnum):
 class OperatorName:
     """``add_.Tensor``: the name as written before the dot, and the overload ("" by default).
 
+    opgov's one operator-name model: the schema parser builds it from a ``func:`` line, and
+    :func:`opgov.core.names.parse_op_name` from the spellings users type (with the namespace
+    filled in, so that ``str()`` gives the canonical ``aten::add.Tensor``).
+
     ``name`` keeps the spelling of the ``func:`` line (``add_``, ``__iand__``); ``base`` strips
     the in-place underscore or the dunder wrapping (``add``, ``and``).
     """

@@ -5,7 +5,7 @@ tables for the services that work with objects; the hot paths (``opgov import``,
 ``opgov sync-yaml --check``) use the tables directly and never import ``sqlalchemy.orm``, which
 costs about as much time as reading native_functions.yaml. Alembic migrations
 (``migrations/versions``) are the only way the schema is created or changed;
-``tests/test_migrations.py`` checks that they produce exactly these tables.
+``tests/db/test_migrations.py`` checks that they produce exactly these tables.
 """
 
 from __future__ import annotations

@@ -27,8 +27,10 @@ import yaml
 
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
+from opgov.core.vocab import Category
+from opgov.formats.files import context, read_text
 
-CATEGORIES = ("core", "decomposable", "custom")
+CATEGORIES = tuple(Category)
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,7 @@ def _when(value, path: str, line: int) -> datetime:
 
 
 def read_decisions_file(path: str) -> list[DecisionRecord]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise BadInput("no such file", file=path) from None
+    text = read_text(path)
     try:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         root = yaml.compose(text, Loader=loader)
@@ -80,10 +78,8 @@ def read_decisions_file(path: str) -> list[DecisionRecord]:
         line = lines[index]
         if not isinstance(item, dict):
             raise BadInput("each decision must be a mapping with op, category and rationale", file=path, line=line)
-        try:
+        with context(path, line):
             op = canonical(str(item.get("op", "")))
-        except BadInput as err:
-            raise BadInput(err.message, file=path, line=line) from None
         category = item.get("category")
         if category not in CATEGORIES:
             raise BadInput(f"category of {op} must be one of {', '.join(CATEGORIES)}, got {category!r}",
@@ -94,10 +90,8 @@ def read_decisions_file(path: str) -> list[DecisionRecord]:
         into = item.get("into") or []
         if category != "decomposable" and into:
             raise BadInput(f"'into' applies only to decomposable decisions ({op})", file=path, line=line)
-        try:
+        with context(path, line):
             targets = tuple(canonical(str(t)) for t in into)
-        except BadInput as err:
-            raise BadInput(err.message, file=path, line=line) from None
         when = item.get("decided_at", default_when)
         if when is None:
             raise BadInput(f"decision on {op} has no decided_at (and the file sets none)", file=path, line=line)

@@ -1,7 +1,9 @@
 """Reading a native_functions.yaml snapshot into plain entries.
 
-Pure: no database. PyYAML's libyaml loader (``CSafeLoader``) does the parsing; a cheap line scan
-finds where each top-level entry starts so that every problem can name its file and line.
+No database. PyYAML's libyaml loader (``CSafeLoader``) composes the file into a node tree whose
+nodes carry their line, so every problem names its file and line; the reader validates each
+entry from the nodes (``func``, ``tags``, ``dispatch``, ``structured_delegate``, ``autogen``)
+instead of constructing every value. Each ``func:`` is parsed by :mod:`opgov.core.schema`.
 
 Each entry yields one :class:`RegistryOp`; every name an entry's ``autogen:`` declares yields one
 more (torchgen generates those operators without an entry of their own, so they have no schema
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import from_func_name
+from opgov.formats.files import read_text
 
 
 def _yaml():
@@ -107,20 +110,6 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
             raise BadInput("expected '- tag: NAME' with a 'desc:'", file=path, line=line)
         declared[tag.value] = line
     return declared
-
-
-def read_text(path: str, *, exact: bool = False) -> str:
-    """A UTF-8 text file, or one line of :class:`BadInput` naming it. ``exact`` keeps line endings
-    as they are (the sync bot rewrites files byte for byte)."""
-    try:
-        with open(path, encoding="utf-8", newline="" if exact else None) as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise BadInput("no such file", file=path) from None
-    except IsADirectoryError:
-        raise BadInput("is a directory, expected a yaml file", file=path) from None
-    except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text ({err.reason})", file=path) from None
 
 
 def _scalar(node, what: str, path: str) -> str | None:

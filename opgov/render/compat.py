@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import date
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from opgov.core.compat import SEVERITIES, BcException, Finding
+from opgov.core.vocab import FindingKind, Severity
 
 __all__ = ["CheckReport", "ExceptionOut", "FindingOut", "Summary", "make_report", "render_github",
            "render_json", "render_text"]
@@ -25,9 +25,9 @@ class FindingOut(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     operator: str
-    kind: Literal["bc", "fc", "new"]
+    kind: FindingKind
     rule: str
-    severity: Literal["error", "warning", "waived", "info"]
+    severity: Severity
     message: str
     old_schema: str | None = None
     new_schema: str | None = None

@@ -2,7 +2,8 @@
 
 Kept apart from :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and :mod:`opgov.core.corpus` (as
 :mod:`opgov.render.compat` is from :mod:`opgov.core.compat`) so that those stay light: pydantic is
-loaded only when a report is rendered as JSON, which keeps ``opgov opset build`` fast.
+loaded only when a report is rendered as JSON, which keeps ``opgov opset build`` fast. The text,
+GitHub, selective-build and Python renderings are in :mod:`opgov.render.decomps_text`.
 """
 
 from __future__ import annotations

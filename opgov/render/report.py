@@ -1,14 +1,15 @@
 """The weekly committee report: one data model, three renderings.
 
-This is functional core: it imports the standard library and pydantic only, never the database,
-the CLI or the system clock. A service fills a :class:`WeeklyReport` with plain data; the
-renderers turn it into
+It imports the standard library, pydantic and the core vocabulary, and Jinja2 when it renders
+HTML; never the database, the CLI or the system clock. A service fills a :class:`WeeklyReport`
+with plain data; the renderers turn it into
 
 - :func:`render_markdown`: ready to paste into a GitHub issue or a forum post (GitHub tables,
   long lists folded into ``<details>``);
 - :func:`render_json`: one key per section, for bots (the model's own JSON shape);
 - :func:`render_html`: one self-contained page (inline CSS, inline SVG charts, no scripts and no
-  network access, enforced by a Content-Security-Policy) that reads on a phone and prints cleanly.
+  network access, enforced by a Content-Security-Policy) that reads on a phone and prints cleanly;
+  the markup is in ``templates/`` (autoescaped Jinja2), the stylesheet in ``static/opgov.css``.
 
 The model keeps every section in its reading order whatever order the caller gives (oldest review
 item first, BC errors first, earliest due date first), so every rendering and every bot sees the
@@ -17,15 +18,19 @@ same order.
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
+from functools import lru_cache
+from importlib import resources
+from types import SimpleNamespace
 from typing import Annotated, Any, Callable, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
 
 __all__ = [
     "Category",
@@ -64,15 +69,11 @@ def _to_utc(value: datetime) -> datetime:
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 """A timezone-aware datetime, normalised to UTC. Naive datetimes are refused."""
 
-Category = Literal["core", "decomposable", "custom"]
-ProposalKind = Literal["core", "decompose", "custom"]
 Outcome = Literal["approved", "rejected", "withdrawn"]
-LifecycleState = Literal["active", "deprecating", "deprecated", "deleted"]
-FindingKind = Literal["bc", "fc", "new"]
-Severity = Literal["error", "warning", "waived", "info"]
+LifecycleState = Lifecycle
 
-CATEGORIES: tuple[Category, ...] = ("core", "decomposable", "custom")
-LIFECYCLE_STATES: tuple[LifecycleState, ...] = ("active", "deprecating", "deprecated", "deleted")
+CATEGORIES: tuple[Category, ...] = tuple(Category)
+LIFECYCLE_STATES: tuple[Lifecycle, ...] = tuple(Lifecycle)
 
 
 class _Row(BaseModel):
@@ -147,7 +148,7 @@ class LifecycleDue(_Row):
 
 class DeprecatedOp(_Row):
     operator: str
-    state: Literal["deprecating", "deprecated"]
+    state: Literal[Lifecycle.deprecating, Lifecycle.deprecated]
     since: UtcDatetime
     replacement: str | None = None
     reason: str = ""
@@ -212,8 +213,8 @@ class TrendPoint(_Row):
     categories: CategoryCounts
 
 
-_SEVERITY_RANK = {"error": 0, "warning": 1, "waived": 2, "info": 3}
-_KIND_RANK = {"bc": 0, "fc": 1, "new": 2}
+_SEVERITY_RANK = {s.value: s.rank for s in Severity}
+_KIND_RANK = {k.value: k.rank for k in FindingKind}
 
 
 class WeeklyReport(BaseModel):
@@ -834,91 +835,27 @@ def render_json(report: WeeklyReport) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# HTML
+# HTML: the markup is in templates/weekly_report.html.j2 (and its _macros, _charts); the CSS is
+# static/opgov.css. Here: the data those templates are filled with, and the charts' geometry.
 # --------------------------------------------------------------------------------------------
-
-
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2} UTC)?")
 
 
-def _e_dates(text: str) -> str:
-    """Escape text, keeping every date (and time) in it on one line."""
-    return _DATE.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', _e(text))
+def _dated(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_date): the page keeps every date (and time) on one line."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for m in _DATE.finditer(text):
+        if m.start() > at:
+            pieces.append((text[at:m.start()], False))
+        pieces.append((m.group(0), True))
+        at = m.end()
+    if at < len(text):
+        pieces.append((text[at:], False))
+    return pieces
 
-
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-
-_CSS = """
-:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --head: #f6f8fa;
-  --link: #0969da; --error: #cf222e; --warning: #9a6700; --info: #0969da; }
-* { box-sizing: border-box; }
-html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
-body { margin: 0; color: var(--fg); background: #fff;
-  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.35rem; line-height: 1.25; margin: 0 0 .35rem; }
-h2 { font-size: 1.1rem; line-height: 1.3; margin: 1.75rem 0 .5rem; padding-bottom: .25rem;
-  border-bottom: 1px solid var(--line); }
-p { margin: .4rem 0; }
-a { color: var(--link); }
-.meta { color: var(--muted); font-size: .875rem; }
-.quiet { font-weight: 600; padding: .6rem .8rem; border: 1px solid var(--line); border-radius: 6px; }
-.summary { margin: .6rem 0 0; padding-left: 1.2rem; }
-.summary li { margin: .15rem 0; }
-.empty { color: var(--muted); }
-.nowrap { white-space: nowrap; }
-/* wide tables scroll sideways inside their frame; shadows at the edges show there is more */
-.table-wrap { max-width: 100%; overflow-x: auto; margin: .5rem 0; border: 1px solid var(--line);
-  border-radius: 6px;
-  background: linear-gradient(to right, #fff 30%, rgba(255, 255, 255, 0)) left / 2.5rem 100% no-repeat local,
-    linear-gradient(to left, #fff 30%, rgba(255, 255, 255, 0)) right / 2.5rem 100% no-repeat local,
-    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, .2), transparent) left / .8rem 100% no-repeat scroll,
-    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, .2), transparent) right / .8rem 100% no-repeat scroll; }
-table { border-collapse: collapse; width: 100%; font-size: .875rem; }
-th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-top: 1px solid var(--line); }
-thead th { background: var(--head); white-space: nowrap; border-top: 0; }
-.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.wide { min-width: 14rem; }
-code { font: .85em/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
-  overflow-wrap: break-word; }
-.sev { display: inline-block; padding: 0 .4rem; border: 1px solid currentColor; border-radius: 1rem;
-  font-size: .8rem; font-weight: 600; }
-.sev-error { color: var(--error); }
-.sev-warning { color: var(--warning); }
-.sev-info { color: var(--info); }
-.sev-waived { color: var(--muted); }
-details { margin: .25rem 0 .75rem; }
-summary { cursor: pointer; color: var(--link); }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 19rem), 1fr));
-  gap: .5rem 2rem; align-items: start; margin: .5rem 0; }
-.grid .table-wrap { margin: 0; }
-figure { margin: 0; }
-figcaption { font-size: .875rem; font-weight: 600; margin-bottom: .35rem; }
-svg.chart { display: block; width: 100%; max-width: 27rem; height: auto; }
-svg.chart text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: #1f2328; }
-svg.chart text.muted { fill: #59636e; }
-svg.chart text.on-dark { fill: #fff; }
-footer { margin-top: 2rem; color: var(--muted); font-size: .8rem; }
-@media (min-width: 48rem) { main { padding: 1.5rem 2rem; } h1 { font-size: 1.6rem; } }
-@media print {
-  @page { margin: 1.5cm; }
-  body { font-size: 10pt; background: none; color: #000; }
-  main { max-width: none; padding: 0; }
-  a { color: inherit; text-decoration: none; }
-  thead th, .table-wrap, .quiet { background: none; }
-  .table-wrap { overflow: visible; border: 0; }
-  table, tr, figure, svg.chart, .quiet { break-inside: avoid; page-break-inside: avoid; }
-  thead { display: table-header-group; }
-  h2 { break-after: avoid; page-break-after: avoid; }
-  summary { display: none; }
-  details::details-content { content-visibility: visible; display: block; }
-  .grid { grid-template-columns: repeat(2, minmax(0, 1fr)); }
-}
-"""
 
 _CAT_FILL = {"core": ("#0072B2", "on-dark"), "decomposable": ("#E69F00", ""), "custom": ("#009E73", "")}
 _LIFE_FILL = {"active": "#0072B2", "deprecating": "#E69F00", "deprecated": "#D55E00", "deleted": "#8c959f"}
@@ -928,13 +865,6 @@ _CHAR_W = 6.6  # rough width of a 12px sans-serif character, for layout only
 def _n(x: float) -> str:
     """A compact SVG coordinate."""
     return f"{x:.1f}".rstrip("0").rstrip(".")
-
-
-def _svg_open(chart_id: str, width: float, height: float, title: str, desc: str) -> str:
-    return (f'<svg class="chart" id="{chart_id}" '
-            f'viewBox="0 0 {_n(width)} {_n(height)}" role="img" '
-            f'aria-labelledby="{chart_id}-title {chart_id}-desc">'
-            f'<title id="{chart_id}-title">{_e(title)}</title><desc id="{chart_id}-desc">{_e(desc)}</desc>')
 
 
 def _short(label: str, limit: int = 14) -> str:
@@ -947,14 +877,26 @@ def _short(label: str, limit: int = 14) -> str:
 
 _MAX_COLUMNS = 6  # beyond this many snapshots the core chart turns into rows, which never crowd
 
+_CHART_CAPTIONS = {
+    "chart-core-size": "Core opset size per snapshot",
+    "chart-categories": "Operators per category in each snapshot",
+    "chart-lifecycle": "Lifecycle funnel (log scale)",
+}
 
-def _svg_core_size(trend: tuple[TrendPoint, ...]) -> str:
+
+def _chart(chart_id: str, title: str, desc: str, width: float, height: float, **geometry: Any) -> SimpleNamespace:
+    return SimpleNamespace(id=chart_id, caption=_CHART_CAPTIONS[chart_id], title=title, desc=desc, width=width,
+                           height=height, **geometry)
+
+
+def _chart_core_size(trend: tuple[TrendPoint, ...]) -> SimpleNamespace:
     """The number of core operators in each snapshot, each value written beside its bar.
 
     Columns (oldest on the left) for a few snapshots; one row per snapshot when there are many.
     """
     width = 360.0
     vmax = max(p.categories.core for p in trend) or 1
+    title = "Core opset size per snapshot"
     desc = "Core operators per snapshot: " + "; ".join(f"{p.label}: {p.categories.core:,}" for p in trend) + "."
     if len(trend) > _MAX_COLUMNS:
         label_w = min(max(len(_short(p.label)) for p in trend) * _CHAR_W + 8, 100.0)
@@ -962,46 +904,28 @@ def _svg_core_size(trend: tuple[TrendPoint, ...]) -> str:
         x0, span = label_w + 4, width - value_w - label_w - 4
         row_h, gap = 16.0, 6.0
         height = len(trend) * (row_h + gap) - gap + 4
-        out = [_svg_open("chart-core-size", width, height, "Core opset size per snapshot", desc)]
+        rows = []
         for i, p in enumerate(trend):
             v = p.categories.core
             y = i * (row_h + gap)
-            mid = y + row_h / 2 + 4
-            w = max(v / vmax * span, 1.0) if v else 0.0
-            out.append(f'<text x="{_n(label_w)}" y="{_n(mid)}" text-anchor="end" font-size="12">'
-                       f'<title>{_e(p.label)}</title>{_e(_short(p.label))}</text>')
-            out.append(f'<rect x="{_n(x0)}" y="{_n(y)}" width="{_n(w)}" height="{_n(row_h)}" fill="#0072B2">'
-                       f'<title>{_e(p.label)}: {v:,} core operators</title></rect>')
-            out.append(f'<text x="{_n(x0 + w + 4)}" y="{_n(mid)}" font-size="12" font-weight="600">{v:,}</text>')
-        out.append("</svg>")
-        return "".join(out)
+            rows.append(SimpleNamespace(label=p.label, short=_short(p.label), value=v, y=y, mid=y + row_h / 2 + 4,
+                                        w=max(v / vmax * span, 1.0) if v else 0.0))
+        return _chart("chart-core-size", title, desc, width, height, label_w=label_w, x0=x0, row_h=row_h, rows=rows)
 
     left = right = 6.0
     top, plot_h, bottom = 22.0, 130.0, 38.0
-    height = top + plot_h + bottom
     band = (width - left - right) / len(trend)
-    bar_w = min(band * 0.6, 60.0)
-    base_y = top + plot_h
-    out = [_svg_open("chart-core-size", width, height, "Core opset size per snapshot", desc)]
+    bars = []
     for i, p in enumerate(trend):
         v = p.categories.core
-        h = max(v / vmax * plot_h, 1.0) if v else 0.0
-        cx = left + band * (i + 0.5)
-        out.append(f'<rect x="{_n(cx - bar_w / 2)}" y="{_n(base_y - h)}" width="{_n(bar_w)}" height="{_n(h)}" '
-                   f'fill="#0072B2"><title>{_e(p.label)}: {v:,} core operators</title></rect>')
-        out.append(f'<text x="{_n(cx)}" y="{_n(base_y - h - 6)}" text-anchor="middle" font-size="12" '
-                   f'font-weight="600">{v:,}</text>')
-        out.append(f'<text x="{_n(cx)}" y="{_n(base_y + 16)}" text-anchor="middle" font-size="12">'
-                   f'<title>{_e(p.label)}</title>{_e(_short(p.label, max(6, int(band / _CHAR_W))))}</text>')
-        out.append(f'<text class="muted" x="{_n(cx)}" y="{_n(base_y + 31)}" text-anchor="middle" '
-                   f'font-size="10">{p.imported_at.date().isoformat()}</text>')
-    out.append(f'<line x1="{_n(left)}" y1="{_n(base_y)}" x2="{_n(width - right)}" y2="{_n(base_y)}" '
-               f'stroke="#8c959f" stroke-width="1"/>')
-    out.append("</svg>")
-    return "".join(out)
+        bars.append(SimpleNamespace(label=p.label, short=_short(p.label, max(6, int(band / _CHAR_W))), value=v,
+                                    h=max(v / vmax * plot_h, 1.0) if v else 0.0, cx=left + band * (i + 0.5),
+                                    day=p.imported_at.date().isoformat()))
+    return _chart("chart-core-size", title, desc, width, top + plot_h + bottom, left=left, right=right,
+                  bar_w=min(band * 0.6, 60.0), base_y=top + plot_h, bars=bars)
 
 
-def _svg_categories(trend: tuple[TrendPoint, ...]) -> str:
+def _chart_categories(trend: tuple[TrendPoint, ...]) -> SimpleNamespace:
     """Stacked horizontal bars: operators per category in each snapshot, totals at the end."""
     width = 360.0
     label_w = min(max(len(_short(p.label)) for p in trend) * _CHAR_W + 8, 100.0)
@@ -1014,40 +938,30 @@ def _svg_categories(trend: tuple[TrendPoint, ...]) -> str:
     desc = "Operators per category in each snapshot: " + "; ".join(
         f"{p.label}: " + ", ".join(f"{c} {getattr(p.categories, c):,}" for c in CATEGORIES)
         + f", total {p.categories.total:,}" for p in trend) + "."
-    out = [_svg_open("chart-categories", width, height, "Operators per category in each snapshot", desc)]
-    lx = 0.0
+    legend, lx = [], 0.0
     for cat in CATEGORIES:
-        fill, _ = _CAT_FILL[cat]
-        out.append(f'<rect x="{_n(lx)}" y="4" width="12" height="12" fill="{fill}"/>'
-                   f'<text x="{_n(lx + 16)}" y="14.5" font-size="12">{cat}</text>')
+        legend.append(SimpleNamespace(x=lx, fill=_CAT_FILL[cat][0], category=cat))
         lx += 16 + len(cat) * _CHAR_W + 18
+    rows = []
     for i, p in enumerate(trend):
         y = legend_h + i * (row_h + gap)
-        mid = y + row_h / 2 + 4
-        out.append(f'<text x="{_n(label_w)}" y="{_n(mid)}" text-anchor="end" font-size="12">'
-                   f'<title>{_e(p.label)}</title>{_e(_short(p.label))}</text>')
-        x = x0
+        segments, x = [], x0
         for cat in CATEGORIES:
             v = getattr(p.categories, cat)
             if not v:
                 continue
             w = max(v * scale, 1.0)
             fill, text_cls = _CAT_FILL[cat]
-            out.append(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(w)}" height="{_n(row_h)}" fill="{fill}">'
-                       f'<title>{_e(p.label)}: {cat} {v:,}</title></rect>')
-            label = f"{v:,}"
-            if len(label) * _CHAR_W + 6 <= w:
-                cls = f' class="{text_cls}"' if text_cls else ""
-                out.append(f'<text{cls} x="{_n(x + w / 2)}" y="{_n(mid)}" text-anchor="middle" '
-                           f'font-size="11">{label}</text>')
+            segments.append(SimpleNamespace(x=x, w=w, fill=fill, text_cls=text_cls, category=cat, value=v,
+                                            show_value=len(f"{v:,}") * _CHAR_W + 6 <= w))
             x += w
-        out.append(f'<text x="{_n(x + 4)}" y="{_n(mid)}" font-size="12" font-weight="600">'
-                   f'{p.categories.total:,}</text>')
-    out.append("</svg>")
-    return "".join(out)
+        rows.append(SimpleNamespace(label=p.label, short=_short(p.label), y=y, mid=y + row_h / 2 + 4,
+                                    segments=segments, end=x, total=p.categories.total))
+    return _chart("chart-categories", "Operators per category in each snapshot", desc, width, height,
+                  label_w=label_w, row_h=row_h, legend=legend, rows=rows)
 
 
-def _svg_lifecycle(counts: LifecycleCounts) -> str:
+def _chart_lifecycle(counts: LifecycleCounts) -> SimpleNamespace:
     """A funnel: one centred bar per lifecycle state, its width on a log scale of the count.
 
     Nearly every operator is active, so on a linear scale the few deprecating, deprecated and
@@ -1063,131 +977,82 @@ def _svg_lifecycle(counts: LifecycleCounts) -> str:
     height = top + len(states) * (row_h + gap) - gap + 4
     desc = ("Operators per lifecycle state (bar lengths on a log scale): "
             + ", ".join(f"{s} {v:,}" for s, v in states) + ".")
-    out = [_svg_open("chart-lifecycle", width, height, "Lifecycle funnel: active, deprecating, deprecated, deleted",
-                     desc)]
+    rows = []
     for i, (state, v) in enumerate(states):
         y = top + i * (row_h + gap)
-        mid = y + row_h / 2 + 4
-        out.append(f'<text x="{_n(label_w)}" y="{_n(mid)}" text-anchor="end" font-size="12">{state}</text>')
-        w = max(math.log1p(v) / math.log1p(vmax) * span, 4.0) if v else 0.0
-        if w:
-            out.append(f'<rect x="{_n(x0 + (span - w) / 2)}" y="{_n(y)}" width="{_n(w)}" height="{_n(row_h)}" '
-                       f'rx="3" fill="{_LIFE_FILL[state]}"><title>{state}: {v:,}</title></rect>')
-        else:
-            out.append(f'<line x1="{_n(x0)}" y1="{_n(mid - 4)}" x2="{_n(x1)}" y2="{_n(mid - 4)}" '
-                       f'stroke="#d1d9e0" stroke-dasharray="3 3"/>')
-        out.append(f'<text x="{_n(width - 2)}" y="{_n(mid)}" text-anchor="end" font-size="12" '
-                   f'font-weight="600">{v:,}</text>')
-    out.append("</svg>")
-    return "".join(out)
+        rows.append(SimpleNamespace(state=state, value=v, y=y, mid=y + row_h / 2 + 4, fill=_LIFE_FILL[state],
+                                    w=max(math.log1p(v) / math.log1p(vmax) * span, 4.0) if v else 0.0))
+    return _chart("chart-lifecycle", "Lifecycle funnel: active, deprecating, deprecated, deleted", desc, width,
+                  height, label_w=label_w, row_h=row_h, x0=x0, x1=x1, span=span, rows=rows)
 
 
-_CHART_CAPTIONS = {
-    "chart-core-size": "Core opset size per snapshot",
-    "chart-categories": "Operators per category in each snapshot",
-    "chart-lifecycle": "Lifecycle funnel (log scale)",
-}
-
-
-def _html_chart(chart_id: str, report: WeeklyReport) -> str:
+def _html_chart(chart_id: str, report: WeeklyReport) -> SimpleNamespace:
     if chart_id == "chart-core-size":
-        svg = _svg_core_size(report.opset_trend)
-    elif chart_id == "chart-categories":
-        svg = _svg_categories(report.opset_trend)
-    else:
-        svg = _svg_lifecycle(report.opset_now.lifecycle)
-    return f'<figure><figcaption aria-hidden="true">{_CHART_CAPTIONS[chart_id]}</figcaption>{svg}</figure>'
+        return _chart_core_size(report.opset_trend)
+    if chart_id == "chart-categories":
+        return _chart_categories(report.opset_trend)
+    return _chart_lifecycle(report.opset_now.lifecycle)
 
 
-def _html_frags(text: _Text) -> str:
-    out = []
-    for f in text:
-        body = _e(f.text)
-        if f.code:
-            body = f"<code>{body}</code>"
-        if f.strong and not f.cls:
-            body = f"<strong>{body}</strong>"
-        classes = " ".join(c for c in (f.cls, "nowrap" if f.nowrap else "") if c)
-        if classes:
-            body = f'<span class="{_e(classes)}">{body}</span>'
-        out.append(body)
-    return "".join(out)
+def _html_parts(report: WeeklyReport, section: _Section) -> list[SimpleNamespace]:
+    """A section's blocks as the page lays them out: charts and small tables side by side in a
+    grid, as the width allows; paragraphs; long tables folded."""
+    parts: list[SimpleNamespace] = []
+    grid: list[Any] = []
+    for block in section.blocks:
+        if isinstance(block, _Chart):
+            grid.append(_html_chart(block.chart_id, report))
+            continue
+        if isinstance(block, _Table) and block.compact:
+            grid.append(block)
+            continue
+        if grid:
+            parts.append(SimpleNamespace(kind="grid", items=grid))
+            grid = []
+        if isinstance(block, _Para):
+            parts.append(SimpleNamespace(kind="para", block=block))
+        else:
+            shown, folded = _fold(block)
+            parts.append(SimpleNamespace(kind="table", block=block, shown=shown, folded=folded,
+                                         more=_plural(len(folded), "more row")))
+    if grid:
+        parts.append(SimpleNamespace(kind="grid", items=grid))
+    return parts
 
 
-_NUM_ATTR = ' class="num"'
+@lru_cache(maxsize=1)
+def _templates() -> Any:
+    """The Jinja2 environment of opgov/render/templates (imported on first use: only the HTML
+    report needs it)."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("opgov.render", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["n"] = _n
+    env.filters["thousands"] = lambda v: f"{v:,}"
+    return env
 
 
-def _html_table(caption: str, columns: tuple[_Column, ...], rows: tuple[Any, ...]) -> str:
-    head = "".join(f'<th scope="col"{_NUM_ATTR if c.numeric else ""}>{_e(c.header)}</th>' for c in columns)
-    body = []
-    for row in rows:
-        cells = []
-        for c in columns:
-            cls = "num" if c.numeric else ("wide" if c.wide else "")
-            attr = f' class="{cls}"' if cls else ""
-            cells.append(f"<td{attr}>{_html_frags(c.cell(row))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="table-wrap" role="region" aria-label="{_e(caption)}" tabindex="0">'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+def _css() -> str:
+    return resources.files("opgov.render").joinpath("static", "opgov.css").read_text(encoding="utf-8")
 
 
 def render_html(report: WeeklyReport) -> str:
     """One self-contained HTML page: inline CSS and SVG, no scripts, no external resources."""
+    from markupsafe import Markup
+
     title = _title(report)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-        '<meta name="referrer" content="no-referrer">',
-        f'<meta name="generator" content="{_e(report.generated_by)}">',
-        f"<title>{_e(title)}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
-        "<main>",
-        "<header>",
-        f"<h1>{_e_dates(title)}</h1>",
-        f'<p class="meta">Period {_e_dates(_fmt_dt(report.since))} to {_e_dates(_fmt_dt(report.as_of))}; '
-        f"generated by {_e(report.generated_by)}.</p>",
-    ]
-    if report.is_quiet:
-        parts.append(f'<p class="quiet" id="quiet">{_e_dates(_quiet_line(report))}</p>')
-    else:
-        items = "".join(f'<li><a href="#{key.replace("_", "-")}">{_e(text)}</a></li>' for text, key in _summary(report))
-        parts.append(f'<nav aria-label="This week"><ul class="summary" id="summary">{items}</ul></nav>')
-    parts.append("</header>")
-
-    for section in _sections(report):
-        sid = section.html_id
-        parts.append(f'<section id="{sid}" aria-labelledby="{sid}-heading">')
-        parts.append(f'<h2 id="{sid}-heading">{_e(section.title)}</h2>')
-        grid: list[str] = []  # charts and small tables side by side, as the width allows
-        for block in section.blocks:
-            if isinstance(block, _Chart):
-                grid.append(_html_chart(block.chart_id, report))
-                continue
-            if isinstance(block, _Table) and block.compact:
-                grid.append(_html_table(block.caption, block.columns, block.rows))
-                continue
-            if grid:
-                parts.append('<div class="grid">' + "".join(grid) + "</div>")
-                grid = []
-            if isinstance(block, _Para):
-                cls = f' class="{block.cls}"' if block.cls else ""
-                parts.append(f"<p{cls}>{_html_frags(block.text)}</p>")
-            else:
-                shown, folded = _fold(block)
-                parts.append(_html_table(block.caption, block.columns, shown))
-                if folded:
-                    parts.append(f"<details><summary>Show {_plural(len(folded), 'more row')}</summary>"
-                                 f"{_html_table(block.caption + ' (continued)', block.columns, folded)}</details>")
-        if grid:
-            parts.append('<div class="grid">' + "".join(grid) + "</div>")
-        parts.append("</section>")
-
-    parts += [f"<footer>Generated by {_e(report.generated_by)} as of {_e(_fmt_dt(report.as_of))}.</footer>",
-              "</main>", "</body>", "</html>"]
-    return "\n".join(parts) + "\n"
+    sections = [SimpleNamespace(id=s.html_id, title=s.title, parts=_html_parts(report, s)) for s in _sections(report)]
+    return _templates().get_template("weekly_report.html.j2").render(
+        title=title,
+        title_dated=_dated(title),
+        generated_by=report.generated_by,
+        css=Markup(_css()),  # a file of the package, not user input
+        since=_dated(_fmt_dt(report.since)),
+        as_of=_dated(_fmt_dt(report.as_of)),
+        as_of_plain=_fmt_dt(report.as_of),
+        quiet=_dated(_quiet_line(report)) if report.is_quiet else None,
+        summary=[(text, key.replace("_", "-")) for text, key in _summary(report)],
+        sections=sections,
+    )

@@ -131,7 +131,8 @@ def load_rules(ctx: Ctx, path: str) -> dict[str, Any]:
     produce a non-core operator, a cycle or a deprecated target; the message has the paths.
     A rule recorded by a committee decision is kept (decision > file > torch).
     """
-    from opgov.core.decomps import RuleChange, load_rules_file
+    from opgov.core.decomps import RuleChange
+    from opgov.formats.rules import load_rules_file
 
     require(ctx, "decomps", "change decomposition rules")
     rules_file = load_rules_file(path)
@@ -247,7 +248,8 @@ def corpus_files(models: str) -> list[Path]:
 
 def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], models: str | None):
     """(the opset, its coverage of the models or None): see :func:`opgov.core.opset.build_opset`."""
-    from opgov.core.corpus import load_corpus, merge_models
+    from opgov.core.corpus import merge_models
+    from opgov.formats.corpus import load_corpus
     from opgov.core.opset import OpInfo, build_opset, coverage
 
     c = operators.c
@@ -310,7 +312,8 @@ def corpora_dir() -> Path | None:
 def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
     """Check the operators a model uses (see :func:`opgov.core.corpus.resolve_model_ops`) against the
     registry and, with ``runtime``, against the operators of that snapshot."""
-    from opgov.core.corpus import OpState, check_model as check, resolve_model_ops
+    from opgov.core.corpus import OpState, check_model as check
+    from opgov.formats.corpus import resolve_model_ops
 
     ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
     session = ctx.session

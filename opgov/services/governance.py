@@ -10,11 +10,12 @@ from sqlalchemy import func, select
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
 from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
                                    get_setting, latest_snapshot, log_event, require, require_text, role_of,
                                    single_user_mode)
 
-KIND_TO_CATEGORY = {"core": "core", "decompose": "decomposable", "custom": "custom"}
+KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}
 
 
 # --- members ----------------------------------------------------------------------------------------

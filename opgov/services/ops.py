@@ -6,11 +6,12 @@ from typing import Any
 
 from sqlalchemy import select
 
+from opgov.core.vocab import Category, Lifecycle
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot, SnapshotEntry
 from opgov.services.common import Ctx, find_operator
 
-CATEGORIES = ("core", "decomposable", "custom")
-LIFECYCLES = ("active", "deprecating", "deprecated", "deleted")
+CATEGORIES = tuple(Category)
+LIFECYCLES = tuple(Lifecycle)
 
 
 def op_summary(op: Operator) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from opgov.db.models import (BcException, Event, Finding, LifecycleStep, Operato
                              SnapshotEntry)
 from opgov.core.errors import BadInput
 from opgov.core.lifecycle import next_timed_step
+from opgov.core.vocab import Category, Lifecycle, Severity
 from opgov.render.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, ExceptionEntry,
                           LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp, ReviewItem, SnapshotRef,
                           TrendPoint, Vote, WeeklyReport)
@@ -44,9 +45,9 @@ PERIOD_DAYS = 7
 SOON_DAYS = 7
 """Lifecycle transitions and exceptions coming due within this many days after ``as_of``."""
 
-CATEGORIES = ("core", "decomposable", "custom")
-LIFECYCLE_STATES = ("active", "deprecating", "deprecated", "deleted")
-SEVERITIES = frozenset({"error", "warning", "waived", "info"})
+CATEGORIES = tuple(Category)
+LIFECYCLE_STATES = tuple(Lifecycle)
+SEVERITIES = frozenset(Severity)
 
 
 def suggestion_reason(category: str, source: str) -> str:

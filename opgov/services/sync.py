@@ -30,13 +30,15 @@ from sqlalchemy import or_, select
 
 from opgov.db import tables
 from opgov.core.errors import BadInput
+from opgov.core.vocab import Lifecycle
 from opgov.formats.registry import read_text
+from opgov.formats.tags import ensure_tags_declared
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
 
-LIFECYCLE_TAGS = {"deprecating": "deprecating", "deprecated": "deprecated"}
+LIFECYCLE_TAGS = {state.value: state.value for state in (Lifecycle.deprecating, Lifecycle.deprecated)}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
 _OUTLIKE = frozenset({"out", "scratch"})
 MODES = ("check", "diff", "write")
@@ -194,8 +196,7 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
     new_tags_text = None
     if tags_text is not None:
         used = {t for e in yamlsync.scan(plan.new_text, path=path) for t in e.governed_tags}
-        new_tags_text, result.tags_declared = yamlsync.ensure_tags_declared(tags_text, sorted(used),
-                                                                            path=tags_yaml)
+        new_tags_text, result.tags_declared = ensure_tags_declared(tags_text, sorted(used), path=tags_yaml)
     if mode == "diff":
         result.diff = yamlsync.unified_diff(text, plan.new_text, path)
         if result.tags_declared:

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from conftest import REPO, SAMPLE, bad, refused
-from opgov.core.corpus import load_corpus
-from opgov.core.decomps import load_rules_file
+from opgov.formats.corpus import load_corpus
+from opgov.formats.rules import load_rules_file
 
 V1, V2, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml", SAMPLE / "tags.yaml"
 OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"
@@ -160,7 +160,7 @@ def test_unknown_operators_in_a_rules_file(on_copy, release_db, tmp_path):
                                              "(a target of aten::hardswish)", "did you mean aten::mul.Tensor"])
     path = write_rules(tmp_path, [("aten::frobnicate", ["aten::sigmoid"])])
     bad(cli, "decomps", "load", path, words=[f"{path}:5:", "unknown operator aten::frobnicate"])
-    bad(cli, "decomps", "load", tmp_path / "missing.yaml", words=["cannot read"])
+    bad(cli, "decomps", "load", tmp_path / "missing.yaml", words=[f"{tmp_path / 'missing.yaml'}: no such file"])
 
 
 # --- check-decomps, proposals and the lifecycle on the sample registry ------------------------------

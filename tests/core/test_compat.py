@@ -24,7 +24,7 @@ from opgov.render.compat import make_report, render_github, render_json, render_
 from opgov.core.names import from_func_name
 from opgov.core.schema import FunctionSchema
 
-CASES = Path(__file__).parent / "compat" / "cases"
+CASES = Path(__file__).resolve().parents[1] / "compat" / "cases"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -128,6 +128,11 @@ def test_registry_ids_kinds_and_purposes():
         assert r.kind in ("bc", "fc", "new")
         assert r.id == r.id.lower() and " " not in r.id
         assert r.purpose.endswith(".") and "\n" not in r.purpose
+        # one function per rule, named after its id (buf's style); operator rules are compare()'s
+        if r.subjects == ("operator",):
+            assert r.check is None
+        else:
+            assert r.check.__name__ == r.id.replace("-", "_")
     assert {r.id for r in rules_for("fc", "added")} == {"argument-added-without-default", "container-default-added"}
 
 

@@ -9,14 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.core.corpus import (
-    OpState,
-    check_model,
-    load_corpus,
-    merge_models,
-    render_model_check,
-    resolve_model_ops,
-)
+from opgov.core.corpus import OpState, check_model, merge_models
+from opgov.formats.corpus import load_corpus, resolve_model_ops
+from opgov.render.decomps_text import render_model_check
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 

@@ -4,7 +4,7 @@ The reference is ``FunctionSchema.is_backward_compatible_with`` (a bool) and
 ``check_forward_compatible_with`` (a ``(bool, reason)`` pair) of the installed torch. Both are
 compared on every operator present in two consecutive releases, and on schema edits synthesized
 from every schema of the newest release, in both directions. torch cannot parse ``Dimname``:
-such schemas are skipped here (tests/test_compat.py shows opgov checks them anyway).
+such schemas are skipped here (tests/core/test_compat.py shows opgov checks them anyway).
 """
 
 from __future__ import annotations

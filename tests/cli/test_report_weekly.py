@@ -28,7 +28,7 @@ from conftest import REPO, Result
 from opgov.formats.decisions import read_decisions_file
 from opgov.formats.registry import read_registry
 from opgov.render.report import GITHUB_BODY_LIMIT, SECTION_KEYS
-from test_report_render import md_section, md_tables
+from report_pages import md_section, md_tables
 
 REVIEW_2023 = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"
 IMPORTED = {
@@ -549,7 +549,7 @@ def test_postgresql_gives_the_same_reports(history, postgres_url, pytorch_releas
 
 @pytest.mark.chromium
 def test_html_of_the_real_history_in_headless_chromium(history, week, tmp_path):
-    from test_report_render import chromium_binary, load_in_chromium, png_size
+    from report_pages import chromium_binary, load_in_chromium, png_size
 
     binary = chromium_binary()
     page = tmp_path / "weekly.html"

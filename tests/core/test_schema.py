@@ -103,6 +103,18 @@ def test_inplace_and_dunder_names():
     assert OperatorName.parse("native_batch_norm_functional").base == "native_batch_norm"
 
 
+@pytest.mark.parametrize("typed", ["aten::add_.Tensor", "add_.Tensor", "aten.add_.Tensor"])
+def test_a_typed_name_is_the_schema_name_model(typed):
+    """What a user types and what a func: line says parse into the same OperatorName."""
+    from opgov.core.names import parse_op_name
+
+    schema = FunctionSchema.parse("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
+    name = parse_op_name(typed)
+    assert name == OperatorName.parse("aten::add_.Tensor")
+    assert (name.func_name, name.inplace, name.base) == (schema.func_name, True, "add")
+    assert parse_op_name("aten.abs.default") == OperatorName("abs", "", "aten")
+
+
 @pytest.mark.parametrize(
     ("schema", "arg", "type_", "annotation"),
     [

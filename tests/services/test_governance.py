@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from sqlalchemy import func, select
 
 from conftest import REPO, SAMPLE, bad, refused
@@ -19,7 +20,24 @@ def at(days: float) -> str:
     return (T0 + timedelta(days=days)).isoformat()
 
 
-def test_committee_story(cli):
+# The committee story runs as named steps on one database, in this order: a failing step does not
+# hide the steps after it (though they may fail for its reason). Run the steps together.
+
+
+@pytest.fixture(scope="module")
+def committee_db(tmp_path_factory) -> dict:
+    return {"url": f"sqlite:///{tmp_path_factory.mktemp('committee') / 'opgov.db'}", "fresh": True}
+
+
+@pytest.fixture
+def committee(make_cli, committee_db):
+    """A CLI on the story's simulation database (migrated by the first step that asks)."""
+    return make_cli(committee_db["url"], upgrade=committee_db.pop("fresh", False), simulation=True)
+
+
+def test_committee_1_members(committee):
+    """Single-user mode until the first member, who must be a maintainer; roles after that."""
+    cli = committee
     cli.ok("import", V1, "--tags-yaml", TAGS, "--label", "v1", now=at(0))
     # single-user mode: anyone may do anything until the first member; that member is a maintainer
     assert "single-user mode" in cli.ok("members", "list").out
@@ -32,6 +50,10 @@ def test_committee_story(cli):
         cli.ok("members", "add", name, "--role", role, actor="alice", now=at(0))
     bad(cli, "members", "add", "zed", "--role", "emperor", actor="alice", now=at(0), words=["unknown role"])
 
+
+def test_committee_2_imports_by_role_and_historical_decisions(committee):
+    """Bots import, developers do not; the 2023 review is loaded as dated, imported decisions."""
+    cli = committee
     # bots import; developers do not
     refused(cli, "import", V2, "--label", "v2", actor="dave", now=at(1), words=["dave (developer) may not"])
     cli.ok("import", V2, "--tags-yaml", TAGS, "--label", "v2", actor="syncbot", now=at(1))
@@ -52,6 +74,10 @@ def test_committee_story(cli):
     assert split["decisions"][0]["imported"] is True and split["decisions"][0]["decided_at"].startswith("2023-08-24")
     assert split["decisions"][0]["targets"] == ["aten::split_with_sizes"]
 
+
+def test_committee_3_proposals_and_their_refusals(committee):
+    """A proposal opens; every kind of bad or refused proposal is turned away."""
+    cli = committee
     # proposals and their refusals
     p1 = cli.ok("propose-core", "aten::fused_rms_norm", "--rationale", "RMSNorm is everywhere in LLMs", "--json",
                 actor="dave", now=at(2)).json()
@@ -72,6 +98,10 @@ def test_committee_story(cli):
             actor="dave", now=at(2), words=["aten::hardswish → aten::arange"])
     refused(cli, "propose-core", "aten::glu", "--rationale", "x", actor="mallory", now=at(2), words=["may not"])
 
+
+def test_committee_4_votes_reach_quorum(committee):
+    """Maintainers vote, never on their own proposal; a later vote replaces an earlier one; quorum decides."""
+    cli = committee
     # votes: maintainers only, never their own, a later vote replaces an earlier one, quorum decides
     refused(cli, "review", "1", "--approve", "--comment", "yes", actor="erin", now=at(3), words=["may not"])
     cli.ok("review", "1", "--approve", "--comment", "common in LLMs", actor="alice", now=at(3))
@@ -91,6 +121,10 @@ def test_committee_story(cli):
     assert decision["decided_at"].startswith(at(4)[:10])
     assert "RMSNorm is everywhere" in cli.ok("ops", "show", "aten::fused_rms_norm").out
 
+
+def test_committee_5_decomposition_into_core_is_accepted(committee):
+    """A decomposition into (transitively) core operators is accepted and recorded as a rule."""
+    cli = committee
     # the proposer may not review; a decomposition into (transitively) core operators is accepted
     # split.Tensor is not core, but decomposes into core (split_with_sizes): accepted
     p2 = cli.ok("propose-decompose", "aten::hardswish", "--into",
@@ -107,6 +141,10 @@ def test_committee_story(cli):
     refused(cli, "propose-custom", "aten::sigmoid", "--rationale", "x", actor="alice", now=at(5),
             words=["aten::glu → aten::sigmoid"])
 
+
+def test_committee_6_quorum_rejections_close_a_proposal(committee):
+    """Quorum rejections close a proposal and change nothing."""
+    cli = committee
     # rejection: quorum rejections close a proposal
     p3 = cli.ok("propose-custom", "aten::gelu", "--rationale", "needs special handling", "--json",
                 actor="erin", now=at(6)).json()
@@ -115,6 +153,10 @@ def test_committee_story(cli):
     assert closed["status"] == "rejected"
     assert cli.ok("ops", "show", "aten::gelu", "--json").json()["category"] != "custom"
 
+
+def test_committee_7_withdrawal(committee):
+    """A proposer withdraws their own proposal; a maintainer any."""
+    cli = committee
     # withdrawal: one's own, or any as a maintainer
     p4 = cli.ok("propose-core", "aten::glu", "--rationale", "changed my mind", "--json", actor="dave",
                 now=at(6)).json()
@@ -125,6 +167,10 @@ def test_committee_story(cli):
     assert [p["id"] for p in cli.ok("proposals", "--open", "--json").json()] == []
     assert len(cli.ok("proposals", "--json").json()) == 4
 
+
+def test_committee_8_settings_are_logged_and_for_maintainers(committee):
+    """Only maintainers change settings, and each change is logged."""
+    cli = committee
     # settings are logged; only maintainers change them
     refused(cli, "config", "set", "quorum", "3", actor="dave", now=at(6))
     cli.ok("config", "set", "quorum", "3", actor="alice", now=at(6))

@@ -17,7 +17,7 @@ import pytest
 from opgov.formats import atomic
 from opgov.formats.atomic import STALE_AFTER_SECONDS, atomic_write_text, temp_prefix
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 OLD = "old version\n" * 1000
 NEW_LINE = "- func: new(Tensor self) -> Tensor  # é\r\n"
 

@@ -23,7 +23,7 @@ import typer
 import opgov.cli.main  # noqa: F401 - registers every command on the app
 from opgov.cli.app import app
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "user-guide.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "user-guide.md"
 # Tokens that end the opgov part of a shell line.
 SHELL_OPERATORS = {"|", "||", "&&", ";", ">", ">>", "<", "2>", "2>&1", "&"}
 

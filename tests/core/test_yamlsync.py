@@ -15,13 +15,12 @@ from opgov.core.errors import BadInput
 from opgov.core.yamlsync import (
     GOVERNED,
     Desired,
-    declared_tags,
     desired_from_file,
-    ensure_tags_declared,
     plan,
     scan,
     unified_diff,
 )
+from opgov.formats.tags import declared_tags, ensure_tags_declared
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

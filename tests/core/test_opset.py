@@ -10,21 +10,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from opgov.core.corpus import ModelOps, load_corpus, merge_models
-from opgov.core.decomps import load_rules_file
+from opgov.core.corpus import ModelOps, merge_models
+from opgov.formats.corpus import load_corpus
+from opgov.formats.rules import load_rules_file
 from opgov.core.errors import BadInput
 from opgov.core.opset import (
     ModelCoverage,
     OpInfo,
     build_opset,
     coverage,
-    render_opset,
-    render_python,
-    render_selective_build,
     suggest_additions,
 )
+from opgov.render.decomps_text import render_opset, render_python, render_selective_build
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 OUR_RULES = REPO / "data" / "decomps" / "export-composites.yaml"
 ASSERT_META = "aten::_assert_tensor_metadata"  # the one non-core op left after decomposition (models README)
 

@@ -1,0 +1,86 @@
+"""opgov's vocabulary: every closed list of words, written once.
+
+Each is a :class:`~enum.StrEnum`, so a member *is* its string: ``Category.core == "core"``, it
+prints, hashes, sorts and serialises (JSON, the database, yaml) exactly as the plain word did.
+Code compares with members, option parsers and pydantic models take the classes, and the order
+of the members is the order a list or report shows them in.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["Category", "FindingKind", "Lifecycle", "Preset", "ProposalKind", "Severity"]
+
+
+class Category(enum.StrEnum):
+    """What the committee decided an operator is."""
+
+    core = "core"  # in the core ATen opset: every backend implements it
+    decomposable = "decomposable"  # has a decomposition into other operators
+    custom = "custom"  # neither: a backend may implement it or not
+
+
+class ProposalKind(enum.StrEnum):
+    """What a proposal asks for; each kind names the category it moves the operator into."""
+
+    core = "core"
+    decompose = "decompose"
+    custom = "custom"
+
+    @property
+    def category(self) -> Category:
+        """``decompose`` → ``decomposable``; the others are their own category."""
+        return Category.decomposable if self is ProposalKind.decompose else Category(self.value)
+
+
+class Lifecycle(enum.StrEnum):
+    """Where an operator is on its way out (``active`` for almost every one)."""
+
+    active = "active"
+    deprecating = "deprecating"  # torch.export warns
+    deprecated = "deprecated"  # torch.export fails
+    deleted = "deleted"  # gone from native_functions.yaml
+
+
+class Severity(enum.StrEnum):
+    """How serious a finding is, most serious first (``waived``: a BC break a recorded exception
+    lets through)."""
+
+    error = "error"
+    warning = "warning"
+    waived = "waived"
+    info = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for ``error`` … 3 for ``info``: sort findings by it."""
+        return _SEVERITY_ORDER.index(self)
+
+
+_SEVERITY_ORDER = tuple(Severity)
+
+
+class FindingKind(enum.StrEnum):
+    """What a compatibility finding is about."""
+
+    bc = "bc"  # backward compatibility: old callers and serialized programs on the new schema
+    fc = "fc"  # forward compatibility: new programs on an old runtime
+    new = "new"  # an operator that did not exist before
+
+    @property
+    def rank(self) -> int:
+        return _KIND_ORDER.index(self)
+
+
+_KIND_ORDER = tuple(FindingKind)
+
+
+class Preset(enum.StrEnum):
+    """Where ``opgov opset build`` starts before ``--decompose`` and ``--keep``."""
+
+    core_aten = "core-aten"  # the core ATen opset: decomposable operators decomposed
+    no_decomp = "no-decomp"  # every operator a model can export, nothing decomposed
+    full_decomp = "full-decomp"  # every rule applied, core operators with a rule included

@@ -1,0 +1,138 @@
+"""Reading model corpora and the other ways of naming the operators a model uses.
+
+Corpus files
+------------
+A corpus is the JSON of ``../shared/models/`` (``torchvision_ops.json``)::
+
+    {"source": "...", "models": {NAME: {"family": "...",
+                                        "exported_ops": ["aten::conv2d", ...],
+                                        "core_aten_ops": ["aten::convolution", ...]}}}
+
+``exported_ops`` are the operators of the program torch.export produced; ``core_aten_ops`` the
+same after ``run_decompositions()`` with PyTorch's default table. Names are canonicalized on
+load (``aten::relu.default`` → ``aten::relu``). A corpus is named after its file:
+``torchvision_ops.json`` is ``torchvision``.
+
+What a model uses (``check-model OPS``)
+---------------------------------------
+:func:`resolve_model_ops` accepts
+
+- ``CORPUS#model``: a model of a corpus; CORPUS is a path to a corpus file or a bare name looked
+  up as ``<corpora_dir>/<name>_ops.json``. It gives the model's ``exported_ops``; append
+  ``@core-aten`` (``torchvision#resnet18@core-aten``) for its operators after decomposition;
+- a file holding a JSON list of operator names;
+- a file with one operator per line (blank lines and ``#`` comments ignored).
+
+Names are canonicalized and duplicates dropped, keeping the first occurrence's order.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+from opgov.core.corpus import STAGES, Corpus, ModelOps
+from opgov.core.errors import BadInput
+from opgov.core.names import canonical
+from opgov.formats.files import context, read_text
+
+__all__ = ["available_corpora", "corpus_name", "load_corpus", "resolve_corpus_path", "resolve_model_ops"]
+
+
+def corpus_name(path: Path) -> str:
+    stem = path.stem
+    return stem[: -len("_ops")] if stem.endswith("_ops") else stem
+
+
+def load_corpus(path: str | Path) -> Corpus:
+    """Load one corpus file; :class:`BadInput` names the file (and line or model) when malformed."""
+    path = Path(path)
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise BadInput("not a corpus: expected {\"source\": ..., \"models\": {NAME: {...}}}", file=str(path))
+    name = corpus_name(path)
+    models: dict[str, ModelOps] = {}
+    for model, entry in data["models"].items():
+        if not isinstance(entry, dict):
+            raise BadInput(f"model {model!r} is not an object", file=str(path))
+        ops = {}
+        for key in ("exported_ops", "core_aten_ops"):
+            raw = entry.get(key)
+            if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+                raise BadInput(f"model {model!r}: {key!r} must be a list of operator names", file=str(path))
+            with context(path, prefix=f"model {model!r}: "):
+                ops[key] = _dedupe(canonical(x) for x in raw)
+        models[model] = ModelOps(name=model, family=str(entry.get("family", "")), corpus=name, **ops)
+    return Corpus(name=name, source=str(data.get("source", "")), path=str(path), models=models)
+
+
+def resolve_corpus_path(spec: str, corpora_dir: Path | None) -> Path:
+    """A corpus path, or a bare name looked up as ``<corpora_dir>/<name>_ops.json``."""
+    direct = Path(spec)
+    if direct.is_file():
+        return direct
+    if corpora_dir is not None and "/" not in spec and not spec.endswith(".json"):
+        for candidate in (corpora_dir / f"{spec}_ops.json", corpora_dir / f"{spec}.json"):
+            if candidate.is_file():
+                return candidate
+        known = available_corpora(corpora_dir)
+        hint = f"; known corpora: {', '.join(known)}" if known else ""
+        raise BadInput(f"no corpus named {spec!r} in {corpora_dir}{hint}")
+    raise BadInput(f"no corpus file {spec!r}" + ("" if corpora_dir else
+                                                 " (to name a corpus without its path, set OPGOV_MODELS_DIR "
+                                                 "to the folder of *_ops.json files)"))
+
+
+def available_corpora(corpora_dir: Path) -> list[str]:
+    return sorted(corpus_name(p) for p in corpora_dir.glob("*_ops.json"))
+
+
+def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str]:
+    """The operators named by ``spec`` (see the module docstring), canonical and deduplicated."""
+    spec = spec.strip()
+    if "#" in spec:
+        corpus_spec, _, model = spec.partition("#")
+        stage = "exported"
+        if "@" in model:
+            model, _, stage = model.partition("@")
+            if stage not in STAGES:
+                raise BadInput(f"unknown stage {stage!r} in {spec!r} (exported or core-aten)")
+        corpus = load_corpus(resolve_corpus_path(corpus_spec, corpora_dir))
+        if model not in corpus.models:
+            close = difflib.get_close_matches(model, list(corpus.models), n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; it has {len(corpus.models)} models"
+            raise BadInput(f"corpus {corpus.name!r} has no model {model!r}{hint}", file=corpus.path)
+        return list(corpus.models[model].ops(stage))
+    path = Path(spec)
+    if not path.is_file():
+        raise BadInput(f"{spec!r} is neither a file nor CORPUS#model")
+    text = read_text(path)
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=str(path))
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from exc
+        if not all(isinstance(x, str) for x in data):
+            raise BadInput("the JSON list must hold operator names (strings)", file=str(path))
+        with context(path):
+            return list(_dedupe(canonical(x) for x in data))
+    names: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        content = line.split("#", 1)[0].strip()
+        if not content:
+            continue
+        with context(path, number):
+            names.append(canonical(content))
+    return list(_dedupe(names))
+
+
+def _dedupe(names) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
