@@ -43,11 +43,6 @@ import yaml
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 
-try:  # PyYAML built with libyaml parses several times faster
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
-
 Severity = Literal["error", "warning"]
 CORE, DECOMPOSABLE, CUSTOM = "core", "decomposable", "custom"
 _DEAD = frozenset({"deprecated", "deleted"})
@@ -95,20 +90,17 @@ def load_rules_file(path: str | Path) -> RulesFile:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise BadInput(f"cannot read rules file: {exc.strerror or exc}", file=str(path)) from exc
+        raise BadInput(f"cannot read rules file: {exc.strerror or exc}", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)) from None
     return parse_rules_text(text, filename=str(path))
 
 
 def parse_rules_text(text: str, *, filename: str = "<rules>") -> RulesFile:
     """Like :func:`load_rules_file`, for text already in memory."""
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise BadInput(f"not valid YAML: {exc.problem or exc}", file=filename, line=line) from exc
-    except yaml.YAMLError as exc:
-        raise BadInput(f"not valid YAML: {exc}", file=filename) from exc
+    from opgov.formats.safeyaml import compose  # no aliases, merge keys or duplicate keys
+
+    root = compose(text, filename)
     if root is None:
         raise BadInput("empty rules file (expected a 'rules:' list)", file=filename)
     top = _mapping(root, filename, "the file")
