@@ -125,13 +125,24 @@ def _git_side(spec: str) -> Side:
     path = path or DEFAULT_GIT_PATH
     if not ref:
         raise BadInput(f"{spec!r}: expected git:REF[:PATH]")
+    if ref.startswith("-"):  # git would read it as an option (--output=FILE writes a file)
+        raise BadInput(f"{spec!r}: a git ref cannot begin with '-'")
+    if "\x00" in spec:
+        raise BadInput(f"{spec!r}: a git ref cannot hold a NUL byte")
     try:
-        shown = subprocess.run(["git", "show", f"{ref}:{path}"], capture_output=True, text=True, timeout=60)
-    except OSError as err:
+        # --end-of-options: whatever follows is a revision, never an option, even if it looks like one
+        shown = subprocess.run(["git", "show", "--end-of-options", f"{ref}:{path}"], capture_output=True,
+                               timeout=60)
+    except (OSError, subprocess.SubprocessError) as err:
         raise BadInput(f"{spec}: cannot run git ({err})") from None
+    stderr = shown.stderr.decode("utf-8", "replace").strip()
     if shown.returncode != 0:
-        raise BadInput(f"{spec}: {shown.stderr.strip().splitlines()[-1] if shown.stderr.strip() else 'git show failed'}")
-    side = _yaml_side(spec, f"{ref}:{path}", text=shown.stdout)
+        raise BadInput(f"{spec}: {stderr.splitlines()[-1] if stderr else 'git show failed'}")
+    try:
+        text = shown.stdout.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=f"{ref}:{path}") from None
+    side = _yaml_side(spec, f"{ref}:{path}", text=text)
     side.file, side.revision = path, ref
     return side
 
