@@ -79,10 +79,9 @@ def load_corpus(path: str | Path) -> Corpus:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot read corpus: {exc.strerror or exc}", file=str(path)) from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from exc
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)) from None
+    data = _json(text, path)
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
         raise BadInput("not a corpus: expected {\"source\": ..., \"models\": {NAME: {...}}}", file=str(path))
     name = corpus_name(path)
@@ -152,15 +151,14 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot read: {exc.strerror or exc}", file=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)) from None
     stripped = text.lstrip()
     if stripped.startswith("{"):
         raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=str(path))
     if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from exc
-        if not all(isinstance(x, str) for x in data):
+        data = _json(text, path)
+        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
             raise BadInput("the JSON list must hold operator names (strings)", file=str(path))
         try:
             return list(_dedupe(canonical(x) for x in data))
@@ -176,6 +174,28 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
         except BadInput as exc:
             raise BadInput(exc.message, file=str(path), line=number) from None
     return list(_dedupe(names))
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    data: dict[str, object] = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"duplicate key {key!r}")
+        data[key] = value
+    return data
+
+
+def _json(text: str, path: Path):
+    """The JSON value of ``text``; a duplicate key, nesting Python cannot follow or malformed JSON
+    is one :class:`BadInput` naming ``path``."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+    except ValueError as exc:  # a duplicate key
+        raise BadInput(f"not valid JSON: {exc}", file=str(path)) from None
+    except RecursionError:
+        raise BadInput("not valid JSON: nested too deeply", file=str(path)) from None
 
 
 def _dedupe(names) -> tuple[str, ...]:

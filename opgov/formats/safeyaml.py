@@ -9,10 +9,11 @@ rules) has a use for YAML's sharing features, and each is a way to attack or to 
 * **non-scalar keys** (``? [a, b]``) cannot name anything.
 
 :func:`compose` parses with libyaml (PyYAML's ``CSafeLoader``, the pure loader where libyaml is
-missing) into the node tree only, then walks the tree once, without recursion, and refuses each of
-these with one :class:`~opgov.core.errors.BadInput` naming the file and line. Parsing into nodes
-never expands an alias (an alias is the same node object seen twice), so the check runs before
-anything could grow. :func:`load` then builds plain Python values from the checked tree.
+missing) into the node tree only, and refuses each of
+these with one :class:`~opgov.core.errors.BadInput` naming the file and line. The tree is built
+from libyaml's event stream in a loop (no recursion, so no depth can crash the interpreter, and
+nesting is bounded), and an alias is refused the moment it is met, before anything could grow.
+:func:`load` then builds plain Python values from the checked tree.
 """
 
 from __future__ import annotations
@@ -34,66 +35,103 @@ def _loader(yaml):
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _line(node) -> int:
-    return node.start_mark.line + 1
+MAX_DEPTH = 500
+"""Deepest nesting accepted. The real files nest four levels; libyaml's composer recurses in C
+and crashes the interpreter (a segmentation fault) somewhere past 10,000."""
 
 
-def _alias_line(text: str) -> int | None:
-    """The line of the first alias in ``text`` (only called once the tree showed there is one)."""
+def _compose(text: str, path: str):
+    """The node tree of ``text``, built from libyaml's event stream without recursion, refusing
+    what the module docstring lists as it goes."""
     yaml = _yaml()
+    from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                             SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    loader = _loader(yaml)(text)
+    resolve, get_event = loader.resolve, loader.get_event
+    stack: list = []  # the collections being built
+    keys: list[dict[str, int] | None] = []  # for each mapping on the stack: its keys so far → line
+    root = None
+    documents = 0
     try:
-        for event in yaml.parse(text, Loader=_loader(yaml)):
-            if isinstance(event, yaml.AliasEvent):
-                return event.start_mark.line + 1
-    except yaml.YAMLError:
-        pass
-    return None
-
-
-def _check(root, text: str, path: str) -> None:
-    yaml = _yaml()
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            raise BadInput("YAML aliases (*name) are not accepted in this file: write the value out",
-                           file=path, line=_alias_line(text) or _line(node))
-        seen.add(id(node))
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend(reversed(node.value))
-        elif isinstance(node, yaml.MappingNode):
-            keys: dict[str, int] = {}
-            for key, value in node.value:
-                if key.tag == _MERGE_TAG:
-                    raise BadInput("YAML merge keys (<<) are not accepted in this file: write the keys out",
-                                   file=path, line=_line(key))
-                if not isinstance(key, yaml.ScalarNode):
-                    raise BadInput("a mapping key must be a plain value, not a list or a mapping",
-                                   file=path, line=_line(key))
-                if key.value in keys:
-                    raise BadInput(f"duplicate key {key.value!r} (first at line {keys[key.value]})",
-                                   file=path, line=_line(key))
-                keys[key.value] = _line(key)
-                if id(key) in seen:
-                    raise BadInput("YAML aliases (*name) are not accepted in this file: write the value out",
-                                   file=path, line=_alias_line(text) or _line(key))
-                seen.add(id(key))
-                stack.append(value)
+        while True:
+            event = get_event()
+            kind = event.__class__
+            if kind is ScalarEvent:
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = resolve(ScalarNode, event.value, event.implicit)
+                node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            elif kind is SequenceStartEvent or kind is MappingStartEvent:
+                node_class = SequenceNode if kind is SequenceStartEvent else MappingNode
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = resolve(node_class, None, event.implicit)
+                if len(stack) >= MAX_DEPTH:
+                    raise BadInput(f"nested more than {MAX_DEPTH} levels deep", file=path,
+                                   line=event.start_mark.line + 1)
+                stack.append(node_class(tag, [], event.start_mark, None, flow_style=event.flow_style))
+                keys.append({} if node_class is MappingNode else None)
+                continue
+            elif kind is SequenceEndEvent or kind is MappingEndEvent:
+                node = stack.pop()
+                keys.pop()
+                node.end_mark = event.end_mark
+            elif kind is AliasEvent:
+                raise BadInput("YAML aliases (*name) are not accepted in this file: write the value out",
+                               file=path, line=event.start_mark.line + 1)
+            elif kind is DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    raise BadInput("more than one YAML document (a second '---')", file=path,
+                                   line=event.start_mark.line + 1)
+                continue
+            elif kind is StreamEndEvent:
+                break
+            else:
+                continue
+            if not stack:
+                root = node
+                continue
+            parent = stack[-1]
+            if parent.__class__ is SequenceNode:
+                parent.value.append(node)
+                continue
+            pairs = parent.value
+            if pairs and len(pairs[-1]) == 1:  # the value of the pending key
+                pairs[-1] = (pairs[-1][0], node)
+                continue
+            line = node.start_mark.line + 1  # a new key
+            if node.tag == _MERGE_TAG:
+                raise BadInput("YAML merge keys (<<) are not accepted in this file: write the keys out",
+                               file=path, line=line)
+            if node.__class__ is not ScalarNode:
+                raise BadInput("a mapping key must be a plain value, not a list or a mapping", file=path, line=line)
+            seen = keys[-1]
+            if node.value in seen:
+                raise BadInput(f"duplicate key {node.value!r} (first at line {seen[node.value]})", file=path,
+                               line=line)
+            seen[node.value] = line
+            pairs.append((node,))
+    finally:
+        loader.dispose()
+    return root
 
 
 def compose(text: str, path: str):
     """The checked node tree of ``text`` (``None`` for an empty document); nodes carry their line.
 
     Raises :class:`BadInput` naming ``path`` and the line for malformed YAML, more than one
-    document, an alias, a merge key, a non-scalar key or a duplicate key. Building ~30,000 small
-    objects triggers the cyclic garbage collector hundreds of times and the tree has no cycles to
-    collect: pausing it makes parsing a registry ~40% faster."""
+    document, an alias, a merge key, a non-scalar key, a duplicate key or nesting deeper than
+    :data:`MAX_DEPTH`. Building ~30,000 small objects triggers the cyclic garbage collector
+    hundreds of times and the tree has no cycles to collect: pausing it makes parsing a registry
+    ~40% faster."""
     yaml = _yaml()
     collecting = gc.isenabled()
     gc.disable()
     try:
-        root = yaml.compose(text, Loader=_loader(yaml))
+        return _compose(text, path)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -102,14 +140,9 @@ def compose(text: str, path: str):
     except yaml.YAMLError as err:
         problem = str(err).splitlines()[0] if str(err) else "malformed YAML"
         raise BadInput(f"malformed YAML: {problem}", file=path) from None
-    except RecursionError:
-        raise BadInput("malformed YAML: nested too deeply", file=path) from None
     finally:
         if collecting:
             gc.enable()
-    if root is not None:
-        _check(root, text, path)
-    return root
 
 
 def construct(node, path: str):
