@@ -264,7 +264,7 @@ def _delegates(entries: list[EntryFacts]) -> Iterable[Problem]:
     by_name = {e.name: e for e in entries}
     for e in entries:
         target = e.scalars.get("structured_delegate")
-        if target is None:
+        if target in (None, "", "~", "null", "Null", "NULL"):  # torchgen reads an empty value as none
             continue
         line = e.keys["structured_delegate"]
         if target not in by_name:
