@@ -33,7 +33,9 @@ def run(argv: list[str] | None = None) -> None:
             app(args=argv, prog_name="opgov")
         except OpgovError as err:
             prefix = "refused" if err.exit_code == 1 else "error"
-            message = " ".join(str(err).split("\n"))  # always one line
+            from opgov.render.escapes import visible
+
+            message = visible(" ".join(str(err).split("\n")))  # always one line, no control codes
             sys.stderr.write(f"opgov: {prefix}: {message}\n")
             sys.exit(err.exit_code)
     except SystemExit as done:

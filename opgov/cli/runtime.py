@@ -95,11 +95,13 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from opgov.render.escapes import visible
+
     out = Table(title=title, show_lines=False, title_justify="left")
     for column in columns:
         out.add_column(column, overflow="fold")
-    for row in rows:  # cells are data, never markup: `Tensor(a)[]` must print as it is
-        out.add_row(*["" if v is None else escape(str(v)) for v in row])
+    for row in rows:  # cells are data, never markup (`Tensor(a)[]` prints as it is) nor control codes
+        out.add_row(*["" if v is None else escape(visible(str(v))) for v in row])
     console().print(out)
 
 
@@ -107,6 +109,9 @@ def say(text: str, *, bold: str | None = None) -> None:
     """One line of output. Text is data, never markup (a schema's ``Tensor(a)[]`` prints as
     it is). ``bold`` is a leading part to emphasise, on a terminal only; off a terminal nothing
     loads rich, which keeps piped and scripted use fast."""
+    from opgov.render.escapes import visible
+
+    text = visible(text)  # an ESC or OSC sequence typed into a rationale is shown, never obeyed
     if bold is not None and sys.stdout.isatty():
         from rich.text import Text
 

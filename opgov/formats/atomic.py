@@ -1,51 +1,96 @@
-"""Replace a file's content atomically: readers see the old bytes or the new, never a mix.
+"""Replace files' content atomically, with git's lock-file protocol.
 
-:func:`atomic_write_text` creates a temporary file in the target's own directory (so the final
-rename stays on one file system), named ``.{name}.opgov-tmp-{random}`` so a person can tell what
-it is. It writes the bytes with unbuffered ``os.write`` calls (no user-space buffer is left to
-flush), fsyncs the file, renames it over the target with :func:`os.replace` (atomic on POSIX)
-and fsyncs the directory so the rename itself survives a crash. On any exception the temporary
-file is removed and the exception propagates; on success nothing but the target is left. The
-target's permission bits are kept (a new file gets ``0o666`` minus the umask, like any other new
-file); a symbolic link is followed and the file it points to is replaced. Text is encoded as
-given, with no newline translation.
+To write ``T`` a writer creates ``T.lock`` beside it with ``O_CREAT | O_EXCL`` (so exactly one
+writer can hold it), writes the whole new content into it with unbuffered ``os.write`` calls,
+gives it ``T``'s permission bits and owner, fsyncs it, renames it over ``T`` with
+:func:`os.replace` (atomic on POSIX) and fsyncs the directory so the rename itself survives a
+crash. Readers see the old bytes or the new, never a mix. Text is encoded as given, with no
+newline translation.
 
-A process killed outright (SIGKILL, power loss) cannot clean up after itself: the target is then
-still the old version, but a temporary file may remain. The next :func:`atomic_write_text` for
-the same target removes such leftovers once they are older than :data:`STALE_AFTER_SECONDS`
-(younger ones may belong to a writer that is still running).
+* **A second writer** finds ``T.lock`` and is refused (:class:`FileLocked`) with a message naming
+  the lock. Nothing is ever waited for.
+* **A writer killed outright** (SIGKILL, power loss) leaves ``T`` as it was and its ``T.lock``
+  behind. The lock is never removed silently: the next writer is refused with a message that
+  says how old it is, and a person who knows no writer is running removes it (as with git).
+  A writer that fails in any other way removes its own lock.
+* **Several files** (:func:`replace_files`): every lock is taken and every new content written
+  before the first rename, so an error while preparing (a full disk, a read-only file, a
+  lock held) changes none of them. If a later rename fails, the files already replaced get their
+  old content back.
+* **The target's mode and owner** are kept (a new file gets ``0o666`` minus the umask). A
+  read-only target (no write bit at all) is refused rather than replaced.
+* **Hard links** are kept: a target with more than one link (or whose owner this process cannot
+  give to a new file) has the new content copied into its existing inode once the lock file
+  holds all of it. That copy is not atomic for readers; if the writer dies during it, ``T.lock``
+  remains with the complete new content, and the refusal message says so.
+* **Symbolic links** are followed only within the target's own directory: a link that points
+  out of it (or a loop) is refused, so a planted link cannot make opgov write elsewhere.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import secrets
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from opgov.core.errors import BadInput
+
+LOCK_SUFFIX = ".lock"
 STALE_AFTER_SECONDS = 3600.0
-"""Age after which a leftover temporary file of a killed writer is removed."""
+"""Age after which a lock left behind is called stale in the refusal message (it is still never
+removed without a person)."""
 
 _CHUNK = 1 << 20
 
 
-def temp_prefix(path: str | os.PathLike[str]) -> str:
-    """The name prefix of the temporary files used to write ``path``."""
-    return f".{Path(path).name}.opgov-tmp-"
+class FileLocked(BadInput):
+    """Another writer holds the target's lock, or a killed one left it behind."""
 
 
-def _remove_stale(directory: Path, prefix: str, now: float) -> None:
+class UnsafeTarget(BadInput):
+    """The target cannot be written as asked: read-only, a symbolic link out of its directory, a
+    loop of links."""
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file that guards writes of ``path`` (``path`` with ``.lock`` appended)."""
+    path = Path(path)
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+def resolve_target(path: str | os.PathLike[str]) -> Path:
+    """The file to write for ``path``: ``path`` itself, or where a symbolic link in the same
+    directory points. Raises :class:`UnsafeTarget` for a link out of the directory or a loop."""
+    path = Path(os.path.abspath(path))
+    if not path.is_symlink():
+        return path
     try:
-        candidates = [p for p in directory.iterdir() if p.name.startswith(prefix)]
+        real = Path(os.path.realpath(path, strict=True))
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise UnsafeTarget("a loop of symbolic links", file=str(path)) from None
+        if err.errno != errno.ENOENT:
+            raise UnsafeTarget(f"cannot follow the symbolic link ({err.strerror})", file=str(path)) from None
+        real = Path(os.path.realpath(path))  # a dangling link: it names the file to create
+    if real.parent != Path(os.path.realpath(path.parent)):
+        raise UnsafeTarget(f"a symbolic link to {real}, outside its directory: not followed", file=str(path))
+    return real
+
+
+def _describe_lock(lock: Path, target: Path) -> str:
+    try:
+        age = time.time() - lock.lstat().st_mtime
     except OSError:
-        return
-    for leftover in candidates:
-        try:
-            if now - leftover.lstat().st_mtime > STALE_AFTER_SECONDS:
-                leftover.unlink()
-        except OSError:
-            pass  # another writer got there first, or it is not ours to remove
+        age = 0.0
+    if age > STALE_AFTER_SECONDS:
+        when = f"{age / 3600:.1f} h old: a writer was probably killed"
+    else:
+        when = f"{max(age, 0):.0f} s old: another writer may be running"
+    return (f"locked by {lock} ({when}); if no opgov is writing {target.name}, the lock holds the new "
+            f"content it did not finish installing: remove {lock.name} (or copy it over the file) and try again")
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -61,47 +106,113 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> None:
-    """Make ``path`` hold exactly ``text`` encoded with ``encoding`` (no newline translation)."""
-    target = Path(os.path.realpath(path))
-    directory = target.parent
-    prefix = temp_prefix(target)
-    data = text.encode(encoding)
-    _remove_stale(directory, prefix, time.time())
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    written = 0
+    while written < len(view):
+        written += os.write(fd, view[written:written + _CHUNK])
 
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
 
-    fd = -1
-    tmp: Path | None = None
-    try:
-        while True:
-            tmp = directory / f"{prefix}{secrets.token_hex(4)}"
+@dataclass
+class PreparedWrite:
+    """One target whose lock is held and whose new content sits, complete and synced, in it."""
+
+    target: Path
+    lock: Path
+    data: bytes
+    in_place: bool  # copy into the existing inode (hard links, an owner we cannot give away)
+    old: bytes | None  # the content replaced, to put back if a later file of the set fails
+    done: bool = False
+
+    def commit(self) -> None:
+        if self.in_place:
+            fd = os.open(self.target, os.O_WRONLY)
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-                break
-            except FileExistsError:
-                continue
-        if mode is not None:
-            os.fchmod(fd, mode)
-        view = memoryview(data)
-        written = 0
-        while written < len(view):
-            written += os.write(fd, view[written:written + _CHUNK])
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, target)
-        tmp = None
-        _fsync_directory(directory)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        if tmp is not None:
+                _write_all(fd, self.data)
+                os.ftruncate(fd, len(self.data))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.unlink(self.lock)
+        else:
+            os.replace(self.lock, self.target)
+        self.done = True
+        _fsync_directory(self.target.parent)
+
+    def abort(self) -> None:
+        if not self.done:
             try:
-                tmp.unlink()
+                os.unlink(self.lock)
             except FileNotFoundError:
                 pass
+
+
+def prepare_write(path: str | os.PathLike[str], text: str | bytes, *, encoding: str = "utf-8",
+                  keep_old: bool = False) -> PreparedWrite:
+    """Take ``path``'s lock and write ``text`` into it (see the module docstring); nothing is
+    visible at ``path`` until :meth:`PreparedWrite.commit`. On any error the lock is removed."""
+    target = resolve_target(path)
+    lock = lock_path(target)
+    data = text if isinstance(text, bytes) else text.encode(encoding)
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeTarget("not a regular file", file=str(target))
+        if not st.st_mode & 0o222:
+            raise UnsafeTarget("is read-only (no write permission bit): not replaced", file=str(target))
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        raise FileLocked(_describe_lock(lock, target), file=str(target)) from None
+    in_place = st is not None and st.st_nlink > 1
+    try:
+        try:
+            if st is not None:
+                os.fchmod(fd, stat.S_IMODE(st.st_mode))
+                if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                    try:
+                        os.fchown(fd, st.st_uid, st.st_gid)
+                    except PermissionError:
+                        in_place = True  # only the existing inode keeps its owner
+            old = target.read_bytes() if keep_old and st is not None else None
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        os.unlink(lock)
         raise
+    return PreparedWrite(target=target, lock=lock, data=data, in_place=in_place, old=old)
+
+
+def replace_files(contents: list[tuple[str | os.PathLike[str], str]], *, encoding: str = "utf-8") -> None:
+    """Give every path its text, all or none as far as a file system allows: all locks are
+    taken and all contents written before the first rename (an error then changes nothing);
+    a failed rename puts the files already replaced back. A kill between two renames leaves
+    the earlier files new and the later ones old: order ``contents`` so that this is safe."""
+    prepared: list[PreparedWrite] = []
+    try:
+        for path, text in contents:
+            prepared.append(prepare_write(path, text, encoding=encoding, keep_old=len(contents) > 1))
+        for i, item in enumerate(prepared):
+            try:
+                item.commit()
+            except BaseException:
+                for earlier in reversed(prepared[:i]):
+                    if earlier.old is not None:
+                        try:
+                            prepare_write(earlier.target, earlier.old).commit()
+                        except (OSError, BadInput):
+                            pass  # the original error says what went wrong first
+                raise
+    finally:
+        for item in prepared:
+            item.abort()
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> None:
+    """Make ``path`` hold exactly ``text`` encoded with ``encoding`` (no newline translation)."""
+    replace_files([(path, text)], encoding=encoding)

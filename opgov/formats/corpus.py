@@ -48,11 +48,7 @@ def corpus_name(path: Path) -> str:
 def load_corpus(path: str | Path) -> Corpus:
     """Load one corpus file; :class:`BadInput` names the file (and line or model) when malformed."""
     path = Path(path)
-    text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from exc
+    data = _json(read_text(path), path)
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
         raise BadInput("not a corpus: expected {\"source\": ..., \"models\": {NAME: {...}}}", file=str(path))
     name = corpus_name(path)
@@ -116,11 +112,8 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
     if stripped.startswith("{"):
         raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=str(path))
     if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from exc
-        if not all(isinstance(x, str) for x in data):
+        data = _json(text, path)
+        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
             raise BadInput("the JSON list must hold operator names (strings)", file=str(path))
         with context(path):
             return list(_dedupe(canonical(x) for x in data))
@@ -132,6 +125,28 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
         with context(path, number):
             names.append(canonical(content))
     return list(_dedupe(names))
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    data: dict[str, object] = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"duplicate key {key!r}")
+        data[key] = value
+    return data
+
+
+def _json(text: str, path: Path):
+    """The JSON value of ``text``; a duplicate key, nesting Python cannot follow or malformed JSON
+    is one :class:`BadInput` naming ``path``."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+    except ValueError as exc:  # a duplicate key
+        raise BadInput(f"not valid JSON: {exc}", file=str(path)) from None
+    except RecursionError:
+        raise BadInput("not valid JSON: nested too deeply", file=str(path)) from None
 
 
 def _dedupe(names) -> tuple[str, ...]:

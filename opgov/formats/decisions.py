@@ -23,8 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 
-import yaml
-
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 from opgov.core.vocab import Category
@@ -53,52 +51,69 @@ def _when(value, path: str, line: int) -> datetime:
     raise BadInput(f"decided_at must be a date, got {value!r}", file=path, line=line)
 
 
+def _text(value, what: str, path: str, line: int) -> str:
+    """A plain value written as text (``rationale: 42`` is the text "42"); a list or a mapping is
+    refused."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        raise BadInput(f"{what} must be a single value, not a {type(value).__name__}", file=path, line=line)
+    return str(value)
+
+
+def _names(value, what: str, path: str, line: int) -> list[str]:
+    """One name or a list of names (``decided_by: alice`` or ``decided_by: [alice, bob]``)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise BadInput(f"{what} must be a name or a list of names, got {value!r}", file=path, line=line)
+    return [v.strip() for v in value]
+
+
 def read_decisions_file(path: str) -> list[DecisionRecord]:
     text = read_text(path)
-    try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        root = yaml.compose(text, Loader=loader)
-        data = yaml.load(text, Loader=loader)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        raise BadInput(f"malformed YAML: {err.problem}", file=path, line=mark.line + 1 if mark else None) from None
+    from opgov.formats.safeyaml import load  # noqa: PLC0415  (no aliases, merge or duplicate keys)
+
+    data, root = load(text, path)
     if not isinstance(data, dict) or not isinstance(data.get("decisions"), list):
         raise BadInput("expected a mapping with a 'decisions:' list", file=path, line=1)
     lines = []
+    top = {key.value: key.start_mark.line + 1 for key, _ in root.value}
     for key, value in root.value:
         if key.value == "decisions":
             lines = [item.start_mark.line + 1 for item in value.value]
-    source = str(data.get("source") or path)
+    source = _text(data.get("source"), "source", path, top.get("source", 1)).strip() or path
     default_when = data.get("decided_at")
-    default_by = data.get("decided_by") or ["imported"]
-    if isinstance(default_by, str):
-        default_by = [default_by]
+    default_by = _names(data.get("decided_by") or ["imported"], "decided_by", path, top.get("decided_by", 1))
     records = []
     for index, item in enumerate(data["decisions"]):
         line = lines[index]
         if not isinstance(item, dict):
             raise BadInput("each decision must be a mapping with op, category and rationale", file=path, line=line)
         with context(path, line):
-            op = canonical(str(item.get("op", "")))
+            op = canonical(_text(item.get("op"), "op", path, line))
         category = item.get("category")
-        if category not in CATEGORIES:
+        if not isinstance(category, str) or category not in CATEGORIES:
             raise BadInput(f"category of {op} must be one of {', '.join(CATEGORIES)}, got {category!r}",
                            file=path, line=line)
-        rationale = str(item.get("rationale") or "").strip()
+        rationale = _text(item.get("rationale"), f"the rationale of {op}", path, line).strip()
         if not rationale:
             raise BadInput(f"decision on {op} has no rationale", file=path, line=line)
         into = item.get("into") or []
+        if not isinstance(into, list):
+            raise BadInput(f"'into' of {op} must be a list of operators, got {into!r}", file=path, line=line)
         if category != "decomposable" and into:
             raise BadInput(f"'into' applies only to decomposable decisions ({op})", file=path, line=line)
         with context(path, line):
-            targets = tuple(canonical(str(t)) for t in into)
+            targets = tuple(canonical(_text(t, f"a target of {op}", path, line)) for t in into)
         when = item.get("decided_at", default_when)
         if when is None:
             raise BadInput(f"decision on {op} has no decided_at (and the file sets none)", file=path, line=line)
-        by = item.get("decided_by", default_by)
+        by = item["decided_by"] if "decided_by" in item else default_by
         records.append(DecisionRecord(op=op, category=category, into=targets, rationale=rationale,
                                       decided_at=_when(when, path, line),
-                                      decided_by=[by] if isinstance(by, str) else list(by), source=source, line=line))
+                                      decided_by=_names(by, f"decided_by of {op}", path, line),
+                                      source=source, line=line))
     return records
 
 
@@ -113,5 +128,7 @@ def dump_decisions(records: list[DecisionRecord], *, source: str) -> str:
         item.update({"rationale": r.rationale, "decided_at": r.decided_at.date(),
                      "decided_by": list(r.decided_by)})
         items.append(item)
+    import yaml  # noqa: PLC0415  (only the export writes yaml)
+
     body = yaml.safe_dump({"source": source, "decisions": items}, sort_keys=False, allow_unicode=True, width=100)
     return "# opgov decisions, format 1 (written by `opgov decisions export`)\n" + body

@@ -30,11 +30,12 @@ def read_text(path: str | Path, *, exact: bool = False) -> str:
     except IsADirectoryError:
         raise BadInput("is a directory, expected a file", file=name) from None
     except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text ({err.reason})", file=name) from None
-    except OSError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
+    except OSError as err:  # permission denied, a symlink loop, a name too long, an I/O error
         raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
     if "\x00" in text:
-        raise BadInput("a binary file (it holds NUL bytes), expected text", file=name)
+        raise BadInput("a binary file (it holds NUL bytes), expected text", file=name,
+                       line=text.count("\n", 0, text.index("\x00")) + 1)
     return text
 
 

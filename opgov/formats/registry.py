@@ -73,24 +73,11 @@ class Registry:
 
 
 def _compose(text: str, path: str):
-    """The YAML node tree (whose nodes carry their line), with file and line in every error.
-    Building ~30,000 small objects triggers the cyclic garbage collector hundreds of times, and
-    the tree has no cycles to collect: pausing it makes the parse ~40% faster."""
-    yaml = _yaml()
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return yaml.compose(text, Loader=_loader(yaml))
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = err.problem or err.context or "malformed YAML"
-        raise BadInput(f"malformed YAML: {problem}", file=path, line=line) from None
-    except yaml.YAMLError as err:
-        raise BadInput(f"malformed YAML: {err}", file=path) from None
-    finally:
-        if collecting:
-            gc.enable()
+    """The checked YAML node tree (see :mod:`opgov.formats.safeyaml`): no aliases, merge keys or
+    duplicate keys; file and line in every error."""
+    from opgov.formats.safeyaml import compose
+
+    return compose(text, path)
 
 
 def read_tags_yaml(path: str | Path) -> dict[str, int]:
@@ -132,13 +119,19 @@ def _tags_node(node, path: str) -> tuple[str, ...]:
     return tuple(n.strip() for n in names if n.strip())
 
 
-def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | None = None) -> Registry:
+def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | None = None,
+                  buildable: bool = True) -> Registry:
     """Read and validate one native_functions.yaml. Raises :class:`BadInput` naming file and line.
+
+    ``buildable`` also applies :mod:`opgov.core.registry_rules`: a file PyTorch's code generator
+    would refuse (an in-place op without ``Tensor(a!) self``, an unknown dispatch key, …) is bad
+    input. ``check-bc`` turns it off: it compares two files, and building them is torchgen's job.
 
     libyaml parses the whole file (so any malformed YAML is reported), but only the node tree is
     built; opgov reads the few keys it needs from it (``func``, ``tags``, ``dispatch`` keys,
     ``structured_delegate``, ``autogen``) instead of constructing every value."""
     yaml = _yaml()
+    from opgov.core.registry_rules import EntryFacts, check_entries
     from opgov.core.schema import FunctionSchema
 
     path = str(path)
@@ -153,6 +146,7 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
     registry = Registry(path=path, content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest())
     ops = registry.ops
     autogen: list[tuple[str, str, int]] = []
+    facts: list[EntryFacts] = []
     for item in items:
         line = item.start_mark.line + 1
         if not isinstance(item, yaml.MappingNode):
@@ -177,17 +171,31 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
             raise BadInput(f"duplicate operator {schema.func_name} (first at line {ops[name].line})",
                            file=path, line=line)
         dispatch = entry.get("dispatch")
+        dispatch_keys: tuple[tuple[str, int], ...] = ()
         if isinstance(dispatch, yaml.MappingNode):
-            keys = {k.strip() for key, _ in dispatch.value for k in str(key.value).split(",")}
-            implicit = any(k in IMPLICIT_KEYS for k in keys)
+            dispatch_keys = tuple((k.strip(), key.start_mark.line + 1) for key, _ in dispatch.value
+                                  for k in str(key.value).split(","))
+            implicit = any(k in IMPLICIT_KEYS for k, _ in dispatch_keys)
+        elif buildable and dispatch is not None and not (isinstance(dispatch, yaml.ScalarNode)
+                                                         and dispatch.tag.endswith(":null")):
+            raise BadInput(f"dispatch of {schema.func_name} must be a mapping of dispatch keys to kernels",
+                           file=path, line=dispatch.start_mark.line + 1)
         else:
             implicit = "structured_delegate" not in entry
+        if buildable:
+            facts.append(EntryFacts(line=line, schema=schema, tags=tags, dispatch=dispatch_keys,
+                                    keys={key.value: key.start_mark.line + 1 for key, _ in item.value},
+                                    scalars={key.value: value.value for key, value in item.value
+                                             if isinstance(value, yaml.ScalarNode)}))
         ops[name] = RegistryOp(name=name, func_name=schema.func_name, schema=func, kind=str(schema.kind),
                                tags=tags, line=line, composite_implicit=implicit)
         generated = _scalar(entry.get("autogen"), "autogen (a comma-separated string)", path)
         for part in (generated or "").split(","):
             if part.strip():
                 autogen.append((part.strip(), name, line))
+    problems = check_entries(facts) if buildable else ()
+    if problems:  # a file torchgen would refuse to build from
+        raise BadInput(problems[0].message, file=path, line=problems[0].line)
     for func_name, owner, line in autogen:
         op_name = from_func_name(func_name)
         name = str(op_name)

@@ -33,13 +33,9 @@ from opgov.core.decomps import Rule, RulesFile
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 from opgov.formats.files import context, read_text
+from opgov.formats.safeyaml import compose
 
 __all__ = ["load_rules_file", "parse_rules_text"]
-
-try:  # PyYAML built with libyaml parses several times faster
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
 
 _RULE_KEYS = frozenset({"op", "into", "note"})
 _V1_KEYS = frozenset({"format", "source", "rules"})
@@ -55,14 +51,7 @@ def load_rules_file(path: str | Path) -> RulesFile:
 
 def parse_rules_text(text: str, *, filename: str = "<rules>") -> RulesFile:
     """Like :func:`load_rules_file`, for text already in memory."""
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise BadInput(f"not valid YAML: {exc.problem or exc}", file=filename, line=line) from exc
-    except yaml.YAMLError as exc:
-        raise BadInput(f"not valid YAML: {exc}", file=filename) from exc
+    root = compose(text, filename)  # no aliases, merge keys or duplicate keys
     if root is None:
         raise BadInput("empty rules file (expected a 'rules:' list)", file=filename)
     top = _mapping(root, filename, "the file")

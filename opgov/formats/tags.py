@@ -17,16 +17,9 @@ __all__ = ["declared_tags", "ensure_tags_declared"]
 
 
 def _load_tags_yaml(tags_text: str, path: str) -> list[dict[str, object]]:
-    import yaml  # noqa: PLC0415  (small file; only needed here)
+    from opgov.formats.safeyaml import load  # noqa: PLC0415  (no aliases, merge or duplicate keys)
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(tags_text, Loader=loader)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise BadInput(f"malformed YAML: {problem}", file=path, line=line) from None
+    data, _ = load(tags_text, path)
     if data is None:
         return []
     if not isinstance(data, list) or not all(isinstance(x, dict) and "tag" in x for x in data):

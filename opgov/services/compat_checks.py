@@ -120,7 +120,8 @@ def snapshot_side(session, snapshot_id: int) -> Side:
 def _yaml_side(label: str, path: str, text: str | None = None) -> Side:
     from opgov.formats.registry import read_registry
 
-    registry = read_registry(path, text=text)
+    # a comparison, not a build: whether torchgen accepts each file is checked where it is built
+    registry = read_registry(path, text=text, buildable=False)
     return Side(label=label, file=path, schemas={n: op.schema for n, op in registry.ops.items() if op.schema},
                 lines={n: op.line for n, op in registry.ops.items()},
                 core={n for n, op in registry.ops.items() if "core" in op.tags})
@@ -131,13 +132,24 @@ def _git_side(spec: str) -> Side:
     path = path or DEFAULT_GIT_PATH
     if not ref:
         raise BadInput(f"{spec!r}: expected git:REF[:PATH]")
+    if ref.startswith("-"):  # git would read it as an option (--output=FILE writes a file)
+        raise BadInput(f"{spec!r}: a git ref cannot begin with '-'")
+    if "\x00" in spec:
+        raise BadInput(f"{spec!r}: a git ref cannot hold a NUL byte")
     try:
-        shown = subprocess.run(["git", "show", f"{ref}:{path}"], capture_output=True, text=True, timeout=60)
-    except OSError as err:
+        # --end-of-options: whatever follows is a revision, never an option, even if it looks like one
+        shown = subprocess.run(["git", "show", "--end-of-options", f"{ref}:{path}"], capture_output=True,
+                               timeout=60)
+    except (OSError, subprocess.SubprocessError) as err:
         raise BadInput(f"{spec}: cannot run git ({err})") from None
+    stderr = shown.stderr.decode("utf-8", "replace").strip()
     if shown.returncode != 0:
-        raise BadInput(f"{spec}: {shown.stderr.strip().splitlines()[-1] if shown.stderr.strip() else 'git show failed'}")
-    side = _yaml_side(spec, f"{ref}:{path}", text=shown.stdout)
+        raise BadInput(f"{spec}: {stderr.splitlines()[-1] if stderr else 'git show failed'}")
+    try:
+        text = shown.stdout.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=f"{ref}:{path}") from None
+    side = _yaml_side(spec, f"{ref}:{path}", text=text)
     side.file, side.revision = path, ref
     return side
 

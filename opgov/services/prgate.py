@@ -133,10 +133,8 @@ def _rules(cfg: PolicyConfig, rev: str | None) -> tuple[dict[str, tuple[str, ...
 
 
 def _parse_rules(text: str, filename: str):
-    try:  # after the layout change the yaml reading lives in formats/
-        from opgov.formats.decomps import parse_rules_text  # type: ignore[import-not-found]
-    except ImportError:
-        from opgov.core.decomps import parse_rules_text
+    from opgov.formats.rules import parse_rules_text
+
     return parse_rules_text(text, filename=filename)
 
 

@@ -31,7 +31,7 @@ from sqlalchemy import or_, select
 from opgov.db import tables
 from opgov.core.errors import BadInput
 from opgov.core.vocab import Lifecycle
-from opgov.formats.registry import read_text
+from opgov.formats.files import read_text
 from opgov.formats.tags import ensure_tags_declared
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
@@ -202,12 +202,19 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
         if result.tags_declared:
             result.diff += yamlsync.unified_diff(tags_text, new_tags_text, tags_yaml)
     if mode == "write" and not result.in_sync:
-        from opgov.formats.atomic import atomic_write_text
+        from opgov.formats.atomic import replace_files
 
-        if result.tags_declared:  # declare first: a file whose tags are undeclared must never exist
-            atomic_write_text(tags_yaml, new_tags_text)
+        # Both files are prepared (locked, written, synced) before either is replaced, so a failure
+        # leaves both as they were; tags.yaml is replaced first: a file whose tags are undeclared
+        # must never exist, even if the process dies between the two renames.
+        contents = [(tags_yaml, new_tags_text)] if result.tags_declared else []
         if result.changes:
-            atomic_write_text(path, plan.new_text)
+            contents.append((path, plan.new_text))
+        try:
+            replace_files(contents)
+        except OSError as err:
+            where = err.filename or path
+            raise BadInput(f"cannot write: {err.strerror or err}", file=str(where)) from None
         result.written = True
         log_event(ctx, "yaml.sync", f"file:{path}",
                   after={"changes": len(result.changes), "conflicts": len(result.conflicts),

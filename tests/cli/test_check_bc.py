@@ -305,6 +305,17 @@ def test_git_bad_refs_are_bad_input(nodb, git_repo, tmp_path, monkeypatch):
     bad_input(check(nodb, "git:HEAD", V2, code=2), "git:HEAD")
 
 
+def test_a_ref_that_looks_like_an_option_writes_nothing(nodb, git_repo, tmp_path):
+    """``git:--output=FILE:x`` once made ``git show`` write FILE: a ref beginning with '-' is
+    refused, and git is told where its options end."""
+    target = tmp_path / "written-by-git"
+    for spec in (f"git:--output={target}:x", f"git:--output={target}", "git:-p", f"git:--output={target}:{GIT_PATH}"):
+        bad_input(check(nodb, spec, GIT_PATH, code=2), "cannot begin with '-'")
+        bad_input(check(nodb, GIT_PATH, spec, code=2), "cannot begin with '-'")
+    assert not target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "pytorch"]
+
+
 # --- no database at all, as a separate process ------------------------------------------------------------
 
 
@@ -373,7 +384,7 @@ def test_exceptions_story(cli):
     added = cli.ok("exceptions", "add", "aten::glu*", "--reason", "dim default realigned", "--expires", "2026-03-01",
                    "--json", actor="alice", now=at(1)).json()
     assert (added["pattern"], added["created_by"], added["expires_on"], added["matches"]) == (
-        "aten::glu*", "alice", "2026-03-01", 1)
+        "aten::glu*", "alice", "2026-03-01", 2)  # glu and glu.out
     refused("exceptions", "remove", str(added["id"]))
 
     found = by_key(check_json(cli, V1, V2, code=1, now=at(2)))

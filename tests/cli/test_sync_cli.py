@@ -27,7 +27,7 @@ import yaml
 
 from conftest import REPO, db_fingerprint
 from opgov.core import yamlsync
-from opgov.formats.atomic import temp_prefix
+from opgov.formats.atomic import lock_path
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -93,7 +93,7 @@ class Workspace:
         return tuple(p.read_bytes() if p.exists() else None for p in (self.nf, self.tags))
 
     def leftovers(self) -> list[str]:
-        return sorted(p.name for p in self.dir.iterdir() if ".opgov-tmp-" in p.name)
+        return sorted(p.name for p in self.dir.iterdir() if p.name.endswith(".lock"))
 
 
 # --- the governed database --------------------------------------------------------------------
@@ -559,24 +559,32 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file(governed, tmp_path):
         if how == "delay":
             time.sleep(took * what)
         else:
-            _wait_for_temp(ws, proc, temp_prefix(ws.dir / what))
+            _wait_for_temp(ws, proc, lock_path(ws.dir / what).name)
         proc.send_signal(signal.SIGKILL)
         proc.wait(60)
         outcome(ws)
 
-    # stalled mid-write (half the bytes in the temporary file) and just before the rename
-    for i, (pause, what, expect) in enumerate((("write", TAGS, "old"), ("write", NF, "tags only"),
+    # stalled mid-write (half the bytes in the lock file) and just before the rename: both files
+    # are prepared before either is replaced, so only a kill between the two renames leaves one new
+    for i, (pause, what, expect) in enumerate((("write", TAGS, "old"), ("write", NF, "old"),
                                                ("rename", NF, "tags only"))):
         ws = Workspace(db, release, tmp_path / f"stall{i}")
-        proc = _writer(ws, pause=pause, target=temp_prefix(ws.dir / what))
-        assert _wait_for_temp(ws, proc, temp_prefix(ws.dir / what), partial=True), proc.stderr.read()
+        proc = _writer(ws, pause=pause, target=lock_path(ws.dir / what).name)
+        assert _wait_for_temp(ws, proc, lock_path(ws.dir / what).name, partial=True), proc.stderr.read()
         if pause == "rename":
             time.sleep(0.3)  # let it write and fsync the whole temporary file
         proc.send_signal(signal.SIGKILL)
         proc.wait(60)
         assert outcome(ws) == expect, (pause, what)
         assert ws.leftovers()  # a killed writer cannot clean up, but the targets are whole
-    code, _, err = ws.sync("--write")  # the next run completes the job
+    # the next run is refused while a lock remains (never removed silently) and changes nothing
+    before = ws.snapshot()
+    code, out, err = ws.sync("--write")
+    assert code == 2 and "locked by" in err and ".lock" in err and len(err.strip().splitlines()) == 1, err
+    assert ws.snapshot() == before and ws.leftovers()
+    for name in ws.leftovers():  # a person who knows no writer runs removes the locks
+        (ws.dir / name).unlink()
+    code, _, err = ws.sync("--write")  # and the next run completes the job
     assert code == 0, err
     assert ws.snapshot() == new
 
@@ -626,3 +634,70 @@ def test_a_synced_registry_imported_again_stays_in_sync_on_every_database(make_c
     result = cli("sync-yaml", nf, "--tags-yaml", tags, "--check")
     assert result.code == 0 and "is in sync" in result.out
     assert cli.ok("ops", "show", "aten::hardswish", "--json").json()["lifecycle"] == "deprecating"
+
+
+# --- files that cannot be written (issue 17, points 6 and 7) -------------------------------------
+
+
+def test_a_failed_write_leaves_tags_yaml_unchanged(ws):
+    """tags.yaml needs new declarations and native_functions.yaml cannot be replaced: neither changes."""
+    ws.nf.chmod(0o444)
+    _bad(ws, "--write", where=f"{ws.nf}: ", says="read-only")
+
+
+def test_a_lock_is_reported_and_never_removed(ws):
+    lock = ws.dir / "tags.yaml.lock"
+    lock.write_text("left by a killed writer")
+    before, before_db = ws.snapshot(), db_fingerprint(ws.url)
+    code, out, err = ws.sync("--write")
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"opgov: error: {ws.tags}: locked by {lock} ") and "remove tags.yaml.lock" in err, err
+    assert ws.snapshot() == before and db_fingerprint(ws.url) == before_db
+    assert ws.leftovers() == ["tags.yaml.lock"] and lock.read_text() == "left by a killed writer"
+
+
+def test_a_symlink_out_of_the_folder_is_not_written_through(ws, tmp_path):
+    outside = tmp_path / "outside-tags.yaml"
+    shutil.copyfile(ws.tags, outside)
+    ws.tags.unlink()
+    ws.tags.symlink_to(outside)
+    before = outside.read_bytes()
+    _bad(ws, "--write", where=f"{ws.tags}: ", says="outside its directory")
+    assert outside.read_bytes() == before
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A tmpfs holding the two files with 64 KiB to spare (needs root and leave to mount)."""
+    def mount(size: int):
+        where = tmp_path / "fs"
+        where.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+        mounted.append(where)
+        return where
+
+    mounted: list[Path] = []
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def _move_files_to(ws: Workspace, small_fs) -> Path:
+    where = small_fs(ws.nf.stat().st_size + ws.tags.stat().st_size + (64 << 10))
+    for name in (NF, TAGS):
+        shutil.move(ws.dir / name, where / name)
+    ws.nf, ws.tags, ws.dir = where / NF, where / TAGS, where
+    return where
+
+
+def test_a_full_disk_changes_neither_file(ws, small_fs):
+    _move_files_to(ws, small_fs)
+    _bad(ws, "--write", where=f"{ws.nf}: ", says="No space left on device")
+
+
+def test_a_read_only_folder_changes_neither_file(ws, small_fs):
+    where = _move_files_to(ws, small_fs)
+    subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+    _bad(ws, "--write", where=f"{ws.tags}.lock: ", says="Read-only file system")

@@ -87,7 +87,7 @@ def write(tmp_path: Path, text: str) -> Path:
     ("source: x\nrules:\n  - op: aten::a\n    into:\n      - aten::b\n      - not an op!\n", 6, "not an operator name"),
     ("source: x\nrules:\n  - {op: aten::a, into: [aten::b, aten::b]}\n", 3, "listed twice"),
     ("source: x\nrules:\n  - {op: aten::a, into: aten::b}\n", 3, "must be a list"),
-    ("source: x\nrules: [\n  {op: aten::a\n", 4, "not valid YAML"),
+    ("source: x\nrules: [\n  {op: aten::a\n", 4, "malformed YAML"),
     ("format: 2\nsource: x\nrules: []\n", 1, "unsupported rules format"),
     ("rules:\n  - {op: aten::a, into: []}\n", 1, "missing 'source:'"),
     ("hello: world\n", 1, "no 'rules:' list"),
