@@ -74,10 +74,30 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
 
 
 def print_json(data: Any) -> None:
+    """A service's typed result (or a list of them) as JSON: the documented shape."""
     if hasattr(data, "model_dump_json"):
-        sys.stdout.write(data.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(data.model_dump_json(indent=2, by_alias=True) + "\n")
+    elif isinstance(data, list):
+        from pydantic_core import to_json
+
+        sys.stdout.write(to_json(data, indent=2, by_alias=True).decode() + "\n")
     else:
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def day(value: Any) -> str:
+    """``YYYY-MM-DD`` of a date or time (text output)."""
+    return "" if value is None else value.strftime("%Y-%m-%d")
+
+
+def minute(value: Any) -> str:
+    """``YYYY-MM-DD HH:MM`` of a UTC time (text output)."""
+    return "" if value is None else value.strftime("%Y-%m-%d %H:%M")
+
+
+def second(value: Any) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` of a UTC time (text output, as the log shows it)."""
+    return "" if value is None else value.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def console(stderr: bool = False):
