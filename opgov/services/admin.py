@@ -95,4 +95,4 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
         query = query.limit(limit)
     events = list(ctx.session.scalars(query))[::-1]
     return [EventView(id=e.id, at=e.at, actor=e.actor, action=e.action, subject=e.subject, before=e.before,
-                      after=e.after, reason=e.reason) for e in events]
+                      after=e.after, reason=e.reason, token=e.token_id) for e in events]

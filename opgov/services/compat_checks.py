@@ -164,6 +164,15 @@ def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
     return compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
 
 
+def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today: date):
+    """:func:`check_bc` of two native_functions.yaml given as (name, text), e.g. uploaded to the
+    service; findings name the files by ``name``."""
+    old_side, new_side = _yaml_side(old[0], old[0], text=old[1]), _yaml_side(new[0], new[0], text=new[1])
+    decided_core, decided_other, deleted = _decided(session)
+    old_side.core = (old_side.core - decided_other) | (decided_core & set(old_side.schemas))
+    return compare_sides(old_side, new_side, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+
+
 # --- exceptions ---------------------------------------------------------------------------------------
 
 
@@ -209,7 +218,9 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[Exceptio
 def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
     row = ctx.session.get(BcException, exception_id)
     if row is None:
-        raise BadInput(f"unknown exception {exception_id} (see `opgov exceptions list`)")
+        from opgov.core.errors import NotFound
+
+        raise NotFound(f"unknown exception {exception_id} (see `opgov exceptions list`)")
     if row.removed_at is not None:
         raise BadInput(f"exception {exception_id} ({row.pattern}) was already removed by {row.removed_by}")
     require(ctx, "exceptions", "remove BC exceptions")

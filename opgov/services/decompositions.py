@@ -322,9 +322,15 @@ def corpora_dir() -> Path | None:
 def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
     """Check the operators a model uses (see :func:`opgov.core.corpus.resolve_model_ops`) against the
     registry and, with ``runtime``, against the operators of that snapshot."""
-    from opgov.core.corpus import OpState, check_model as check, resolve_model_ops
+    from opgov.core.corpus import resolve_model_ops
 
-    ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
+    return check_model_ops(ctx, resolve_model_ops(spec, corpora_dir=corpora_dir()), runtime=runtime)
+
+
+def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
+    """:func:`check_model` of a list of operator names (canonical)."""
+    from opgov.core.corpus import OpState, check_model as check
+
     session = ctx.session
     c = operators.c
     used = set(ops)

@@ -37,6 +37,17 @@ class _Tally:
                             changed=self.changed, findings=self.findings, baseline=self.baseline)
 
 
+def list_snapshots(ctx: Ctx) -> list:
+    """Every imported snapshot, oldest first (:class:`~opgov.services.results.SnapshotView`)."""
+    from opgov.services.results import SnapshotView
+
+    s = snapshots.c
+    return [SnapshotView(id=r.id, label=r.label, source=r.source, content_hash=r.content_hash,
+                         imported_at=r.imported_at, actor=r.actor, operators=r.operator_count)
+            for r in ctx.session.execute(select(s.id, s.label, s.source, s.content_hash, s.imported_at, s.actor,
+                                                s.operator_count).order_by(s.id))]
+
+
 def snapshot_stats(ctx: Ctx) -> dict:
     """Counts per category and lifecycle of the operators present now (stored per snapshot)."""
     c = operators.c

@@ -460,3 +460,19 @@ def dump_list(items: list[Result]) -> str:
     from pydantic_core import to_json
 
     return to_json(items, indent=2, by_alias=True).decode()
+
+
+class EventsPage(Result):
+    """A page of the event log, oldest first; ``next_before`` fetches the older page."""
+
+    events: list[EventView]
+    next_before: int | None = Field(description="pass as ?before= for the previous (older) page; null at the start")
+
+
+class Problem(BaseModel):
+    """An error response of the service (RFC 9457, ``application/problem+json``)."""
+
+    type: str = Field(default="about:blank")
+    title: str = Field(description="the HTTP status phrase")
+    status: int
+    detail: str = Field(description="the one-line message the CLI prints for the same error")
