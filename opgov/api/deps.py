@@ -27,7 +27,7 @@ def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool
     from opgov.services.tokens import authenticate
 
     config = request.app.state.config
-    with transaction(request.app.state.engine) as session:
+    with transaction(request.app.state.engine if write else request.app.state.read_engine) as session:
         actor, token_id = ANONYMOUS, None
         if authorization:
             scheme, _, token = authorization.partition(" ")

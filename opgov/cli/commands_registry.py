@@ -63,6 +63,7 @@ def import_cmd(
     from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
+    import opgov.services.results  # noqa: F401 - pydantic loads while the child reads the file
     from opgov.services.imports import import_snapshot
 
     status = None

@@ -30,7 +30,8 @@ class Result(BaseModel):
     """Base of every result: immutable; fields whose JSON name is a Python keyword (``from``)
     have an alias, which is the name JSON uses."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, serialize_by_alias=True)
+    # defer_build: a command builds the validators of the few results it returns, not of all of them
+    model_config = ConfigDict(frozen=True, populate_by_name=True, serialize_by_alias=True, defer_build=True)
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2, by_alias=True)
