@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, day, minute, print_json, say, table
+from opgov.cli.runtime import command, day, minute, print_json, remote, say, table
 
 members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
 config_app = typer.Typer(help="Governance settings: quorum and the two lifecycle periods.", no_args_is_help=True)
@@ -160,10 +160,16 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
     """List proposals (`--open`: only open ones)."""
     if typer_ctx.invoked_subcommand is not None:
         return
-    from opgov.services.governance import list_proposals
+    server = remote()
+    if server is not None:
+        from opgov.services.results import ProposalView
 
-    with command(write=False) as ctx:
-        views = list_proposals(ctx, open_only=open_only)
+        views = server.get("/api/v1/proposals", list[ProposalView], open=open_only)
+    else:
+        from opgov.services.governance import list_proposals
+
+        with command(write=False) as ctx:
+            views = list_proposals(ctx, open_only=open_only)
     if json_out:
         print_json(views)
         return
@@ -179,10 +185,16 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
 @proposals_app.command("show")
 def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """One proposal with its votes and decision."""
-    from opgov.services.governance import show_proposal
+    server = remote()
+    if server is not None:
+        from opgov.services.results import ProposalView
 
-    with command(write=False) as ctx:
-        view = show_proposal(ctx, proposal_id)
+        view = server.get(f"/api/v1/proposals/{proposal_id}", ProposalView)
+    else:
+        from opgov.services.governance import show_proposal
+
+        with command(write=False) as ctx:
+            view = show_proposal(ctx, proposal_id)
     if json_out:
         print_json(view)
         return

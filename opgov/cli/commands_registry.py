@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, day, print_json, say, second, table
+from opgov.cli.runtime import GLOBALS, command, day, print_json, remote, say, second, table
 
 db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
 ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
@@ -117,8 +117,15 @@ def ops_list(
         raise BadInput(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
     if lifecycle and lifecycle not in LIFECYCLES:
         raise BadInput(f"unknown lifecycle {lifecycle!r} (one of {', '.join(LIFECYCLES)})")
-    with command(write=False) as ctx:
-        ops = list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=include_all)
+    server = remote()
+    if server is not None:
+        from opgov.services.results import OperatorSummary
+
+        ops = server.get("/api/v1/operators", list[OperatorSummary], category=category, lifecycle=lifecycle, tag=tag,
+                         all=include_all)
+    else:
+        with command(write=False) as ctx:
+            ops = list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=include_all)
     if json_out:
         print_json(ops)
         return
@@ -133,10 +140,17 @@ def ops_list(
 @ops_app.command("show")
 def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonOpt) -> None:
     """One operator: schema history per snapshot, decisions, lifecycle, compatibility findings."""
-    from opgov.services.ops import show_op
+    server = remote()
+    if server is not None:
+        from opgov.cli.remote import path_segment
+        from opgov.services.results import OperatorDetail
 
-    with command(write=False) as ctx:
-        info = show_op(ctx, op)
+        info = server.get(f"/api/v1/operators/{path_segment(op)}", OperatorDetail)
+    else:
+        from opgov.services.ops import show_op
+
+        with command(write=False) as ctx:
+            info = show_op(ctx, op)
     if json_out:
         print_json(info)
         return
@@ -178,10 +192,19 @@ def log_cmd(
     json_out: bool = JsonOpt,
 ) -> None:
     """The append-only event log, oldest first."""
-    from opgov.services.admin import read_log
+    server = remote()
+    if server is not None:
+        from opgov.core.errors import BadInput
+        from opgov.services.results import EventsPage
 
-    with command(write=False) as ctx:
-        events = read_log(ctx, op=op, since=since, limit=limit)
+        if not 1 <= limit <= 1000:
+            raise BadInput("--limit with --server must be between 1 and 1000")
+        events = server.get("/api/v1/events", EventsPage, operator=op, since=since, limit=limit).events
+    else:
+        from opgov.services.admin import read_log
+
+        with command(write=False) as ctx:
+            events = read_log(ctx, op=op, since=since, limit=limit)
     if json_out:
         print_json(events)
         return

@@ -408,3 +408,39 @@ def test_private_reads(server):
             assert ok.status_code == 200
     finally:
         private.stop()
+
+
+# --- the CLI in remote mode --------------------------------------------------------------------------
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k == "OPGOV_SHARED_DIR"}
+    return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120,
+                          env={**clean, "COLUMNS": "160", **(env or {})})
+
+
+@pytest.mark.parametrize("args", [
+    ("ops", "show", "aten::glu"), ("ops", "show", "aten::mish", "--json"), ("ops", "list", "--category", "core"),
+    ("ops", "list", "--tag", "pointwise", "--json"), ("ops", "show", "aten::glo"), ("proposals",),
+    ("proposals", "--json"), ("proposals", "show", "1"), ("proposals", "show", "99"),
+    ("log", "aten::mish", "--json"), ("log", "--since", "yesterday"), ("ops", "list", "--category", "x"),
+], ids=lambda a: " ".join(a))
+def test_remote_cli_gives_the_local_output(server, args):
+    local = run_cli("--db", server.db, *args)
+    remote = run_cli("--server", server.url, *args, env={"OPGOV_TOKEN": server.tokens["dev"]})
+    assert (remote.returncode, remote.stdout, remote.stderr) == (local.returncode, local.stdout, local.stderr)
+    via_env = run_cli(*args, env={"OPGOV_SERVER": server.url})
+    assert (via_env.returncode, via_env.stdout) == (local.returncode, local.stdout)
+
+
+def test_remote_cli_refusals(server):
+    actor = run_cli("--server", server.url, "--actor", "chair", "ops", "show", "aten::glu")
+    assert actor.returncode == 2 and "--actor cannot be used with --server" in actor.stderr
+    write = run_cli("--server", server.url, "review", "1", "--approve", "--comment", "x",
+                    env={"OPGOV_TOKEN": server.tokens["chair"]})
+    assert write.returncode == 2 and "does not work with --server yet" in write.stderr
+    bad = run_cli("--server", server.url, "ops", "show", "aten::glu", env={"OPGOV_TOKEN": "opgov_forged"})
+    assert bad.returncode == 2 and bad.stderr == "opgov: error: the token is unknown, revoked or expired\n"
+    gone = run_cli("--server", "http://127.0.0.1:9", "ops", "show", "aten::glu")
+    assert gone.returncode == 2 and "cannot reach the opgov server" in gone.stderr
+    assert "Traceback" not in gone.stderr + bad.stderr + actor.stderr + write.stderr
