@@ -158,6 +158,9 @@ def test_health_openapi_and_docs(server):
                          ("POST", "/api/v1/tick"), ("POST", "/api/v1/exceptions"), ("GET", "/api/v1/report/weekly"),
                          ("POST", "/api/v1/check-bc"), ("POST", "/api/v1/check-model"), ("GET", "/api/v1/opset")]:
         assert (method, path) in documented
+    from openapi_spec_validator import validate
+
+    validate(spec)  # a valid OpenAPI 3.1 document
     # the response models are the services' typed results, documented field by field
     schemas = spec["components"]["schemas"]
     assert "description" in schemas["OperatorDetail"]["properties"]["sunset"]

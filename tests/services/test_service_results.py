@@ -135,3 +135,51 @@ def test_help_does_not_load_the_result_models():
             "print(sorted(m for m in ('pydantic', 'opgov.services.results', 'fastapi') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_tokens_service(engine):
+    """Tokens with a session, an actor and a clock: the first bootstraps a maintainer, only the
+    hash is stored, and revoked, expired or orphaned tokens no longer authenticate."""
+    import hashlib
+
+    from sqlalchemy import select
+
+    from opgov.core.errors import Forbidden, NotFound, PolicyRefusal
+    from opgov.db.engine import transaction
+    from opgov.db.models import ApiToken
+    from opgov.services.governance import add_member, list_members, remove_member
+    from opgov.services.tokens import authenticate, create_token, list_tokens, revoke_token
+
+    first = run(engine, "alice", 0, create_token, "alice")
+    assert [(m.name, m.role) for m in run(engine, "alice", 0, list_members)] == [("alice", "maintainer")]
+    run(engine, "alice", 0, add_member, "dave", "developer")
+    with pytest.raises(Forbidden):
+        run(engine, "dave", 0, create_token, "dave")
+    with pytest.raises(NotFound):
+        run(engine, "alice", 0, create_token, "nobody")
+    short = run(engine, "alice", 0, create_token, "dave", expires_days=1)
+    assert short.expires_at == T0 + timedelta(days=1)
+
+    def who(token: str, days: float):
+        with transaction(engine) as session:
+            return authenticate(session, token, T0 + timedelta(days=days))
+
+    assert who(first.token, 0) == ("alice", first.id)
+    assert who(short.token, 0.5) == ("dave", short.id)
+    assert who(short.token, 1) is None  # expired
+    assert who(first.token[:-1] + "x", 0) is None and who("not-a-token", 0) is None
+    with transaction(engine) as session:
+        hashes = session.scalars(select(ApiToken.token_hash)).all()
+    assert hashlib.sha256(first.token.encode()).hexdigest() in hashes and first.token not in hashes
+
+    assert [t.state for t in run(engine, "alice", 2, list_tokens)] == ["active", "expired"]
+    assert [t.id for t in run(engine, "dave", 0, list_tokens, member="dave")] == [short.id]
+    with pytest.raises(Forbidden):
+        run(engine, "dave", 0, list_tokens)
+    revoked = run(engine, "alice", 0.1, revoke_token, first.id)
+    assert revoked.state == "revoked" and who(first.token, 0.2) is None
+    with pytest.raises(PolicyRefusal):
+        run(engine, "alice", 0.2, revoke_token, first.id)
+    fresh = run(engine, "alice", 0.3, create_token, "dave")
+    run(engine, "alice", 0.3, remove_member, "dave")
+    assert who(fresh.token, 0.4) is None  # no longer a member
