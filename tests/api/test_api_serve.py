@@ -231,6 +231,14 @@ def test_proposal_votes_roles_and_conflicts(server):
         assert pid not in [p["id"] for p in anyone.get("/api/v1/proposals", params={"open": True}).json()]
         glu = anyone.get("/api/v1/operators/aten::glu").json()
         assert glu["category"] == "core" and glu["decisions"][0]["rationale"] == "everywhere"
+        other = dev.post("/api/v1/proposals", json={"operator": "aten::mish", "kind": "core", "rationale": "r"})
+        assert other.status_code == 201, other.text
+        with server.client("bot") as bot:
+            assert "may not withdraw proposals" in problem(bot.post(f"/api/v1/proposals/{other.json()['id']}/withdraw"),
+                                                           403)
+        withdrawn = dev.post(f"/api/v1/proposals/{other.json()['id']}/withdraw")
+        assert withdrawn.status_code == 200 and withdrawn.json()["status"] == "withdrawn"
+        assert "is withdrawn, not open" in problem(dev.post(f"/api/v1/proposals/{other.json()['id']}/withdraw"), 409)
         # the event log names the member and the token the vote was cast with
         votes = anyone.get("/api/v1/events", params={"action": "proposal.vote", "operator": "aten::glu"}).json()
         assert [(e["actor"], e["token"] is not None) for e in votes["events"]] == [("chair", True), ("m2", True)]
