@@ -48,7 +48,10 @@ def main(
     now: Optional[str] = typer.Option(None, "--now", metavar="ISO8601",
                                       help="Claimed time; honoured only on a simulation database "
                                            "[env OPGOV_NOW]"),
+    server: Optional[str] = typer.Option(None, "--server", metavar="URL",
+                                         help="Ask an `opgov serve` server instead of a database; the token is "
+                                              "OPGOV_TOKEN [env OPGOV_SERVER]"),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Show the version and exit."),
 ) -> None:
-    GLOBALS.db, GLOBALS.actor, GLOBALS.now = db, actor, now
+    GLOBALS.db, GLOBALS.actor, GLOBALS.now, GLOBALS.server = db, actor, now, server

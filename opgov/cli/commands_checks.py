@@ -100,11 +100,11 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
     if json_out:
         print_json(view)
         return
-    matches = view["matches"]
-    text = (f"exception {view['id']}: {view['pattern']} through {view['expires_on']}: "
+    matches = view.matches
+    text = (f"exception {view.id}: {view.pattern} through {view.expires_on.isoformat()}: "
             f"matches {matches} present operator{'' if matches == 1 else 's'}")
-    if view["core_matches"]:
-        text += f", {view['core_matches']} of them core (BC breaks of core operators are never waived)"
+    if view.core_matches:
+        text += f", {view.core_matches} of them core (BC breaks of core operators are never waived)"
     say(text)
 
 
@@ -123,10 +123,10 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
         say("no exceptions")
         return
     table(None, ["id", "pattern", "last day", "state", "by", "reason"],
-          [[v["id"], v["pattern"], v["expires_on"],
-            "removed" if v["removed"] else ("EXPIRED" if v["expired"] else "in force"), v["created_by"], v["reason"]]
+          [[v.id, v.pattern, v.expires_on.isoformat(),
+            "removed" if v.removed else ("EXPIRED" if v.expired else "in force"), v.created_by, v.reason]
            for v in views])
-    expired = sum(1 for v in views if v["expired"] and not v["removed"])
+    expired = sum(1 for v in views if v.expired and not v.removed)
     if expired:
         say(f"{expired} expired exception{'' if expired == 1 else 's'} no longer appl{'ies' if expired == 1 else 'y'}; "
             "remove {} or record a new one".format("it" if expired == 1 else "them"))
@@ -139,7 +139,7 @@ def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> 
 
     with command(write=True) as ctx:
         view = remove_exception(ctx, exception_id)
-    say(f"removed exception {view['id']} ({view['pattern']})")
+    say(f"removed exception {view.id} ({view.pattern})")
 
 
 @app.command("sync-yaml")
@@ -160,7 +160,7 @@ def sync_yaml_cmd(
     bot cannot settle (reported, left untouched); 2: bad input.
     """
     from opgov.core.errors import BadInput
-    from opgov.services.sync import result_json, summary_markdown, sync_yaml
+    from opgov.services.sync import sync_yaml
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
@@ -168,14 +168,14 @@ def sync_yaml_cmd(
     with command(write=modes[0] == "write", orm=False) as ctx:
         result = sync_yaml(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
     if json_out:
-        print_json(result_json(result))
+        print_json(result)
     elif result.mode == "diff":
         sys.stdout.write(result.diff)
         if result.conflicts:  # stdout stays a clean patch
             sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
-            sys.stderr.writelines(f"  aten::{c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
+            sys.stderr.writelines(f"  {c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
     else:
-        sys.stdout.write(summary_markdown(result) + "\n")
+        sys.stdout.write(result.summary + "\n")
     if (result.mode == "check" and not result.in_sync) or result.conflicts:
         raise typer.Exit(1)
 

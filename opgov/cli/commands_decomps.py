@@ -26,18 +26,19 @@ class OpsetFmt(str, Enum):
     python = "python"
 
 
-def _counts(result: dict) -> str:
-    return ", ".join(f"{result[k]} {k}" for k in ("added", "updated", "unchanged", "kept") if result.get(k)) or "none"
+def _counts(result) -> str:
+    counts = {"added": result.added, "updated": result.updated, "unchanged": result.unchanged, "kept": result.kept}
+    return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "none"
 
 
-def _precedence_lines(result: dict, source: str) -> list[str]:
+def _precedence_lines(result, source: str) -> list[str]:
     """Say which rules of other sources were kept or replaced, and why (decision > file > torch)."""
     lines = []
     for outcome, verb in (("kept", "kept"), ("updated", "replaced")):
-        changed = [c for c in result["changes"] if c["outcome"] == outcome]
-        by_source: dict[str, list[dict]] = {}
+        changed = [c for c in result.changes if c.outcome == outcome]
+        by_source: dict[str, list] = {}
         for c in changed:
-            by_source.setdefault(c["previous"]["source"], []).append(c)
+            by_source.setdefault(c.previous.source, []).append(c)
         for previous, items in sorted(by_source.items()):
             if outcome == "kept":
                 why = f"a {previous}'s rule outranks {source}'s"
@@ -45,9 +46,9 @@ def _precedence_lines(result: dict, source: str) -> list[str]:
                 why = f"the latest {source} wins"
             else:
                 why = f"{source} outranks {previous}"
-            names = "; ".join(f"{c['operator']} ← {c['previous']['detail']}" for c in items[:3])
+            names = "; ".join(f"{c.operator} ← {c.previous.detail}" for c in items[:3])
             more = f" and {len(items) - 3} more" if len(items) > 3 else ""
-            lines.append(f"{verb} {len(items)} rule(s) from {previous} ({why}; {result['precedence']}): "
+            lines.append(f"{verb} {len(items)} rule(s) from {previous} ({why}; {result.precedence}): "
                          f"{names}{more}")
     return lines
 
@@ -67,7 +68,7 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
     if json_out:
         print_json(result)
         return
-    for line in [f"{result['rules']} rules from {result['source']}: {_counts(result)}",
+    for line in [f"{result.rules} rules from {result.source}: {_counts(result)}",
                  *_precedence_lines(result, "file")]:
         say(line)
 
@@ -89,21 +90,21 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
     if json_out:
         print_json(result)
         return
-    lines = [f"torch {result['torch']}'s default decomposition table: {result['table']} operators read, "
+    lines = [f"torch {result.torch}'s default decomposition table: {result.table} operators read, "
              f"rules {_counts(result)}", *_precedence_lines(result, "torch")]
-    if result["not_in_table"]:
-        lines.append("not in torch's table (no rule): " + ", ".join(result["not_in_table"]))
-    if result["untraced"]:
-        lines.append(f"{len(result['untraced'])} could not be traced (no rule recorded; --json says why), e.g. "
-                     + ", ".join(u["operator"] for u in result["untraced"][:5]))
-    if result["not_in_registry"]:
-        lines.append(f"{len(result['not_in_registry'])} are not in the registry (no rule recorded): "
-                     + ", ".join(result["not_in_registry"][:5]))
-    if result["dropped_targets"]:
-        lines.append(f"{len(result['dropped_targets'])} rule(s) lost targets the registry does not know "
+    if result.not_in_table:
+        lines.append("not in torch's table (no rule): " + ", ".join(result.not_in_table))
+    if result.untraced:
+        lines.append(f"{len(result.untraced)} could not be traced (no rule recorded; --json says why), e.g. "
+                     + ", ".join(u.operator for u in result.untraced[:5]))
+    if result.not_in_registry:
+        lines.append(f"{len(result.not_in_registry)} are not in the registry (no rule recorded): "
+                     + ", ".join(result.not_in_registry[:5]))
+    if result.dropped_targets:
+        lines.append(f"{len(result.dropped_targets)} rule(s) lost targets the registry does not know "
                      "(--json lists them)")
-    if result["errors_introduced"]:
-        lines.append(f"{result['errors_introduced']} new decomposition error(s), e.g. {result['first_errors'][0]}; "
+    if result.errors_introduced:
+        lines.append(f"{result.errors_introduced} new decomposition error(s), e.g. {result.first_errors[0]}; "
                      "run `opgov check-decomps`")
     for line in lines:
         say(line)
@@ -120,7 +121,7 @@ def decomps_list(json_out: bool = JsonOpt) -> None:
         print_json(rules)
     else:
         table(f"{len(rules)} rules", ["operator", "into", "source"],
-              [[r["operator"], ", ".join(r["into"]) or "(nothing)", f"{r['source']}: {r['detail']}"]
+              [[r.operator, ", ".join(r.into) or "(nothing)", f"{r.source}: {r.detail}"]
                for r in rules])
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, print_json, say, table
+from opgov.cli.runtime import command, day, minute, print_json, remote, say, table
 
 members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
 config_app = typer.Typer(help="Governance settings: quorum and the two lifecycle periods.", no_args_is_help=True)
@@ -29,7 +29,7 @@ def members_add(name: str, role: str = typer.Option(..., "--role", help="maintai
 
     with command(write=True) as ctx:
         member = add_member(ctx, name, role)
-    print_json(member) if json_out else say(f"added {member['name']} as {member['role']}")
+    print_json(member) if json_out else say(f"added {member.name} as {member.role}")
 
 
 @members_app.command("list")
@@ -44,7 +44,7 @@ def members_list(json_out: bool = JsonOpt) -> None:
     elif not members:
         say("no members: single-user mode (every command is allowed and recorded with the actor's name)")
     else:
-        table(None, ["name", "role", "added", "by"], [[m["name"], m["role"], m["added_at"][:10], m["added_by"]]
+        table(None, ["name", "role", "added", "by"], [[m.name, m.role, day(m.added_at), m.added_by]
                                                       for m in members])
 
 
@@ -65,7 +65,7 @@ def config_set(key: str, value: str) -> None:
 
     with command(write=True) as ctx:
         result = set_setting(ctx, key, value)
-    say(f"{key}: {result['before']} → {result['value']}")
+    say(f"{key}: {result.before} → {result.value}")
 
 
 @config_app.command("list")
@@ -78,16 +78,16 @@ def config_list(json_out: bool = JsonOpt) -> None:
     if json_out:
         print_json(settings)
     else:
-        for key, value in settings.items():
+        for key, value in settings.model_dump().items():
             say(f"{key} = {value}")
 
 
-def _proposed(view: dict, json_out: bool) -> None:
+def _proposed(view, json_out: bool) -> None:
     if json_out:
         print_json(view)
     else:
-        what = view["kind"] + (f" into {', '.join(view['targets'])}" if view["targets"] else "")
-        say(f"proposal {view['id']}: {view['operator']} → {what} (needs {view['quorum']} approvals)")
+        what = view.kind + (f" into {', '.join(view.targets)}" if view.targets else "")
+        say(f"proposal {view.id}: {view.operator} → {what} (needs {view.quorum} approvals)")
 
 
 @app.command("propose-core")
@@ -140,8 +140,8 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
     if json_out:
         print_json(view)
         return
-    say(f"proposal {view['id']}: {len(view['approvals'])} approve, {len(view['rejections'])} reject "
-        f"(quorum {view['quorum']}) — {view['status']}")
+    say(f"proposal {view.id}: {len(view.approvals)} approve, {len(view.rejections)} reject "
+        f"(quorum {view.quorum}) — {view.status}")
 
 
 @app.command("withdraw")
@@ -151,7 +151,7 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
 
     with command(write=True) as ctx:
         view = withdraw(ctx, proposal_id)
-    print_json(view) if json_out else say(f"proposal {view['id']} withdrawn")
+    print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
 @proposals_app.callback()
@@ -160,10 +160,16 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
     """List proposals (`--open`: only open ones)."""
     if typer_ctx.invoked_subcommand is not None:
         return
-    from opgov.services.governance import list_proposals
+    server = remote()
+    if server is not None:
+        from opgov.services.results import ProposalView
 
-    with command(write=False) as ctx:
-        views = list_proposals(ctx, open_only=open_only)
+        views = server.get("/api/v1/proposals", list[ProposalView], open=open_only)
+    else:
+        from opgov.services.governance import list_proposals
+
+        with command(write=False) as ctx:
+            views = list_proposals(ctx, open_only=open_only)
     if json_out:
         print_json(views)
         return
@@ -171,29 +177,35 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
         say("no proposals" + (" open" if open_only else ""))
         return
     table(None, ["id", "operator", "proposal", "status", "by", "votes", "created"],
-          [[v["id"], v["operator"], v["kind"] + (f" into {', '.join(v['targets'])}" if v["targets"] else ""),
-            v["status"], v["proposer"], f"+{len(v['approvals'])} -{len(v['rejections'])}/{v['quorum']}",
-            v["created_at"][:10]] for v in views])
+          [[v.id, v.operator, v.kind + (f" into {', '.join(v.targets)}" if v.targets else ""),
+            v.status, v.proposer, f"+{len(v.approvals)} -{len(v.rejections)}/{v.quorum}",
+            day(v.created_at)] for v in views])
 
 
 @proposals_app.command("show")
 def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """One proposal with its votes and decision."""
-    from opgov.services.governance import show_proposal
+    server = remote()
+    if server is not None:
+        from opgov.services.results import ProposalView
 
-    with command(write=False) as ctx:
-        view = show_proposal(ctx, proposal_id)
+        view = server.get(f"/api/v1/proposals/{proposal_id}", ProposalView)
+    else:
+        from opgov.services.governance import show_proposal
+
+        with command(write=False) as ctx:
+            view = show_proposal(ctx, proposal_id)
     if json_out:
         print_json(view)
         return
-    say(f"proposal {view['id']}: {view['operator']} → {view['kind']}"
-        + (f" into {', '.join(view['targets'])}" if view["targets"] else "") + f" — {view['status']}")
-    say(f"by {view['proposer']} on {view['created_at'][:10]}: {view['rationale']}")
-    for vote in view["votes"]:
-        say(f"  {'approve' if vote['approve'] else 'reject '} {vote['voter']} ({vote['at'][:10]}): {vote['comment']}")
-    if view["decision"]:
-        d = view["decision"]
-        say(f"decided {d['category']} on {d['decided_at'][:10]} by {', '.join(d['decided_by'])}")
+    say(f"proposal {view.id}: {view.operator} → {view.kind}"
+        + (f" into {', '.join(view.targets)}" if view.targets else "") + f" — {view.status}")
+    say(f"by {view.proposer} on {day(view.created_at)}: {view.rationale}")
+    for vote in view.votes:
+        say(f"  {'approve' if vote.approve else 'reject '} {vote.voter} ({day(vote.at)}): {vote.comment}")
+    if view.decision:
+        d = view.decision
+        say(f"decided {d.category} on {day(d.decided_at)} by {', '.join(d.decided_by)}")
 
 
 @decisions_app.command("load")
@@ -204,20 +216,20 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
     with command(write=True) as ctx:
         result = load_decisions(ctx, file)
     print_json(result) if json_out else say(
-        f"{result['recorded']} decisions recorded from {file}"
-        + (f" ({result['already_recorded']} were already recorded)" if result["already_recorded"] else "")
-        + (f"; {len(result['superseded'])} on record only, superseded by a newer snapshot that tags the operator "
-           f"core: {', '.join(result['superseded'])}" if result["superseded"] else ""))
+        f"{result.recorded} decisions recorded from {file}"
+        + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")
+        + (f"; {len(result.superseded)} on record only, superseded by a newer snapshot that tags the operator "
+           f"core: {', '.join(result.superseded)}" if result.superseded else ""))
 
 
-def _stepped(result: dict, json_out: bool) -> None:
+def _stepped(result, json_out: bool) -> None:
     if json_out:
         print_json(result)
         return
-    say(f"{result['operator']}: {result['from']} → {result['to']}"
-        + (f" (replacement {result['replacement']})" if result.get("replacement") and result["to"] == "deprecating" else ""))
-    if result.get("next"):
-        say(f"  can become {result['next']['to']} from {result['next']['possible_from'][:16].replace('T', ' ')} UTC")
+    say(f"{result.operator}: {result.from_state} → {result.to_state}"
+        + (f" (replacement {result.replacement})" if result.replacement and result.to_state == "deprecating" else ""))
+    if result.next:
+        say(f"  can become {result.next.to} from {minute(result.next.possible_from)} UTC")
 
 
 @app.command("deprecate")
@@ -278,12 +290,12 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     if json_out:
         print_json(result)
         return
-    if not result["due"] and not result["within"]:
+    if not result.due and not result.within:
         say("nothing is due" + (f" within {within} days" if within else ""))
-    for item in result["due"]:
-        done = any(a["operator"] == item["operator"] for a in result["applied"])
-        say(f"{'applied' if done else 'due'}: {item['operator']} {item['from']} → {item['to']} "
-            f"(due {item['due_at'][:10]})")
-    for item in result["within"]:
-        say(f"coming: {item['operator']} {item['from']} → {item['to']} on {item['due_at'][:10]} "
-            f"({item['days_left']} day{'' if item['days_left'] == 1 else 's'})")
+    for item in result.due:
+        done = any(a.operator == item.operator for a in result.applied)
+        say(f"{'applied' if done else 'due'}: {item.operator} {item.from_state} → {item.to_state} "
+            f"(due {day(item.due_at)})")
+    for item in result.within:
+        say(f"coming: {item.operator} {item.from_state} → {item.to_state} on {day(item.due_at)} "
+            f"({item.days_left} day{'' if item.days_left == 1 else 's'})")

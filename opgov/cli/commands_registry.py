@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, print_json, say, table
+from opgov.cli.runtime import GLOBALS, command, day, print_json, remote, say, second, table
 
 db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
 ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
@@ -25,8 +25,9 @@ def db_upgrade(
     """Apply the Alembic migrations (the only way opgov's schema is made or changed)."""
     from opgov.services.admin import upgrade_database
 
-    before, after = upgrade_database(GLOBALS.db, revision, simulation=simulation)
-    say(f"database at revision {after} (was {before or 'empty'})" + (" — simulation database" if simulation else ""))
+    done = upgrade_database(GLOBALS.db, revision, simulation=simulation)
+    say(f"database at revision {done.after} (was {done.before or 'empty'})"
+        + (" — simulation database" if simulation else ""))
 
 
 @db_app.command("downgrade")
@@ -34,8 +35,8 @@ def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g.
     """Undo migrations down to REVISION (base removes every table)."""
     from opgov.services.admin import downgrade_database
 
-    before, after = downgrade_database(GLOBALS.db, revision)
-    say(f"database at revision {after or 'base'} (was {before})")
+    done = downgrade_database(GLOBALS.db, revision)
+    say(f"database at revision {done.after or 'base'} (was {done.before})")
 
 
 @db_app.command("current")
@@ -47,7 +48,7 @@ def db_current(json_out: bool = JsonOpt) -> None:
     if json_out:
         print_json(status)
     else:
-        for key, value in status.items():
+        for key, value in status.model_dump().items():
             say(f"{key}: {value}")
 
 
@@ -62,6 +63,7 @@ def import_cmd(
     from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
+    import opgov.services.results  # noqa: F401 - pydantic loads while the child reads the file
     from opgov.services.imports import import_snapshot
 
     status = None
@@ -79,8 +81,7 @@ def import_cmd(
         if status:
             status.stop()
     if json_out:
-        print_json({"label": result.label, "operators": result.operators, "added": result.added,
-                    "removed": result.removed, "changed": result.changed, "findings": result.findings})
+        print_json(result)
         return
     if result.unchanged_file:
         say(f"snapshot {result.label} was already imported with identical content: no changes")
@@ -116,57 +117,71 @@ def ops_list(
         raise BadInput(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
     if lifecycle and lifecycle not in LIFECYCLES:
         raise BadInput(f"unknown lifecycle {lifecycle!r} (one of {', '.join(LIFECYCLES)})")
-    with command(write=False) as ctx:
-        ops = list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=include_all)
+    server = remote()
+    if server is not None:
+        from opgov.services.results import OperatorSummary
+
+        ops = server.get("/api/v1/operators", list[OperatorSummary], category=category, lifecycle=lifecycle, tag=tag,
+                         all=include_all)
+    else:
+        with command(write=False) as ctx:
+            ops = list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=include_all)
     if json_out:
         print_json(ops)
         return
     table(f"{len(ops)} operators", ["name", "kind", "category", "lifecycle", "tags", "schema"],
-          [[o["name"], o["kind"], o["category"] + (" *" if o["needs_review"] else ""),
-            o["lifecycle"] + ("" if o["present"] else " (absent)"), ", ".join(o["tags"]), o["schema"]]
+          [[o.name, o.kind, o.category + (" *" if o.needs_review else ""),
+            o.lifecycle + ("" if o.present else " (absent)"), ", ".join(o.tags), o.schema_]
            for o in ops])
-    if any(o["needs_review"] for o in ops):
+    if any(o.needs_review for o in ops):
         say("* needs a committee decision")
 
 
 @ops_app.command("show")
 def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonOpt) -> None:
     """One operator: schema history per snapshot, decisions, lifecycle, compatibility findings."""
-    from opgov.services.ops import show_op
+    server = remote()
+    if server is not None:
+        from opgov.cli.remote import path_segment
+        from opgov.services.results import OperatorDetail
 
-    with command(write=False) as ctx:
-        info = show_op(ctx, op)
+        info = server.get(f"/api/v1/operators/{path_segment(op)}", OperatorDetail)
+    else:
+        from opgov.services.ops import show_op
+
+        with command(write=False) as ctx:
+            info = show_op(ctx, op)
     if json_out:
         print_json(info)
         return
-    say(f"  {info['kind']}, {info['category']} ({info['category_source']})"
-        f"{', needs review' if info['needs_review'] else ''}, {info['lifecycle']}"
-        f"{' since ' + info['lifecycle_since'] if info['lifecycle_since'] else ''}"
-        f"{'' if info['present'] else ', not in the latest snapshot'}", bold=info['name'])
-    if info["replacement"]:
-        say(f"replacement: {info['replacement']}")
-    if info["autogen_of"]:
-        say(f"generated by autogen of {info['autogen_of']}")
-    say(f"tags: {', '.join(info['tags']) or '-'}")
-    say(f"schema: {info['schema']}")
+    since = f" since {info.lifecycle_since.isoformat()}" if info.lifecycle_since else ""
+    say(f"  {info.kind}, {info.category} ({info.category_source})"
+        f"{', needs review' if info.needs_review else ''}, {info.lifecycle}{since}"
+        f"{'' if info.present else ', not in the latest snapshot'}", bold=info.name)
+    if info.replacement:
+        say(f"replacement: {info.replacement}")
+    if info.autogen_of:
+        say(f"generated by autogen of {info.autogen_of}")
+    say(f"tags: {', '.join(info.tags) or '-'}")
+    say(f"schema: {info.schema_}")
     table("history", ["snapshot", "line", "schema"],
-          [[h["snapshot"], h["line"], (h["schema"] or "(autogen)") + (" [changed]" if h["changed"] else "")
-            if h["present"] else "(absent)"] for h in info["history"]])
-    if info["decisions"]:
+          [[h.snapshot, h.line, (h.schema_ or "(autogen)") + (" [changed]" if h.changed else "")
+            if h.present else "(absent)"] for h in info.history])
+    if info.decisions:
         table("decisions", ["when", "category", "by", "rationale"],
-              [[d["decided_at"][:10], d["category"] + (f" into {', '.join(d['targets'])}" if d["targets"] else ""),
-                ", ".join(d["decided_by"]) + (" (imported)" if d["imported"] else ""),
-                d["rationale"] + (f" [{d['note']}]" if d.get("note") else "")]
-               for d in info["decisions"]])
-    if info["proposals"]:
+              [[day(d.decided_at), d.category + (f" into {', '.join(d.targets)}" if d.targets else ""),
+                ", ".join(d.decided_by) + (" (imported)" if d.imported else ""),
+                d.rationale + (f" [{d.note}]" if d.note else "")]
+               for d in info.decisions])
+    if info.proposals:
         table("proposals", ["id", "kind", "status", "by", "created"],
-              [[p["id"], p["kind"], p["status"], p["proposer"], p["created_at"][:10]] for p in info["proposals"]])
-    if info["lifecycle_steps"]:
+              [[p.id, p.kind, p.status, p.proposer, day(p.created_at)] for p in info.proposals])
+    if info.lifecycle_steps:
         table("lifecycle", ["when", "step", "by", "reason"],
-              [[s["at"][:19], f"{s['from']} → {s['to']}", s["actor"], s["reason"]] for s in info["lifecycle_steps"]])
-    if info["findings"]:
+              [[second(s.at), f"{s.from_state} → {s.to_state}", s.actor, s.reason] for s in info.lifecycle_steps])
+    if info.findings:
         table("compatibility findings", ["snapshot", "kind", "severity", "rule", "message"],
-              [[f["snapshot"], f["kind"], f["severity"], f["rule"], f["message"]] for f in info["findings"]])
+              [[f.snapshot, f.kind, f.severity, f.rule, f.message] for f in info.findings])
 
 
 @app.command("log")
@@ -177,12 +192,21 @@ def log_cmd(
     json_out: bool = JsonOpt,
 ) -> None:
     """The append-only event log, oldest first."""
-    from opgov.services.admin import read_log
+    server = remote()
+    if server is not None:
+        from opgov.core.errors import BadInput
+        from opgov.services.results import EventsPage
 
-    with command(write=False) as ctx:
-        events = read_log(ctx, op=op, since=since, limit=limit)
+        if not 1 <= limit <= 1000:
+            raise BadInput("--limit with --server must be between 1 and 1000")
+        events = server.get("/api/v1/events", EventsPage, operator=op, since=since, limit=limit).events
+    else:
+        from opgov.services.admin import read_log
+
+        with command(write=False) as ctx:
+            events = read_log(ctx, op=op, since=since, limit=limit)
     if json_out:
         print_json(events)
         return
     table(None, ["when", "actor", "action", "subject", "reason"],
-          [[e["at"][:19], e["actor"], e["action"], e["subject"], e["reason"]] for e in events])
+          [[second(e.at), e.actor, e.action, e.subject, e.reason] for e in events])

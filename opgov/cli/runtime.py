@@ -26,6 +26,7 @@ class Globals:
     db: str | None = None
     actor: str | None = None
     now: str | None = None
+    server: str | None = None
 
 
 GLOBALS = Globals()
@@ -45,6 +46,21 @@ def resolve_actor(explicit: str | None) -> str:
     return email or getpass.getuser()
 
 
+def remote():
+    """The server to talk to (``--server``, else ``OPGOV_SERVER``), or None to use the database."""
+    from opgov.core.errors import BadInput
+
+    url = GLOBALS.server or os.environ.get("OPGOV_SERVER")
+    if not url:
+        return None
+    if GLOBALS.actor:
+        raise BadInput("--actor cannot be used with --server: the server acts as the member whose token "
+                       "OPGOV_TOKEN is")
+    from opgov.cli.remote import Remote
+
+    return Remote(url.rstrip("/"), os.environ.get("OPGOV_TOKEN") or None)
+
+
 def claimed_time() -> str | None:
     return GLOBALS.now or os.environ.get("OPGOV_NOW") or None
 
@@ -56,6 +72,12 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     A claimed time (``--now``/``OPGOV_NOW``) is honoured only on a simulation database; a write
     command on any other database is refused, so nobody can skip a timer.
     """
+    if GLOBALS.server or os.environ.get("OPGOV_SERVER"):
+        from opgov.cli.remote import REMOTE_COMMANDS
+        from opgov.core.errors import BadInput
+
+        raise BadInput(f"this command does not work with --server yet (only {REMOTE_COMMANDS} do); "
+                       "run it with --db")
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
     from opgov.services.common import Ctx, is_simulation
 
@@ -79,10 +101,30 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
 
 
 def print_json(data: Any) -> None:
+    """A service's typed result (or a list of them) as JSON: the documented shape."""
     if hasattr(data, "model_dump_json"):
-        sys.stdout.write(data.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(data.model_dump_json(indent=2, by_alias=True) + "\n")
+    elif isinstance(data, list):
+        from pydantic_core import to_json
+
+        sys.stdout.write(to_json(data, indent=2, by_alias=True).decode() + "\n")
     else:
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def day(value: Any) -> str:
+    """``YYYY-MM-DD`` of a date or time (text output)."""
+    return "" if value is None else value.strftime("%Y-%m-%d")
+
+
+def minute(value: Any) -> str:
+    """``YYYY-MM-DD HH:MM`` of a UTC time (text output)."""
+    return "" if value is None else value.strftime("%Y-%m-%d %H:%M")
+
+
+def second(value: Any) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` of a UTC time (text output, as the log shows it)."""
+    return "" if value is None else value.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def console(stderr: bool = False):

@@ -33,6 +33,10 @@ class BadInput(OpgovError):
     exit_code = 2
 
 
+class NotFound(BadInput):
+    """An unknown operator, proposal, exception, token or snapshot. Exit code 2 (HTTP 404)."""
+
+
 class SchemaParseError(BadInput):
     """A function schema that does not parse. The message names the schema text."""
 
@@ -41,6 +45,10 @@ class PolicyRefusal(OpgovError):
     """The input is understood, but governance policy forbids the action. Exit code 1."""
 
     exit_code = 1
+
+
+class Forbidden(PolicyRefusal):
+    """The actor's role does not allow the action. Exit code 1 (HTTP 403)."""
 
 
 class DatabaseBehind(OpgovError):

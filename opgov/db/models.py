@@ -86,6 +86,7 @@ class Event(Base):
     before: Mapped[dict[str, Any] | None]
     after: Mapped[dict[str, Any] | None]
     reason: Mapped[str | None]
+    token_id: Mapped[int | None]
 
 
 class Member(Base):
@@ -210,3 +211,16 @@ class DecompRule(Base):
     source_detail: Mapped[str | None]
     created_at: Mapped[datetime]
     created_by: Mapped[str]
+
+
+class ApiToken(Base):
+    __table__ = tables.api_tokens
+
+    id: Mapped[int]
+    member: Mapped[str]
+    token_hash: Mapped[str]
+    created_at: Mapped[datetime]
+    created_by: Mapped[str]
+    expires_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+    revoked_by: Mapped[str | None]

@@ -113,6 +113,8 @@ events = Table(
     Column("before", JSON),
     Column("after", JSON),
     Column("reason", Text),
+    # the API token a request of `opgov serve` was made with (revision 0008); null otherwise
+    Column("token_id", Integer),
     Index("ix_events_subject", "subject"),
     Index("ix_events_at", "at"),
 )
@@ -221,4 +223,19 @@ decomp_rules = Table(
     Column("source_detail", Text),
     Column("created_at", UTCDateTime, nullable=False),
     Column("created_by", String(200), nullable=False),
+)
+
+
+# --- the service: API tokens (revision 0008) ----------------------------------------------------
+
+# a member's bearer tokens for `opgov serve`; only the sha256 of a token is stored
+api_tokens = Table(
+    "api_tokens", metadata, _id(),
+    Column("member", String(200), nullable=False, index=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("expires_at", UTCDateTime),
+    Column("revoked_at", UTCDateTime),
+    Column("revoked_by", String(200)),
 )

@@ -11,7 +11,7 @@ from sqlalchemy import func, insert, select
 
 from opgov.core.clock import Clock
 from opgov.db import tables
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, Forbidden, NotFound
 from opgov.core.names import parse_op_name
 
 
@@ -33,6 +33,7 @@ class Ctx:
     session: Session | Connection
     actor: str
     clock: Clock
+    token_id: int | None = None  # the API token of a request to `opgov serve`; recorded with each event
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -73,7 +74,7 @@ def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | N
               after: dict[str, Any] | None = None, reason: str | None = None) -> None:
     ctx.session.execute(insert(tables.events), [{"at": ctx.now(), "actor": ctx.actor, "action": action,
                                          "subject": subject, "before": before, "after": after,
-                                         "reason": reason}])
+                                         "reason": reason, "token_id": ctx.token_id}])
 
 
 def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
@@ -82,7 +83,7 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
         return
     at = ctx.now()
     ctx.session.execute(insert(tables.events), [{"at": at, "actor": ctx.actor, "before": None, "after": None,
-                                         "reason": None, **row} for row in rows])
+                                         "reason": None, "token_id": ctx.token_id, **row} for row in rows])
 
 
 # --- lookups --------------------------------------------------------------------------------------
@@ -102,9 +103,9 @@ def find_operator(session: Session, text: str, *, lock: bool = False) -> Operato
     names = session.scalars(select(Operator.qualname)).all()
     close = difflib.get_close_matches(qualname, names, n=4, cutoff=0.6)
     if not names:
-        raise BadInput(f"unknown operator {text}: the database holds no snapshot yet (run `opgov import`)")
+        raise NotFound(f"unknown operator {text}: the database holds no snapshot yet (run `opgov import`)")
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise BadInput(f"unknown operator {text}{hint}")
+    raise NotFound(f"unknown operator {text}{hint}")
 
 
 def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> Proposal:
@@ -115,7 +116,7 @@ def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> 
         query = query.with_for_update()
     proposal = session.scalars(query).first()
     if proposal is None:
-        raise BadInput(f"unknown proposal {proposal_id}")
+        raise NotFound(f"unknown proposal {proposal_id}")
     return proposal
 
 
@@ -171,7 +172,7 @@ def require(ctx: Ctx, action: str, what: str) -> None:
                or (role == "developer" and action in DEVELOPER_ACTIONS))
     if not allowed:
         who = f"{ctx.actor} ({role})" if role else f"{ctx.actor} (not a member)"
-        raise PolicyRefusal(f"{who} may not {what}", subject=ctx.actor)
+        raise Forbidden(f"{who} may not {what}", subject=ctx.actor)
 
 
 def require_text(value: str | None, what: str) -> str:

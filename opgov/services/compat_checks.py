@@ -8,7 +8,6 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from sqlalchemy import insert, select
 
@@ -16,6 +15,7 @@ from opgov.db import tables
 from opgov.db.models import BcException, Operator
 from opgov.core.errors import BadInput
 from opgov.services.common import Ctx, log_event, require, require_text
+from opgov.services.results import ExceptionAdded, ExceptionView
 
 DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
 
@@ -182,10 +182,19 @@ def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
     return compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
 
 
+def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today: date):
+    """:func:`check_bc` of two native_functions.yaml given as (name, text), e.g. uploaded to the
+    service; findings name the files by ``name``."""
+    old_side, new_side = _yaml_side(old[0], old[0], text=old[1]), _yaml_side(new[0], new[0], text=new[1])
+    decided_core, decided_other, deleted = _decided(session)
+    old_side.core = (old_side.core - decided_other) | (decided_core & set(old_side.schemas))
+    return compare_sides(old_side, new_side, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+
+
 # --- exceptions ---------------------------------------------------------------------------------------
 
 
-def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> dict[str, Any]:
+def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> ExceptionAdded:
     pattern = require_text(pattern, "the operator pattern")
     reason = require_text(reason, "the reason")
     require(ctx, "exceptions", "record BC exceptions")
@@ -202,17 +211,21 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> dict
     log_event(ctx, "exception.add", f"exception:{row.id}", after={"pattern": pattern, "expires_on": expires.isoformat()},
               reason=reason)
     # Core operators are never waived: say how many matches the exception cannot cover.
-    return {**exception_view(row, ctx.now().date()), "matches": len(matched),
-            "core_matches": sum(1 for r in matched if r.category == "core")}
+    return ExceptionAdded(**_view_fields(row, ctx.now().date()), matches=len(matched),
+                          core_matches=sum(1 for r in matched if r.category == "core"))
 
 
-def exception_view(row: BcException, today: date) -> dict[str, Any]:
+def _view_fields(row: BcException, today: date) -> dict:
     return {"id": row.id, "pattern": row.pattern, "reason": row.reason, "created_by": row.created_by,
-            "created_at": row.created_at.isoformat(), "expires_on": row.expires_on.isoformat(),
+            "created_at": row.created_at, "expires_on": row.expires_on,
             "expired": row.expires_on < today, "removed": row.removed_at is not None}
 
 
-def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[dict[str, Any]]:
+def exception_view(row: BcException, today: date) -> ExceptionView:
+    return ExceptionView(**_view_fields(row, today))
+
+
+def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[ExceptionView]:
     query = select(BcException).order_by(BcException.id)
     if not include_removed:
         query = query.where(BcException.removed_at.is_(None))
@@ -220,10 +233,12 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[dict[str
     return [exception_view(row, today) for row in ctx.session.scalars(query)]
 
 
-def remove_exception(ctx: Ctx, exception_id: int) -> dict[str, Any]:
+def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
     row = ctx.session.get(BcException, exception_id)
     if row is None:
-        raise BadInput(f"unknown exception {exception_id} (see `opgov exceptions list`)")
+        from opgov.core.errors import NotFound
+
+        raise NotFound(f"unknown exception {exception_id} (see `opgov exceptions list`)")
     if row.removed_at is not None:
         raise BadInput(f"exception {exception_id} ({row.pattern}) was already removed by {row.removed_by}")
     require(ctx, "exceptions", "remove BC exceptions")

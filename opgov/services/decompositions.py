@@ -17,13 +17,16 @@ import difflib
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
 
 from opgov.db.tables import decomp_rules, operators, snapshot_entries, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import Ctx, get_int_setting, log_event, require
+
+if TYPE_CHECKING:
+    from opgov.services.results import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
 # derived from torch's decomposition table.
@@ -90,40 +93,42 @@ def refuse_if_breaks(session, changes: list, *, what: str) -> None:
 
 
 def _record(ctx: Ctx, existing: dict[str, Any], op: str, targets: list[str], source: str,
-            detail: str) -> dict[str, Any]:
+            detail: str) -> RuleOutcome:
     """Record ``op → targets`` unless a rule of higher precedence exists.
 
-    Returns ``{"operator", "outcome", "previous"}`` with outcome added/updated/unchanged/kept;
-    ``previous`` is the source and detail of the rule that was there (updated, kept).
+    The outcome is added/updated/unchanged/kept; ``previous`` is the source and detail of the
+    rule that was there (updated, kept).
     """
+    from opgov.services.results import PreviousRule, RuleOutcome
+
     rule = existing.get(op)
     if rule is None:
         ctx.session.execute(insert(decomp_rules).values(operator=op, targets=targets, source=source,
                                                         source_detail=detail, created_at=ctx.now(),
                                                         created_by=ctx.actor))
-        return {"operator": op, "outcome": "added", "previous": None}
-    previous = {"source": rule.source, "detail": rule.source_detail, "into": list(rule.targets)}
+        return RuleOutcome(operator=op, outcome="added", previous=None)
+    previous = PreviousRule(source=rule.source, detail=rule.source_detail, into=list(rule.targets))
     if PRECEDENCE[rule.source] > PRECEDENCE[source]:
-        return {"operator": op, "outcome": "kept", "previous": previous}
+        return RuleOutcome(operator=op, outcome="kept", previous=previous)
     if list(rule.targets) == targets and rule.source == source:
-        return {"operator": op, "outcome": "unchanged", "previous": previous}
+        return RuleOutcome(operator=op, outcome="unchanged", previous=previous)
     ctx.session.execute(update(decomp_rules).where(decomp_rules.c.id == rule.id).values(
         targets=targets, source=source, source_detail=detail, created_at=ctx.now(), created_by=ctx.actor))
-    return {"operator": op, "outcome": "updated", "previous": previous}
+    return RuleOutcome(operator=op, outcome="updated", previous=previous)
 
 
 def _existing_rules(session) -> dict[str, Any]:
     return {r.operator: r for r in session.execute(select(decomp_rules))}
 
 
-def _summary(outcomes: list[dict[str, Any]]) -> dict[str, int]:
+def _summary(outcomes: list[RuleOutcome]) -> dict[str, int]:
     counts = {"added": 0, "updated": 0, "unchanged": 0, "kept": 0}
     for o in outcomes:
-        counts[o["outcome"]] += 1
+        counts[o.outcome] += 1
     return counts
 
 
-def load_rules(ctx: Ctx, path: str) -> dict[str, Any]:
+def load_rules(ctx: Ctx, path: str) -> RulesLoaded:
     """Record the rules of a rules file (or the 2023 review's facts file) as source ``file``.
 
     Bad input (exit 2, naming the file and line): a malformed file, an operator the registry
@@ -151,11 +156,14 @@ def load_rules(ctx: Ctx, path: str) -> dict[str, Any]:
     outcomes = [_record(ctx, existing, rule.op, list(rule.into), "file", detail) for rule in rules_file.rules]
     counts = _summary(outcomes)
     log_event(ctx, "decomps.load", f"file:{path}", after={"source": rules_file.source, **counts})
-    return {"file": path, "source": rules_file.source, "rules": len(rules_file.rules), **counts,
-            "precedence": PRECEDENCE_TEXT, "changes": [o for o in outcomes if o["outcome"] != "added"]}
+    from opgov.services.results import RulesLoaded
+
+    return RulesLoaded(file=path, source=rules_file.source, rules=len(rules_file.rules), **counts,
+                       precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"])
 
 
-def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[str] | None = None) -> dict[str, Any]:
+def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
+                       only: Sequence[str] | None = None) -> TorchRulesImported:
     """Record the rules observed by tracing torch.export's default decomposition table (source
     ``torch``; see :mod:`opgov.formats.torch_decomps` for what is derived and what is not).
 
@@ -205,18 +213,22 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
     log_event(ctx, "decomps.import_torch", "torch", after={"table": len(found), **counts,
                                                             "untraced": len(untraced),
                                                             "errors_introduced": len(introduced)})
-    return {"torch": table.version, "table": len(found), "not_in_table": list(table.absent), **counts, "precedence": PRECEDENCE_TEXT,
-            "changes": [o for o in outcomes if o["outcome"] != "added"],
-            "untraced": untraced, "not_in_registry": unknown, "dropped_targets": dropped,
-            "errors_introduced": len(introduced),
-            "first_errors": [v.message for v in introduced[:_SHOWN]]}
+    from opgov.services.results import TorchRulesImported, Untraced
+
+    return TorchRulesImported(
+        torch=table.version, table=len(found), not_in_table=list(table.absent), **counts,
+        precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"],
+        untraced=[Untraced(**u) for u in untraced], not_in_registry=unknown, dropped_targets=dropped,
+        errors_introduced=len(introduced), first_errors=[v.message for v in introduced[:_SHOWN]])
 
 
-def list_rules(ctx: Ctx) -> list[dict[str, Any]]:
+def list_rules(ctx: Ctx) -> list[RuleView]:
     """Every rule with where it came from, by operator."""
+    from opgov.services.results import RuleView
+
     c = decomp_rules.c
-    return [{"operator": r.operator, "into": list(r.targets), "source": r.source, "detail": r.source_detail,
-             "recorded_at": r.created_at.isoformat(), "by": r.created_by}
+    return [RuleView(operator=r.operator, into=list(r.targets), source=r.source, detail=r.source_detail,
+                     recorded_at=r.created_at, by=r.created_by)
             for r in ctx.session.execute(select(decomp_rules).order_by(c.operator))]
 
 
@@ -312,10 +324,15 @@ def corpora_dir() -> Path | None:
 def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
     """Check the operators a model uses (see :func:`opgov.core.corpus.resolve_model_ops`) against the
     registry and, with ``runtime``, against the operators of that snapshot."""
-    from opgov.core.corpus import OpState, check_model as check
     from opgov.formats.corpus import resolve_model_ops
 
-    ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
+    return check_model_ops(ctx, resolve_model_ops(spec, corpora_dir=corpora_dir()), runtime=runtime)
+
+
+def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
+    """:func:`check_model` of a list of operator names (canonical)."""
+    from opgov.core.corpus import OpState, check_model as check
+
     session = ctx.session
     c = operators.c
     used = set(ops)

@@ -3,8 +3,6 @@ the caller's transaction; a refusal raises before anything is written."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
@@ -14,6 +12,8 @@ from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
                                    get_setting, latest_snapshot, log_event, require, require_text, role_of,
                                    single_user_mode)
+from opgov.services.results import (DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange,
+                                    Settings, VoteView)
 
 KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}
 
@@ -21,7 +21,7 @@ KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}
 # --- members ----------------------------------------------------------------------------------------
 
 
-def add_member(ctx: Ctx, name: str, role: str) -> dict[str, Any]:
+def add_member(ctx: Ctx, name: str, role: str) -> MemberView:
     name = require_text(name, "member name")
     if role not in ROLES:
         raise BadInput(f"unknown role {role!r} (one of {', '.join(ROLES)})")
@@ -35,15 +35,15 @@ def add_member(ctx: Ctx, name: str, role: str) -> dict[str, Any]:
         raise PolicyRefusal(f"{name} is already a member")
     session.add(Member(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor))
     log_event(ctx, "member.add", f"member:{name}", after={"role": role})
-    return {"name": name, "role": role}
+    return MemberView(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor)
 
 
-def list_members(ctx: Ctx) -> list[dict[str, Any]]:
-    return [{"name": m.name, "role": m.role, "added_at": m.added_at.isoformat(), "added_by": m.added_by}
+def list_members(ctx: Ctx) -> list[MemberView]:
+    return [MemberView(name=m.name, role=m.role, added_at=m.added_at, added_by=m.added_by)
             for m in ctx.session.scalars(select(Member).order_by(Member.name))]
 
 
-def remove_member(ctx: Ctx, name: str) -> None:
+def remove_member(ctx: Ctx, name: str) -> MemberView:
     require(ctx, "members", "remove members")
     session = ctx.session
     member = session.scalars(select(Member).where(Member.name == name)).first()
@@ -54,14 +54,16 @@ def remove_member(ctx: Ctx, name: str) -> None:
         others = session.scalar(select(func.count()).select_from(Member).where(Member.name != name))
         if maintainers == 1 and others:
             raise PolicyRefusal(f"{name} is the last maintainer; add another maintainer first")
+    removed = MemberView(name=member.name, role=member.role, added_at=member.added_at, added_by=member.added_by)
     session.delete(member)
     log_event(ctx, "member.remove", f"member:{name}", before={"role": member.role})
+    return removed
 
 
 # --- settings ---------------------------------------------------------------------------------------
 
 
-def set_setting(ctx: Ctx, key: str, value: str) -> dict[str, Any]:
+def set_setting(ctx: Ctx, key: str, value: str) -> SettingChange:
     if key not in SETTING_HELP:
         raise BadInput(f"unknown setting {key!r} (one of {', '.join(SETTING_HELP)})")
     try:
@@ -74,25 +76,25 @@ def set_setting(ctx: Ctx, key: str, value: str) -> dict[str, Any]:
     before = get_setting(ctx.session, key)
     ctx.session.merge(Setting(key=key, value=str(number)))
     log_event(ctx, "config.set", f"setting:{key}", before={"value": before}, after={"value": str(number)})
-    return {"key": key, "before": before, "value": str(number)}
+    return SettingChange(key=key, before=before, value=str(number))
 
 
-def list_settings(ctx: Ctx) -> dict[str, int | bool]:
+def list_settings(ctx: Ctx) -> Settings:
     values: dict[str, int | bool] = {key: get_int_setting(ctx.session, key) for key in SETTING_HELP}
     values["simulation"] = get_setting(ctx.session, "simulation") == "true"
-    return values
+    return Settings(**values)
 
 
 # --- proposals --------------------------------------------------------------------------------------
 
 
-def proposal_view(p: Proposal, quorum: int | None = None) -> dict[str, Any]:
-    votes = [{"voter": v.voter, "approve": v.approve, "comment": v.comment, "at": v.at.isoformat()} for v in p.votes]
-    return {"id": p.id, "operator": p.operator.qualname, "kind": p.kind, "targets": list(p.targets),
-            "rationale": p.rationale, "proposer": p.proposer, "created_at": p.created_at.isoformat(),
-            "status": p.status, "closed_at": p.closed_at.isoformat() if p.closed_at else None,
-            "approvals": [v["voter"] for v in votes if v["approve"]],
-            "rejections": [v["voter"] for v in votes if not v["approve"]], "votes": votes, "quorum": quorum}
+def proposal_view(p: Proposal, quorum: int | None = None, decision: ProposalDecision | None = None) -> ProposalView:
+    votes = [VoteView(voter=v.voter, approve=v.approve, comment=v.comment, at=v.at) for v in p.votes]
+    return ProposalView(id=p.id, operator=p.operator.qualname, kind=p.kind, targets=list(p.targets),
+                        rationale=p.rationale, proposer=p.proposer, created_at=p.created_at, status=p.status,
+                        closed_at=p.closed_at, approvals=[v.voter for v in votes if v.approve],
+                        rejections=[v.voter for v in votes if not v.approve], votes=votes, quorum=quorum,
+                        decision=decision)
 
 
 def _changes(op: Operator, kind: str, targets: list[str]) -> list:
@@ -105,7 +107,7 @@ def _changes(op: Operator, kind: str, targets: list[str]) -> list:
     return changes
 
 
-def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> dict[str, Any]:
+def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> ProposalView:
     """Propose moving an operator into a category. Refusals name the reason."""
     if kind not in KIND_TO_CATEGORY:
         raise BadInput(f"unknown proposal kind {kind!r}")
@@ -149,7 +151,7 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
     return proposal_view(proposal, get_int_setting(session, "quorum"))
 
 
-def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> dict[str, Any]:
+def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> ProposalView:
     """A maintainer's vote. A later vote of the same maintainer replaces the earlier one. When
     approvals reach the quorum the proposal is approved and decided; when rejections reach it,
     it is rejected and closed."""
@@ -221,7 +223,7 @@ def _set_rule(ctx: Ctx, qualname: str, kind: str, targets: list[str], detail: st
         session.delete(rule)
 
 
-def withdraw(ctx: Ctx, proposal_id: int) -> dict[str, Any]:
+def withdraw(ctx: Ctx, proposal_id: int) -> ProposalView:
     session = ctx.session
     proposal = find_proposal(session, proposal_id, lock=True)
     require(ctx, "withdraw", "withdraw proposals")
@@ -236,7 +238,7 @@ def withdraw(ctx: Ctx, proposal_id: int) -> dict[str, Any]:
     return proposal_view(proposal, get_int_setting(session, "quorum"))
 
 
-def list_proposals(ctx: Ctx, *, open_only: bool = False) -> list[dict[str, Any]]:
+def list_proposals(ctx: Ctx, *, open_only: bool = False) -> list[ProposalView]:
     query = select(Proposal).order_by(Proposal.id)
     if open_only:
         query = query.where(Proposal.status == "open")
@@ -244,20 +246,20 @@ def list_proposals(ctx: Ctx, *, open_only: bool = False) -> list[dict[str, Any]]
     return [proposal_view(p, quorum) for p in ctx.session.scalars(query)]
 
 
-def show_proposal(ctx: Ctx, proposal_id: int) -> dict[str, Any]:
+def show_proposal(ctx: Ctx, proposal_id: int) -> ProposalView:
+    """One proposal with its votes, and its decision once approved."""
     proposal = find_proposal(ctx.session, proposal_id)
-    view = proposal_view(proposal, get_int_setting(ctx.session, "quorum"))
     decision = ctx.session.scalars(select(Decision).where(Decision.proposal_id == proposal.id)).first()
-    view["decision"] = None if decision is None else {
-        "category": decision.category, "decided_at": decision.decided_at.isoformat(),
-        "decided_by": decision.decided_by, "rationale": decision.rationale}
-    return view
+    decided = None if decision is None else ProposalDecision(
+        category=decision.category, decided_at=decision.decided_at, decided_by=list(decision.decided_by),
+        rationale=decision.rationale)
+    return proposal_view(proposal, get_int_setting(ctx.session, "quorum"), decided)
 
 
 # --- historical decisions -------------------------------------------------------------------------
 
 
-def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
+def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
     """Record a file of historical decisions (dated, marked as imported) in one go."""
     from opgov.formats.decisions import read_decisions_file
 
@@ -305,6 +307,6 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
                                         "decided_at": record.decided_at.isoformat(), "note": note},
                   reason=record.rationale)
         loaded += 1
-    return {"file": path, "decisions": len(records), "recorded": loaded, "already_recorded": len(records) - loaded,
-            "superseded": superseded}
+    return DecisionsLoaded(file=path, decisions=len(records), recorded=loaded,
+                           already_recorded=len(records) - loaded, superseded=superseded)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from sqlalchemy import bindparam, insert, select, update
 
@@ -14,17 +14,38 @@ from opgov.core.names import from_func_name
 from opgov.formats.registry import Registry, read_registry
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
 
+if TYPE_CHECKING:
+    from opgov.services.results import ImportResult
+
 
 @dataclass
-class ImportResult:
+class _Tally:
+    """What an import changes, collected while it runs (the result is :class:`ImportResult`)."""
+
     label: str
     operators: int
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
-    unchanged_file: bool = False  # the same label and content were imported before
     findings: dict[str, int] = field(default_factory=dict)  # severity → count
     baseline: bool = False
+
+    def result(self) -> ImportResult:
+        from opgov.services.results import ImportResult
+
+        return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
+                            changed=self.changed, findings=self.findings, baseline=self.baseline)
+
+
+def list_snapshots(ctx: Ctx) -> list:
+    """Every imported snapshot, oldest first (:class:`~opgov.services.results.SnapshotView`)."""
+    from opgov.services.results import SnapshotView
+
+    s = snapshots.c
+    return [SnapshotView(id=r.id, label=r.label, source=r.source, content_hash=r.content_hash,
+                         imported_at=r.imported_at, actor=r.actor, operators=r.operator_count)
+            for r in ctx.session.execute(select(s.id, s.label, s.source, s.content_hash, s.imported_at, s.actor,
+                                                s.operator_count).order_by(s.id))]
 
 
 def snapshot_stats(ctx: Ctx) -> dict:
@@ -58,6 +79,8 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
                                .where(snapshots.c.label == label)).first()
     if existing is not None:
         if existing.content_hash == registry.content_hash:
+            from opgov.services.results import ImportResult
+
             return ImportResult(label=label, operators=existing.operator_count, unchanged_file=True)
         raise BadInput(f"snapshot {label!r} already exists with different content; choose another label")
 
@@ -77,12 +100,12 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
               after={"source": str(path), "content_hash": registry.content_hash,
                      "operators": len(registry.ops), "added": len(result.added),
                      "removed": len(result.removed), "changed": len(result.changed)})
-    return result
+    return result.result()
 
 
-def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseline: bool) -> ImportResult:
+def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseline: bool) -> _Tally:
     session = ctx.session
-    result = ImportResult(label=label, operators=len(registry.ops), baseline=baseline)
+    result = _Tally(label=label, operators=len(registry.ops), baseline=baseline)
     c = operators.c
     known = {row.qualname: row for row in session.execute(
         select(c.id, c.qualname, c.schema, c.present, c.tags, c.category_source, c.category, c.lifecycle))}

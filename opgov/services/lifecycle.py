@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import select
 
@@ -11,6 +10,7 @@ from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
 from opgov.services.common import Ctx, find_operator, get_int_setting, log_event, require, require_text
+from opgov.services.results import LifecycleStepResult, NextStep, TickItem, TickResult
 
 
 def periods(ctx: Ctx) -> Periods:
@@ -18,7 +18,7 @@ def periods(ctx: Ctx) -> Periods:
                    deprecated_days=get_int_setting(ctx.session, "deprecated_days"))
 
 
-def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement: str | None = None) -> dict[str, Any]:
+def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement: str | None = None) -> LifecycleStepResult:
     now = ctx.now()
     problem = check_step(op.lifecycle, to_state, op.lifecycle_since, now, periods(ctx))
     if problem:
@@ -35,16 +35,16 @@ def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement
     log_event(ctx, f"lifecycle.{to_state}", op.qualname, before=before,
               after={"lifecycle": to_state, "replacement": op.replacement}, reason=reason)
     ctx.session.flush()
-    return {"operator": op.qualname, "from": from_state, "to": to_state, "at": now.isoformat(),
-            "replacement": op.replacement, "next": _next_view(ctx, op)}
+    return LifecycleStepResult(operator=op.qualname, from_state=from_state, to_state=to_state, at=now,
+                               replacement=op.replacement, next=_next_view(ctx, op))
 
 
-def _next_view(ctx: Ctx, op: Operator) -> dict[str, Any] | None:
+def _next_view(ctx: Ctx, op: Operator) -> NextStep | None:
     due = next_timed_step(op.lifecycle, op.lifecycle_since, periods(ctx))
-    return None if due is None else {"to": due.to_state, "possible_from": due.due_at.isoformat()}
+    return None if due is None else NextStep(to=due.to_state, possible_from=due.due_at)
 
 
-def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = None) -> dict[str, Any]:
+def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = None) -> LifecycleStepResult:
     reason = require_text(reason, "the reason")
     op = find_operator(ctx.session, op_name, lock=True)
     replacement_name = None
@@ -62,26 +62,26 @@ def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = 
     return _step(ctx, op, "deprecating", reason, replacement_name)
 
 
-def mark_deprecated(ctx: Ctx, op_name: str, *, reason: str | None = None) -> dict[str, Any]:
+def mark_deprecated(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleStepResult:
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deprecated", reason)
 
 
-def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> dict[str, Any]:
+def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleStepResult:
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deleted", reason)
 
 
-def undeprecate(ctx: Ctx, op_name: str, *, reason: str) -> dict[str, Any]:
+def undeprecate(ctx: Ctx, op_name: str, *, reason: str) -> LifecycleStepResult:
     reason = require_text(reason, "the reason")
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "active", reason)
 
 
-def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> dict[str, Any]:
+def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:
     """Transitions due now, and those coming due within ``within_days``; ``apply`` performs the due
     ones. Each operator row is locked and re-checked before it moves, so two bots ticking at once
     never apply a transition twice."""
@@ -98,18 +98,18 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> dict[str, An
         due = next_timed_step(op.lifecycle, op.lifecycle_since, policy)
         if due is None:
             continue
-        item = {"operator": op.qualname, "from": due.state, "to": due.to_state, "since": due.since.isoformat(),
-                "due_at": due.due_at.isoformat(), "days_left": due.days_left(now)}
+        item = TickItem(operator=op.qualname, from_state=due.state, to_state=due.to_state, since=due.since,
+                        due_at=due.due_at, days_left=due.days_left(now))
         if due.is_due(now):
             due_now.append(item)
         elif due.due_at <= horizon:
             coming.append(item)
     if apply:
         for item in due_now:
-            locked = ctx.session.scalars(select(Operator).where(Operator.qualname == item["operator"])
+            locked = ctx.session.scalars(select(Operator).where(Operator.qualname == item.operator)
                                          .with_for_update().execution_options(populate_existing=True)).one()
-            if locked.lifecycle != item["from"]:
+            if locked.lifecycle != item.from_state:
                 continue  # another ticker moved it first
-            _step(ctx, locked, item["to"], "due: applied by tick")
+            _step(ctx, locked, item.to_state, "due: applied by tick")
             applied.append(item)
-    return {"now": now.isoformat(), "due": due_now, "within": coming, "applied": applied}
+    return TickResult(now=now, due=due_now, within=coming, applied=applied)

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 
 from opgov.core.vocab import Category, Lifecycle
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot, SnapshotEntry
 from opgov.services.common import Ctx, find_operator
+from opgov.services.results import (DecisionView, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding,
+                                    OperatorSummary, ProposalRef)
 
 CATEGORIES = tuple(Category)
 LIFECYCLES = tuple(Lifecycle)
 
 
-def op_summary(op: Operator) -> dict[str, Any]:
+def _summary_fields(op: Operator) -> dict:
     return {"name": op.qualname, "schema": op.schema, "kind": op.kind, "tags": list(op.tags),
             "category": op.category, "category_source": op.category_source, "lifecycle": op.lifecycle,
             "present": op.present, "needs_review": op.needs_review, "autogen_of": op.autogen_of,
             "replacement": op.replacement}
 
 
+def op_summary(op: Operator) -> OperatorSummary:
+    return OperatorSummary(**_summary_fields(op))
+
+
 def list_ops(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = None, tag: str | None = None,
-             include_all: bool = False) -> list[dict[str, Any]]:
+             include_all: bool = False, q: str | None = None) -> list[OperatorSummary]:
+    """Operators present in the latest snapshot (``include_all``: every operator ever seen), by
+    name; ``q`` keeps those whose name contains it (case-insensitive)."""
     query = select(Operator).order_by(Operator.qualname)
     if not include_all:
         query = query.where(Operator.present)
@@ -33,10 +39,14 @@ def list_ops(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = N
     ops = ctx.session.scalars(query).all()
     if tag:
         ops = [op for op in ops if tag in op.tags]
+    if q:
+        needle = q.lower()
+        ops = [op for op in ops if needle in op.qualname.lower()]
     return [op_summary(op) for op in ops]
 
 
-def show_op(ctx: Ctx, name: str) -> dict[str, Any]:
+def show_op(ctx: Ctx, name: str) -> OperatorDetail:
+    """One operator's story: schema per snapshot, decisions, proposals, lifecycle, findings."""
     session = ctx.session
     op = find_operator(session, name)
     snapshots = session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at)
@@ -49,31 +59,40 @@ def show_op(ctx: Ctx, name: str) -> dict[str, Any]:
             continue
         entry = entries.get(snap.id)
         schema = entry.schema if entry else None
-        history.append({"snapshot": snap.label, "imported_at": snap.imported_at.isoformat(),
-                        "present": entry is not None, "schema": schema, "line": entry.line if entry else None,
-                        "tags": list(entry.tags) if entry else [],
-                        "changed": entry is not None and previous is not None and schema != previous})
+        history.append(HistoryEntry(
+            snapshot=snap.label, imported_at=snap.imported_at, present=entry is not None, schema=schema,
+            line=entry.line if entry else None, tags=list(entry.tags) if entry else [],
+            changed=entry is not None and previous is not None and schema != previous))
         if entry is not None:
             previous = schema
-    decisions = [{"id": d.id, "category": d.category, "targets": d.targets, "rationale": d.rationale,
-                  "decided_at": d.decided_at.isoformat(), "decided_by": d.decided_by, "votes": d.votes,
-                  "proposal": d.proposal_id, "imported": d.imported, "source": d.source, "note": d.note}
+    decisions = [DecisionView(id=d.id, category=d.category, targets=list(d.targets), rationale=d.rationale,
+                              decided_at=d.decided_at, decided_by=list(d.decided_by), votes=list(d.votes),
+                              proposal=d.proposal_id, imported=d.imported, source=d.source, note=d.note)
                  for d in session.scalars(select(Decision).where(Decision.operator_id == op.id)
                                           .order_by(Decision.decided_at, Decision.id))]
-    proposals = [{"id": p.id, "kind": p.kind, "targets": p.targets, "status": p.status, "proposer": p.proposer,
-                  "created_at": p.created_at.isoformat()}
+    proposals = [ProposalRef(id=p.id, kind=p.kind, targets=list(p.targets), status=p.status, proposer=p.proposer,
+                             created_at=p.created_at)
                  for p in session.scalars(select(Proposal).where(Proposal.operator_id == op.id)
                                           .order_by(Proposal.id))]
-    lifecycle = [{"from": s.from_state, "to": s.to_state, "at": s.at.isoformat(), "actor": s.actor,
-                  "reason": s.reason, "replacement": s.replacement}
+    lifecycle = [LifecycleStepView(from_state=s.from_state, to_state=s.to_state, at=s.at, actor=s.actor,
+                                   reason=s.reason, replacement=s.replacement)
                  for s in session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
                                           .order_by(LifecycleStep.at, LifecycleStep.id))]
     labels = {s.id: s.label for s in snapshots}
-    findings = [{"snapshot": labels.get(f.snapshot_id), "kind": f.kind, "rule": f.rule, "severity": f.severity,
-                 "message": f.message, "old_schema": f.old_schema, "new_schema": f.new_schema}
+    findings = [OperatorFinding(snapshot=labels.get(f.snapshot_id), kind=f.kind, rule=f.rule, severity=f.severity,
+                                message=f.message, old_schema=f.old_schema, new_schema=f.new_schema)
                 for f in session.scalars(select(Finding).where(Finding.operator == op.qualname)
                                          .order_by(Finding.snapshot_id, Finding.id))]
-    return {**op_summary(op), "lifecycle_since": op.lifecycle_since.isoformat() if op.lifecycle_since else None,
-            "first_seen": labels.get(op.first_snapshot_id), "last_seen": labels.get(op.last_snapshot_id),
-            "history": history, "decisions": decisions, "proposals": proposals, "lifecycle_steps": lifecycle,
-            "findings": findings}
+    sunset = None
+    if op.lifecycle in ("deprecating", "deprecated") and op.lifecycle_since is not None:
+        from datetime import timedelta
+
+        from opgov.services.lifecycle import periods
+
+        policy = periods(ctx)
+        days = policy.deprecated_days + (policy.deprecating_days if op.lifecycle == "deprecating" else 0)
+        sunset = op.lifecycle_since + timedelta(days=days)
+    return OperatorDetail(**_summary_fields(op), lifecycle_since=op.lifecycle_since,
+                          first_seen=labels.get(op.first_snapshot_id), last_seen=labels.get(op.last_snapshot_id),
+                          history=history, decisions=decisions, proposals=proposals, lifecycle_steps=lifecycle,
+                          findings=findings, sunset=sunset)

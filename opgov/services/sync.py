@@ -37,6 +37,7 @@ from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
+    from opgov.services.results import SyncReport
 
 LIFECYCLE_TAGS = {state.value: state.value for state in (Lifecycle.deprecating, Lifecycle.deprecated)}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
@@ -46,7 +47,8 @@ MODES = ("check", "diff", "write")
 
 @dataclass
 class SyncResult:
-    """What one ``sync-yaml`` run found (and, for ``write``, did)."""
+    """What one ``sync-yaml`` run found (and, for ``write``, did), while it runs; the service
+    returns it as a :class:`~opgov.services.results.SyncReport`."""
 
     file: str
     mode: str  # check | diff | write
@@ -175,7 +177,7 @@ def _plan(text: str, desired: dict[str, Desired], path: str):
     return plan
 
 
-def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncResult:
+def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncReport:
     """Compare ``path`` (a native_functions.yaml) with the database; ``diff`` also renders the
     edit, ``write`` (role: bot or maintainer) applies it atomically. With ``tags_yaml``, every
     governed tag the result uses must be declared there; missing declarations are added.
@@ -219,7 +221,7 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
         log_event(ctx, "yaml.sync", f"file:{path}",
                   after={"changes": len(result.changes), "conflicts": len(result.conflicts),
                          "tags_declared": result.tags_declared})
-    return result
+    return report(result)
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -273,14 +275,15 @@ def summary_markdown(result: SyncResult) -> str:
     return "\n".join(lines)
 
 
-def result_json(result: SyncResult) -> dict:
-    """The machine-readable form of a result (``--json``)."""
-    return {
-        "file": result.file, "mode": result.mode, "in_sync": result.in_sync, "written": result.written,
-        "changes": [{"operator": f"aten::{c.operator}", "action": c.action, "tag": c.tag, "line": c.line,
-                     "entry": f"aten::{c.entry}"} for c in result.changes],
-        "conflicts": [{"operator": f"aten::{c.operator}", "kind": c.kind, "reason": c.reason, "line": c.line}
-                      for c in result.conflicts],
-        "tags_file": result.tags_file, "tags_declared": result.tags_declared,
-        "summary": summary_markdown(result),
-    }
+def report(result: SyncResult) -> SyncReport:
+    """The typed result of a run (the ``--json`` shape, and the diff)."""
+    from opgov.services.results import SyncChange, SyncConflict, SyncReport
+
+    return SyncReport(
+        file=result.file, mode=result.mode, in_sync=result.in_sync, written=result.written,
+        changes=[SyncChange(operator=f"aten::{c.operator}", action=c.action, tag=c.tag, line=c.line,
+                            entry=f"aten::{c.entry}") for c in result.changes],
+        conflicts=[SyncConflict(operator=f"aten::{c.operator}", kind=c.kind, reason=c.reason, line=c.line)
+                   for c in result.conflicts],
+        tags_file=result.tags_file, tags_declared=list(result.tags_declared), summary=summary_markdown(result),
+        diff=result.diff)

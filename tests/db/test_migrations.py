@@ -19,7 +19,7 @@ def test_head_constant_matches_migrations(sqlite_url):
     script = ScriptDirectory.from_config(alembic_config(engine))
     assert script.get_current_head() == HEAD_REVISION
     revisions = [r.revision for r in script.walk_revisions()]
-    assert len(revisions) == len(set(revisions)) == 5
+    assert len(revisions) == len(set(revisions)) == 6
 
 
 def test_models_and_migrations_agree_and_round_trip(any_db_url):
@@ -34,10 +34,10 @@ def test_models_and_migrations_agree_and_round_trip(any_db_url):
         with engine.connect() as conn:
             assert set(inspect(conn).get_table_names()) <= {"alembic_version"}
         # step by step, up and down
-        for revision in ("0001", "0002", "0003", "0004", "0005"):
+        for revision in ("0001", "0002", "0003", "0004", "0005", "0008"):
             upgrade(engine, revision)
             assert current_revision(engine) == revision
-        for revision in ("0004", "0003", "0002", "0001"):
+        for revision in ("0005", "0004", "0003", "0002", "0001"):
             downgrade(engine, revision)
             assert current_revision(engine) == revision
         upgrade(engine)
@@ -83,3 +83,27 @@ def test_db_commands(make_cli, sqlite_url):
     cli.ok("db", "downgrade", "base")
     assert cli.ok("db", "current", "--json").json()["revision"] is None
     assert cli("db", "upgrade", "nonsense").code == 2
+
+
+def test_token_column_keeps_the_event_log_append_only(any_db_url):
+    """0008 adds events.token_id in place: down and up again, the append-only triggers remain."""
+    engine = make_engine(resolve_url(any_db_url), create=True)
+    try:
+        upgrade(engine)
+        downgrade(engine, "0005")
+        with engine.connect() as conn:
+            assert "token_id" not in {c["name"] for c in inspect(conn).get_columns("events")}
+            assert "api_tokens" not in inspect(conn).get_table_names()
+        upgrade(engine)
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO events (at, actor, action, subject, token_id) VALUES "
+                              "(CURRENT_TIMESTAMP, 'a', 'x', 'y', 7)"))
+        try:
+            with engine.begin() as conn:
+                conn.execute(text("UPDATE events SET token_id = 8"))
+        except Exception as err:  # noqa: BLE001
+            assert "append-only" in str(err)
+        else:
+            raise AssertionError("UPDATE events was allowed")
+    finally:
+        engine.dispose()

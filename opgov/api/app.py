@@ -1,0 +1,79 @@
+"""The FastAPI application of ``opgov serve``.
+
+Stateless: every request opens one transaction on the configured database (SQLite for one host,
+PostgreSQL shared by several workers or replicas) and calls the same services as the CLI; the
+services' typed results are the response models, so ``/openapi.json`` is the contract.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from opgov import __version__
+from opgov.api import errors
+from opgov.api.config import Config
+from opgov.services.results import Problem
+
+ERRORS = {status: {"model": Problem, "description": why} for status, why in (
+    (400, "bad input: the CLI's one-line message"), (401, "no token, or an unknown, revoked or expired one"),
+    (403, "the token's member has a role that may not do this"), (404, "unknown operator, proposal, exception"),
+    (409, "refused by policy: timers, quorum, state"), (413, "upload too large"),
+    (422, "the request does not match its schema"))}
+
+
+def create_app(config: Config | None = None) -> FastAPI:
+    """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
+    from opgov.api.routers import checks, events, operators, proposals, reports, snapshots, system
+    from opgov.db.engine import ensure_current, make_engine, resolve_url
+
+    config = config or Config.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        url = resolve_url(config.db)
+        engine = make_engine(url)
+        ensure_current(engine)
+        read_engine = _sqlite_read_engine(url) if url.startswith("sqlite") else engine
+        app.state.engine, app.state.read_engine, app.state.config = engine, read_engine, config
+        try:
+            yield
+        finally:
+            engine.dispose()
+            read_engine.dispose()
+
+    app = FastAPI(title="opgov", version=__version__, lifespan=lifespan, responses=ERRORS,
+                  description="The operator-governance metadata service of PyTorch's core ATen opset: operators "
+                              "and their history, the committee's proposals and votes, the lifecycle, the event "
+                              "log and its Atom feed, compatibility checks and the weekly report. Reads are "
+                              "public unless the server says otherwise; writes need `Authorization: Bearer "
+                              "<token>` (`opgov tokens create`).")
+    errors.install(app)
+    for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
+                   reports.router, checks.router):
+        app.include_router(router)
+    return app
+
+
+def _sqlite_read_engine(url: str):
+    """For read-only requests on SQLite: transactions begin DEFERRED, so reads run side by side
+    instead of queueing behind ``BEGIN IMMEDIATE`` as writers do (:mod:`opgov.db.engine`)."""
+    from sqlalchemy import create_engine, event
+
+    engine = create_engine(url, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA query_only=ON")  # a read request can never write
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection):
+        connection.exec_driver_sql("BEGIN")
+
+    return engine

@@ -1,0 +1,62 @@
+"""Dependencies of the routes: the clock, the authenticated member, and one transaction per
+request (committed before the response is sent, rolled back on any error)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Iterator
+
+from fastapi import Depends, Header, HTTPException, Request
+
+from opgov.core.clock import Clock, SystemClock
+from opgov.services.common import Ctx
+
+ANONYMOUS = "anonymous"
+
+
+def clock() -> Clock:
+    """The server's clock: a client never sets the time."""
+    return SystemClock()
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool) -> Iterator[Ctx]:
+    from opgov.db.engine import transaction
+    from opgov.services.tokens import authenticate
+
+    config = request.app.state.config
+    with transaction(request.app.state.engine if write else request.app.state.read_engine) as session:
+        actor, token_id = ANONYMOUS, None
+        if authorization:
+            scheme, _, token = authorization.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise _unauthorized("the Authorization header must be `Bearer <token>`")
+            who = authenticate(session, token.strip(), now.now())
+            if who is None:
+                raise _unauthorized("the token is unknown, revoked or expired")
+            actor, token_id = who
+        elif write:
+            raise _unauthorized("this request changes governance: it needs `Authorization: Bearer <token>` "
+                                "(see `opgov tokens create`)")
+        elif not config.public_reads:
+            raise _unauthorized("reads need a token on this server (see `opgov tokens create`)")
+        yield Ctx(session=session, actor=actor, clock=now, token_id=token_id)
+
+
+def reader(request: Request, authorization: Annotated[str | None, Header()] = None,
+           now: Clock = Depends(clock)) -> Iterator[Ctx]:
+    """A read-only request: public unless the server says otherwise; a token given must be valid."""
+    yield from _ctx(request, authorization, now, write=False)
+
+
+def writer(request: Request, authorization: Annotated[str | None, Header()] = None,
+           now: Clock = Depends(clock)) -> Iterator[Ctx]:
+    """A request that writes: the actor is the member whose token it carries."""
+    yield from _ctx(request, authorization, now, write=True)
+
+
+# scope="function": the transaction ends (commits) before the response is sent
+Reader = Annotated[Ctx, Depends(reader, scope="function")]
+Writer = Annotated[Ctx, Depends(writer, scope="function")]

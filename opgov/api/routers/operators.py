@@ -1,0 +1,101 @@
+"""Operators: the list, one operator's story, and its lifecycle steps."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from email.utils import format_datetime
+from typing import Literal
+from urllib.parse import quote
+
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, Field
+
+from opgov.api.deps import Reader, Writer
+from opgov.services.results import LifecycleStepResult, OperatorDetail, OperatorSummary
+
+router = APIRouter(prefix="/api/v1/operators", tags=["operators"])
+
+
+@router.get("", response_model=list[OperatorSummary])
+def list_operators(ctx: Reader, category: Literal["core", "decomposable", "custom"] | None = None,
+                   lifecycle: Literal["active", "deprecating", "deprecated", "deleted"] | None = None,
+                   q: str | None = None, tag: str | None = None, all: bool = False) -> list[OperatorSummary]:  # noqa: A002
+    """Operators present in the latest snapshot (``all``: every operator ever seen); ``q`` filters
+    by a part of the name."""
+    from opgov.services.ops import list_ops
+
+    return list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=all, q=q)
+
+
+def deprecation_headers(op: OperatorDetail) -> dict[str, str]:
+    """``Deprecation`` (RFC 9745: when it began deprecating) and ``Sunset`` (RFC 8594: the earliest
+    time its entry may be deleted) for a deprecating or deprecated operator."""
+    if op.lifecycle not in ("deprecating", "deprecated"):
+        return {}
+    began: datetime | None = next((s.at for s in reversed(op.lifecycle_steps) if s.to_state == "deprecating"),
+                                  op.lifecycle_since)
+    headers = {}
+    if began is not None:
+        headers["Deprecation"] = f"@{int(began.timestamp())}"
+    if op.sunset is not None:
+        headers["Sunset"] = format_datetime(op.sunset, usegmt=True)
+    if op.replacement:
+        headers["Link"] = f'</api/v1/operators/{quote(op.replacement, safe="")}>; rel="successor-version"'
+    return headers
+
+
+@router.get("/{name}", response_model=OperatorDetail)
+def get_operator(name: str, ctx: Reader, response: Response) -> OperatorDetail:
+    """One operator (``aten::add.Tensor``, URL-encoded): schema per snapshot, category and its
+    decisions with rationale, proposals, lifecycle with dates, compatibility findings. A
+    deprecating or deprecated operator's response carries ``Deprecation`` and ``Sunset``."""
+    from opgov.services.ops import show_op
+
+    op = show_op(ctx, name)
+    response.headers.update(deprecation_headers(op))
+    return op
+
+
+class DeprecateRequest(BaseModel):
+    reason: str
+    replacement: str | None = Field(default=None, description="the operator to use instead (required for core)")
+
+
+class ReasonRequest(BaseModel):
+    reason: str | None = None
+
+
+class UndeprecateRequest(BaseModel):
+    reason: str
+
+
+@router.post("/{name}/deprecate", response_model=LifecycleStepResult)
+def deprecate(name: str, body: DeprecateRequest, ctx: Writer) -> LifecycleStepResult:
+    """active → deprecating (maintainers)."""
+    from opgov.services.lifecycle import deprecate
+
+    return deprecate(ctx, name, reason=body.reason, replacement=body.replacement)
+
+
+@router.post("/{name}/mark-deprecated", response_model=LifecycleStepResult)
+def mark_deprecated(name: str, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
+    """deprecating → deprecated, no sooner than deprecating_days after."""
+    from opgov.services.lifecycle import mark_deprecated
+
+    return mark_deprecated(ctx, name, reason=body.reason if body else None)
+
+
+@router.post("/{name}/delete", response_model=LifecycleStepResult)
+def delete(name: str, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
+    """deprecated → deleted, no sooner than deprecated_days after."""
+    from opgov.services.lifecycle import delete
+
+    return delete(ctx, name, reason=body.reason if body else None)
+
+
+@router.post("/{name}/undeprecate", response_model=LifecycleStepResult)
+def undeprecate(name: str, body: UndeprecateRequest, ctx: Writer) -> LifecycleStepResult:
+    """Back to active from deprecating or deprecated."""
+    from opgov.services.lifecycle import undeprecate
+
+    return undeprecate(ctx, name, reason=body.reason)

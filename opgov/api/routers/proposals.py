@@ -1,0 +1,65 @@
+"""Proposals and votes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from opgov.api.deps import Reader, Writer
+from opgov.services.results import ProposalView
+
+router = APIRouter(prefix="/api/v1/proposals", tags=["proposals"])
+
+
+@router.get("", response_model=list[ProposalView])
+def list_proposals(ctx: Reader, open: bool = False) -> list[ProposalView]:  # noqa: A002
+    """Every proposal (``open``: only open ones), with votes."""
+    from opgov.services.governance import list_proposals
+
+    return list_proposals(ctx, open_only=open)
+
+
+@router.get("/{proposal_id}", response_model=ProposalView)
+def get_proposal(proposal_id: int, ctx: Reader) -> ProposalView:
+    """One proposal with its votes and, once approved, its decision."""
+    from opgov.services.governance import show_proposal
+
+    return show_proposal(ctx, proposal_id)
+
+
+class ProposalRequest(BaseModel):
+    operator: str = Field(description="e.g. aten::glu")
+    kind: Literal["core", "decompose", "custom"]
+    rationale: str
+    targets: list[str] = Field(default_factory=list, description="for kind decompose: the target operators")
+
+
+@router.post("", response_model=ProposalView, status_code=201)
+def post_proposal(body: ProposalRequest, ctx: Writer) -> ProposalView:
+    """Propose moving a functional operator into a category (developers and maintainers)."""
+    from opgov.services.governance import propose
+
+    return propose(ctx, body.operator, body.kind, body.rationale, targets=body.targets or None)
+
+
+class VoteRequest(BaseModel):
+    approve: bool
+    comment: str
+
+
+@router.post("/{proposal_id}/votes", response_model=ProposalView)
+def post_vote(proposal_id: int, body: VoteRequest, ctx: Writer) -> ProposalView:
+    """A maintainer's vote (not on their own proposal); quorum approvals decide it."""
+    from opgov.services.governance import review
+
+    return review(ctx, proposal_id, approve=body.approve, comment=body.comment)
+
+
+@router.post("/{proposal_id}/withdraw", response_model=ProposalView)
+def post_withdraw(proposal_id: int, ctx: Writer) -> ProposalView:
+    """Withdraw an open proposal (the proposer; maintainers any)."""
+    from opgov.services.governance import withdraw
+
+    return withdraw(ctx, proposal_id)

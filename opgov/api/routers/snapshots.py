@@ -1,0 +1,40 @@
+"""Snapshots of native_functions.yaml: the list, and the bot's import by upload."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+
+from opgov.api.deps import Reader, Writer
+from opgov.api.uploads import check_length, read_text, saved
+from opgov.services.results import ImportResult, SnapshotView
+
+router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
+
+
+@router.get("", response_model=list[SnapshotView])
+def list_snapshots(ctx: Reader) -> list[SnapshotView]:
+    """Every imported snapshot, oldest first."""
+    from opgov.services.imports import list_snapshots
+
+    return list_snapshots(ctx)
+
+
+@router.post("", response_model=ImportResult, status_code=201, dependencies=[Depends(check_length)])
+def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., description="e.g. 2.13.0"),
+                  native_functions: UploadFile = File(..., description="native_functions.yaml"),
+                  tags: UploadFile | None = File(None, description="tags.yaml: every tag used must be declared")
+                  ) -> ImportResult:
+    """Import a snapshot (bots and maintainers): operators added, removed and schema-changed since
+    the previous one, and their compatibility findings."""
+    from opgov.formats.registry import read_registry
+    from opgov.services.common import require
+    from opgov.services.imports import import_snapshot
+
+    require(ctx, "import", "import snapshots")  # before reading what a member without the role sent
+    limit = request.app.state.config.max_upload_bytes
+    files = {"native_functions": read_text(native_functions, limit)}
+    if tags is not None:
+        files["tags"] = read_text(tags, limit)
+    with saved(files) as paths:
+        registry = read_registry(paths["native_functions"], tags_yaml=paths.get("tags"))
+        return import_snapshot(ctx, f"upload:{files['native_functions'][0]}", label=label, registry=registry)

@@ -1,0 +1,61 @@
+"""Health, the lifecycle tick, BC exceptions."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from opgov.api.deps import Reader, Writer
+from opgov.services.results import ExceptionAdded, ExceptionView, TickResult
+
+router = APIRouter()
+
+
+class Health(BaseModel):
+    status: str = Field(description="ok when the database answers at the revision this opgov needs")
+    revision: str | None
+
+
+@router.get("/healthz", response_model=Health, tags=["system"])
+def healthz(request: Request) -> Health:
+    """Whether the service and its database are up."""
+    from opgov.db.engine import current_revision
+
+    return Health(status="ok", revision=current_revision(request.app.state.engine))
+
+
+class TickRequest(BaseModel):
+    apply: bool = Field(default=True, description="perform the due transitions (bots and maintainers)")
+    within_days: int = Field(default=0, ge=0, description="also list those coming due within this many days")
+
+
+@router.post("/api/v1/tick", response_model=TickResult, tags=["lifecycle"])
+def post_tick(body: TickRequest, ctx: Writer) -> TickResult:
+    """Lifecycle transitions due now (and within ``within_days``); ``apply`` performs the due ones."""
+    from opgov.services.lifecycle import tick
+
+    return tick(ctx, apply=body.apply, within_days=body.within_days)
+
+
+class ExceptionRequest(BaseModel):
+    pattern: str = Field(description="operator glob, e.g. aten::_foreach_*")
+    reason: str
+    expires: date = Field(description="the last day it applies (a future date)")
+
+
+@router.get("/api/v1/exceptions", response_model=list[ExceptionView], tags=["exceptions"])
+def get_exceptions(ctx: Reader, all: bool = False) -> list[ExceptionView]:  # noqa: A002
+    """BC exceptions in force and expired (``all``: removed ones too)."""
+    from opgov.services.compat_checks import list_exceptions
+
+    return list_exceptions(ctx, include_removed=all)
+
+
+@router.post("/api/v1/exceptions", response_model=ExceptionAdded, status_code=201, tags=["exceptions"])
+def post_exception(body: ExceptionRequest, ctx: Writer) -> ExceptionAdded:
+    """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
+    from opgov.services.compat_checks import add_exception
+
+    return add_exception(ctx, body.pattern, reason=body.reason, expires=body.expires)

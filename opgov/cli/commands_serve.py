@@ -1,0 +1,98 @@
+"""The service: `opgov serve`, and the API tokens of its members."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import typer
+
+from opgov.cli.app import JsonOpt, app
+from opgov.cli.runtime import GLOBALS, command, minute, print_json, say, table
+
+tokens_app = typer.Typer(help="API tokens of members, for `opgov serve`.", no_args_is_help=True)
+app.add_typer(tokens_app, name="tokens")
+
+
+@app.command("serve")
+def serve_cmd(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8080, "--port", help="Port to listen on."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (PostgreSQL for more than one)."),
+    private_reads: bool = typer.Option(False, "--private-reads",
+                                       help="Reads need a token too [env OPGOV_PUBLIC_READS=0]."),
+) -> None:
+    """Serve the HTTP API (FastAPI on uvicorn): OpenAPI at /openapi.json, docs at /docs.
+
+    Uses the database of --db (one transaction per request, the server's clock). Writes need
+    `Authorization: Bearer <token>` (`opgov tokens create`); reads are public unless
+    --private-reads. With several workers, use PostgreSQL."""
+    import uvicorn
+
+    from opgov.core.errors import BadInput
+    from opgov.db.engine import ensure_current, make_engine, resolve_url
+
+    url = resolve_url(GLOBALS.db)
+    if workers > 1 and url.startswith("sqlite"):
+        raise BadInput("--workers above 1 needs PostgreSQL: SQLite serialises every writer anyway")
+    engine = make_engine(url)
+    try:
+        ensure_current(engine)  # a missing or old database is said once, before listening
+    finally:
+        engine.dispose()
+    os.environ["OPGOV_DATABASE_URL"] = url  # the workers read their configuration from the environment
+    if private_reads:
+        os.environ["OPGOV_PUBLIC_READS"] = "0"
+    say(f"opgov serving {engine.url.render_as_string(hide_password=True)} on http://{host}:{port} "
+        f"({workers} worker{'s' if workers > 1 else ''}); API docs at /docs")
+    uvicorn.run("opgov.api.app:create_app", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", access_log=False)
+
+
+@tokens_app.command("create")
+def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
+                  expires: Optional[int] = typer.Option(None, "--expires", metavar="DAYS",
+                                                        help="Days until it expires (default: never)."),
+                  json_out: bool = JsonOpt) -> None:
+    """Create a token for MEMBER (maintainers; on a database without members, MEMBER becomes the
+    first maintainer). The token is printed once: only its hash is stored."""
+    from opgov.services.tokens import create_token
+
+    with command(write=True) as ctx:
+        created = create_token(ctx, member, expires_days=expires)
+    if json_out:
+        print_json(created)
+        return
+    say(created.token)
+    expiry = f"expires {minute(created.expires_at)} UTC" if created.expires_at else "does not expire"
+    import sys
+
+    sys.stderr.write(f"token {created.id} for {created.member} ({expiry}); it is shown only now\n")
+
+
+@tokens_app.command("list")
+def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Only this member's tokens."),
+                json_out: bool = JsonOpt) -> None:
+    """Tokens: id, member, state and dates (never the tokens themselves)."""
+    from opgov.services.tokens import list_tokens
+
+    with command(write=False) as ctx:
+        tokens = list_tokens(ctx, member=member)
+    if json_out:
+        print_json(tokens)
+    elif not tokens:
+        say("no tokens")
+    else:
+        table(None, ["id", "member", "state", "created", "by", "expires"],
+              [[t.id, t.member, t.state, minute(t.created_at), t.created_by, minute(t.expires_at) or "never"]
+               for t in tokens])
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
+    """Revoke a token now (maintainers; a member their own)."""
+    from opgov.services.tokens import revoke_token
+
+    with command(write=True) as ctx:
+        revoked = revoke_token(ctx, token_id)
+    print_json(revoked) if json_out else say(f"revoked token {revoked.id} of {revoked.member}")

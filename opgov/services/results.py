@@ -1,0 +1,479 @@
+"""The typed results of the services: what every use case returns.
+
+Each is a frozen pydantic model with a documented shape. The CLI renders them as text and prints
+``model_dump_json(by_alias=True)`` for ``--json``; the HTTP API (:mod:`opgov.api`) uses them as
+response models, so the OpenAPI document shows exactly these shapes. Times are timezone-aware
+UTC datetimes (JSON: ISO 8601 ending in ``Z``), dates are ``YYYY-MM-DD``.
+
+The weekly report (:class:`opgov.render.report.WeeklyReport`), check-bc
+(:class:`opgov.render.compat.CheckReport`) and the opset and model checks
+(:mod:`opgov.render.decomps`) have their models next to their renderings.
+
+pydantic is imported here, and this module only by the services: ``opgov --help`` never loads it.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+Category = Literal["core", "decomposable", "custom"]
+Lifecycle = Literal["active", "deprecating", "deprecated", "deleted"]
+ProposalKind = Literal["core", "decompose", "custom"]
+ProposalStatus = Literal["open", "approved", "rejected", "withdrawn"]
+Role = Literal["maintainer", "developer", "bot"]
+
+
+class Result(BaseModel):
+    """Base of every result: immutable; fields whose JSON name is a Python keyword (``from``)
+    have an alias, which is the name JSON uses."""
+
+    # defer_build: a command builds the validators of the few results it returns, not of all of them
+    model_config = ConfigDict(frozen=True, populate_by_name=True, serialize_by_alias=True, defer_build=True)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2, by_alias=True)
+
+
+# --- operators ----------------------------------------------------------------------------------
+
+
+class OperatorSummary(Result):
+    """One operator as ``opgov ops list`` shows it."""
+
+    name: str = Field(description="canonical name, e.g. aten::add.Tensor")
+    schema_: str | None = Field(alias="schema", description="the func: text of its current schema; null for an "
+                                                           "operator declared only by autogen:")
+    kind: str = Field(description="functional, inplace, out, mutable or scratch")
+    tags: list[str] = Field(description="its tags in native_functions.yaml")
+    category: Category
+    category_source: str = Field(description="decision (the committee), yaml-tag, or heuristic")
+    lifecycle: Lifecycle
+    present: bool = Field(description="whether the latest snapshot holds it")
+    needs_review: bool = Field(description="a new functional operator waiting for a committee decision")
+    autogen_of: str | None = Field(description="the entry whose autogen: declares it")
+    replacement: str | None = Field(description="what to use instead (deprecating operators)")
+
+
+class HistoryEntry(Result):
+    """The operator in one snapshot (from its first onwards)."""
+
+    snapshot: str = Field(description="the snapshot's label")
+    imported_at: AwareDatetime
+    present: bool
+    schema_: str | None = Field(alias="schema")
+    line: int | None = Field(description="line of its entry in that native_functions.yaml")
+    tags: list[str]
+    changed: bool = Field(description="its schema differs from the previous snapshot holding it")
+
+
+class DecisionView(Result):
+    """A committee decision on the operator's category, with its rationale."""
+
+    id: int
+    category: Category
+    targets: list[str] = Field(description="decomposition targets (category decomposable)")
+    rationale: str
+    decided_at: AwareDatetime
+    decided_by: list[str] = Field(description="the approving maintainers")
+    votes: list[dict[str, Any]] = Field(description="every vote: voter, approve, comment")
+    proposal: int | None = Field(description="the proposal it decided; null for an imported historical decision")
+    imported: bool = Field(description="a historical decision loaded from a decisions file")
+    source: str | None
+    note: str | None = Field(description="why a recorded decision does not set the category (superseded)")
+
+
+class ProposalRef(Result):
+    """A proposal about the operator."""
+
+    id: int
+    kind: ProposalKind
+    targets: list[str]
+    status: ProposalStatus
+    proposer: str
+    created_at: AwareDatetime
+
+
+class LifecycleStepView(Result):
+    """One lifecycle transition."""
+
+    from_state: Lifecycle = Field(alias="from")
+    to_state: Lifecycle = Field(alias="to")
+    at: AwareDatetime
+    actor: str
+    reason: str | None
+    replacement: str | None
+
+
+class OperatorFinding(Result):
+    """A compatibility finding of an import about this operator."""
+
+    snapshot: str | None
+    kind: str = Field(description="bc, fc or new")
+    rule: str
+    severity: str = Field(description="error, warning, waived or info")
+    message: str
+    old_schema: str | None
+    new_schema: str | None
+
+
+class OperatorDetail(OperatorSummary):
+    """One operator's whole story (``opgov ops show``, ``GET /api/v1/operators/{name}``)."""
+
+    lifecycle_since: AwareDatetime | None = Field(description="when it entered its lifecycle state")
+    first_seen: str | None = Field(description="label of the first snapshot holding it")
+    last_seen: str | None = Field(description="label of the last snapshot holding it")
+    history: list[HistoryEntry]
+    decisions: list[DecisionView]
+    proposals: list[ProposalRef]
+    lifecycle_steps: list[LifecycleStepView]
+    findings: list[OperatorFinding]
+    sunset: AwareDatetime | None = Field(
+        default=None, description="deprecating/deprecated: the earliest time its entry may be deleted "
+                                  "(after both lifecycle periods)")
+
+
+# --- the event log, the database --------------------------------------------------------------------
+
+
+class EventView(Result):
+    """One entry of the append-only event log."""
+
+    id: int
+    at: AwareDatetime
+    actor: str
+    action: str = Field(description="e.g. proposal.vote, lifecycle.deprecating, snapshot.import")
+    subject: str = Field(description="an operator name, or kind:name (member:…, snapshot:…, exception:…)")
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    reason: str | None
+    token: int | None = Field(default=None, description="the API token the request was made with, if any")
+
+
+class DatabaseStatus(Result):
+    """``opgov db current``."""
+
+    url: str = Field(description="the database URL, password hidden")
+    revision: str | None = Field(description="its migration revision; null for an empty database")
+    head: str = Field(description="the revision this opgov needs")
+    up_to_date: bool
+    simulation: bool = Field(description="a simulation database, where a claimed time is honoured")
+
+
+class RevisionChange(Result):
+    """``opgov db upgrade`` / ``downgrade``: the revision before and after."""
+
+    before: str | None
+    after: str | None
+
+
+# --- imports -------------------------------------------------------------------------------------------
+
+
+class ImportResult(Result):
+    """``opgov import``: what the snapshot changed."""
+
+    label: str
+    operators: int = Field(description="entries in the file")
+    added: list[str] = Field(default_factory=list, description="new (or reappeared) operators")
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list, description="operators whose schema changed")
+    findings: dict[str, int] = Field(default_factory=dict, description="compatibility findings: severity → count")
+    unchanged_file: bool = Field(default=False, description="the same label and content were imported before")
+    baseline: bool = Field(default=False, description="the first snapshot of the database")
+
+
+class SnapshotView(Result):
+    """An imported snapshot."""
+
+    id: int
+    label: str
+    source: str
+    content_hash: str = Field(description="sha256 of the file")
+    imported_at: AwareDatetime
+    actor: str
+    operators: int
+
+
+# --- members, settings -------------------------------------------------------------------------------
+
+
+class MemberView(Result):
+    """A member and their role."""
+
+    name: str
+    role: Role
+    added_at: AwareDatetime | None = None
+    added_by: str | None = None
+
+
+class SettingChange(Result):
+    """``opgov config set``."""
+
+    key: str
+    before: str
+    value: str
+
+
+class Settings(Result):
+    """``opgov config list``."""
+
+    quorum: int = Field(description="approvals a proposal needs to be decided")
+    deprecating_days: int = Field(description="days deprecating before it may be marked deprecated")
+    deprecated_days: int = Field(description="days deprecated before its entry may be deleted")
+    simulation: bool = Field(description="a simulation database")
+
+
+# --- proposals ------------------------------------------------------------------------------------------
+
+
+class VoteView(Result):
+    voter: str
+    approve: bool
+    comment: str
+    at: AwareDatetime
+
+
+class ProposalDecision(Result):
+    """The decision an approved proposal made."""
+
+    category: Category
+    decided_at: AwareDatetime
+    decided_by: list[str]
+    rationale: str
+
+
+class ProposalView(Result):
+    """A proposal with its votes (``opgov proposals``, ``propose-*``, ``review``, ``withdraw``)."""
+
+    id: int
+    operator: str
+    kind: ProposalKind
+    targets: list[str] = Field(description="decomposition targets (kind decompose)")
+    rationale: str
+    proposer: str
+    created_at: AwareDatetime
+    status: ProposalStatus
+    closed_at: AwareDatetime | None
+    approvals: list[str] = Field(description="voters approving")
+    rejections: list[str] = Field(description="voters rejecting")
+    votes: list[VoteView]
+    quorum: int | None = Field(description="approvals (or rejections) that decide it")
+    decision: ProposalDecision | None = Field(default=None, description="set by `proposals show` once decided")
+
+
+class DecisionsLoaded(Result):
+    """``opgov decisions load``."""
+
+    file: str
+    decisions: int = Field(description="records in the file")
+    recorded: int
+    already_recorded: int
+    superseded: list[str] = Field(description="operators whose decision is on record only: a newer snapshot "
+                                              "tags them core")
+
+
+# --- lifecycle --------------------------------------------------------------------------------------------
+
+
+class NextStep(Result):
+    to: Lifecycle
+    possible_from: AwareDatetime
+
+
+class LifecycleStepResult(Result):
+    """A lifecycle step taken (deprecate, mark-deprecated, delete, undeprecate)."""
+
+    operator: str
+    from_state: Lifecycle = Field(alias="from")
+    to_state: Lifecycle = Field(alias="to")
+    at: AwareDatetime
+    replacement: str | None
+    next: NextStep | None = Field(description="the next timed step and when it becomes possible")
+
+
+class TickItem(Result):
+    """A lifecycle transition due now or soon."""
+
+    operator: str
+    from_state: Lifecycle = Field(alias="from")
+    to_state: Lifecycle = Field(alias="to")
+    since: AwareDatetime
+    due_at: AwareDatetime
+    days_left: int
+
+
+class TickResult(Result):
+    """``opgov tick``: due transitions, those coming within the horizon, and those applied."""
+
+    now: AwareDatetime
+    due: list[TickItem]
+    within: list[TickItem]
+    applied: list[TickItem]
+
+
+# --- exceptions -----------------------------------------------------------------------------------------
+
+
+class ExceptionView(Result):
+    """A BC exception: BC breaks of matching non-core operators are not errors until it expires."""
+
+    id: int
+    pattern: str = Field(description="operator glob, e.g. aten::_foreach_*")
+    reason: str
+    created_by: str
+    created_at: AwareDatetime
+    expires_on: date = Field(description="the last day it applies")
+    expired: bool
+    removed: bool
+
+
+class ExceptionAdded(ExceptionView):
+    """``opgov exceptions add``: the exception and what it matches now."""
+
+    matches: int = Field(description="present operators it matches")
+    core_matches: int = Field(description="of those, core ones (never waived)")
+
+
+# --- sync-yaml ----------------------------------------------------------------------------------------
+
+
+class SyncChange(Result):
+    operator: str
+    action: str = Field(description="add-tag, remove-tag, delete-entry or remove-autogen")
+    tag: str | None
+    line: int = Field(description="line in the file before the edit")
+    entry: str = Field(description="the entry holding it (differs for autogen: operators)")
+
+
+class SyncConflict(Result):
+    operator: str
+    kind: str = Field(description="missing-in-file, missing-in-database, schema-differs, autogen-tags, "
+                                   "autogen-blocked or family-split")
+    reason: str
+    line: int | None
+
+
+class SyncReport(Result):
+    """``opgov sync-yaml``: what is out of sync, and for ``write`` what was written."""
+
+    file: str
+    mode: Literal["check", "diff", "write"]
+    in_sync: bool = Field(description="nothing to write (conflicts may remain: they are never written)")
+    written: bool
+    changes: list[SyncChange]
+    conflicts: list[SyncConflict]
+    tags_file: str | None
+    tags_declared: list[str]
+    summary: str = Field(description="Markdown, fit for the bot's pull-request description")
+    diff: str = Field(default="", exclude=True, description="the unified diff (mode diff)")
+
+
+# --- decompositions -------------------------------------------------------------------------------------
+
+
+class PreviousRule(Result):
+    source: str
+    detail: str | None
+    into: list[str]
+
+
+class RuleOutcome(Result):
+    operator: str
+    outcome: Literal["added", "updated", "unchanged", "kept"]
+    previous: PreviousRule | None
+
+
+class RulesLoaded(Result):
+    """``opgov decomps load``."""
+
+    file: str
+    source: str
+    rules: int
+    added: int
+    updated: int
+    unchanged: int
+    kept: int
+    precedence: str
+    changes: list[RuleOutcome] = Field(description="every rule not simply added")
+
+
+class Untraced(Result):
+    operator: str
+    reason: str | None
+
+
+class TorchRulesImported(Result):
+    """``opgov decomps import-torch``."""
+
+    torch: str
+    table: int
+    not_in_table: list[str]
+    added: int
+    updated: int
+    unchanged: int
+    kept: int
+    precedence: str
+    changes: list[RuleOutcome]
+    untraced: list[Untraced]
+    not_in_registry: list[str]
+    dropped_targets: dict[str, list[str]]
+    errors_introduced: int
+    first_errors: list[str]
+
+
+class RuleView(Result):
+    """A decomposition rule and where it came from."""
+
+    operator: str
+    into: list[str]
+    source: str = Field(description="decision, file or torch")
+    detail: str | None
+    recorded_at: AwareDatetime
+    by: str
+
+
+# --- tokens ----------------------------------------------------------------------------------------------
+
+
+class TokenView(Result):
+    """An API token (never its secret)."""
+
+    id: int
+    member: str
+    created_at: AwareDatetime
+    created_by: str
+    expires_at: AwareDatetime | None
+    revoked_at: AwareDatetime | None
+    state: Literal["active", "revoked", "expired"] = Field(description="at the time of the request")
+
+
+class TokenCreated(TokenView):
+    """``opgov tokens create``: the secret is shown this once and stored only as a hash."""
+
+    token: str = Field(description="the bearer token; shown once")
+
+
+def dump_list(items: list[Result]) -> str:
+    """A list of results as a JSON array (the CLI's --json of list commands)."""
+    from pydantic_core import to_json
+
+    return to_json(items, indent=2, by_alias=True).decode()
+
+
+class EventsPage(Result):
+    """A page of the event log, oldest first; ``next_before`` fetches the older page."""
+
+    events: list[EventView]
+    next_before: int | None = Field(description="pass as ?before= for the previous (older) page; null at the start")
+
+
+class Problem(BaseModel):
+    """An error response of the service (RFC 9457, ``application/problem+json``)."""
+
+    type: str = Field(default="about:blank")
+    title: str = Field(description="the HTTP status phrase")
+    status: int
+    detail: str = Field(description="the one-line message the CLI prints for the same error")

@@ -1,0 +1,106 @@
+"""API tokens of `opgov serve`: create, list, revoke, and authenticate a request.
+
+A token is 32 random bytes (``secrets``), shown once; the database keeps only its sha256, and a
+presented token is compared with the stored hash in constant time. A token belongs to a member:
+the actor of a request is that member, with that member's role. Maintainers create and revoke
+tokens (a member may revoke their own); on a database without members, the first token makes
+its member the first maintainer, as ``opgov members add`` bootstraps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.db.models import ApiToken, Member
+from opgov.services.common import Ctx, log_event, require, require_text, role_of, single_user_mode
+from opgov.services.results import TokenCreated, TokenView
+
+PREFIX = "opgov_"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _view(row: ApiToken, ctx: Ctx) -> dict:
+    now = ctx.now()
+    state = ("revoked" if row.revoked_at is not None
+             else "expired" if row.expires_at is not None and row.expires_at <= now else "active")
+    return {"id": row.id, "member": row.member, "created_at": row.created_at, "created_by": row.created_by,
+            "expires_at": row.expires_at, "revoked_at": row.revoked_at, "state": state}
+
+
+def create_token(ctx: Ctx, member: str, *, expires_days: int | None = None) -> TokenCreated:
+    """A new token for ``member`` (maintainers only; on a database without members it makes
+    ``member`` the first maintainer). The secret is in the result only."""
+    member = require_text(member, "the member")
+    if expires_days is not None and expires_days < 1:
+        raise BadInput("--expires must be at least 1 day")
+    session = ctx.session
+    if single_user_mode(session):
+        session.add(Member(name=member, role="maintainer", added_at=ctx.now(), added_by=ctx.actor))
+        log_event(ctx, "member.add", f"member:{member}", after={"role": "maintainer"},
+                  reason="first token on a database without members")
+        session.flush()
+    else:
+        require(ctx, "tokens", "create API tokens")
+        if role_of(session, member) is None:
+            raise NotFound(f"unknown member {member!r} (see `opgov members list`)")
+    secret = PREFIX + secrets.token_urlsafe(32)
+    now = ctx.now()
+    row = ApiToken(member=member, token_hash=hash_token(secret), created_at=now, created_by=ctx.actor,
+                   expires_at=now + timedelta(days=expires_days) if expires_days else None)
+    session.add(row)
+    session.flush()
+    log_event(ctx, "token.create", f"member:{member}",
+              after={"token": row.id, "expires_at": row.expires_at.isoformat() if row.expires_at else None})
+    return TokenCreated(**_view(row, ctx), token=secret)
+
+
+def list_tokens(ctx: Ctx, *, member: str | None = None) -> list[TokenView]:
+    """Tokens (never their secrets), oldest first; maintainers see all, others their own."""
+    query = select(ApiToken).order_by(ApiToken.id)
+    if member:
+        query = query.where(ApiToken.member == member)
+    if member != ctx.actor:
+        require(ctx, "tokens", "list other members' tokens")
+    return [TokenView(**_view(row, ctx)) for row in ctx.session.scalars(query)]
+
+
+def revoke_token(ctx: Ctx, token_id: int) -> TokenView:
+    """Revoke a token now (maintainers; a member their own). Revoking twice is refused."""
+    session = ctx.session
+    row = session.scalars(select(ApiToken).where(ApiToken.id == token_id).with_for_update()).first()
+    if row is None:
+        raise NotFound(f"unknown token {token_id} (see `opgov tokens list`)")
+    if row.member != ctx.actor:
+        require(ctx, "tokens", "revoke other members' tokens")
+    if row.revoked_at is not None:
+        raise PolicyRefusal(f"token {token_id} was already revoked by {row.revoked_by}")
+    row.revoked_at, row.revoked_by = ctx.now(), ctx.actor
+    log_event(ctx, "token.revoke", f"member:{row.member}", before={"token": row.id})
+    session.flush()
+    return TokenView(**_view(row, ctx))
+
+
+def authenticate(session, token: str, now) -> tuple[str, int] | None:
+    """(member, token id) for a valid token: known, not revoked, not expired, its member still a
+    member; else None. The hash found is compared with the presented one in constant time."""
+    if not token.startswith(PREFIX):
+        return None
+    digest = hash_token(token)
+    row = session.execute(select(ApiToken.id, ApiToken.member, ApiToken.token_hash, ApiToken.expires_at,
+                                 ApiToken.revoked_at).where(ApiToken.token_hash == digest)).first()
+    if row is None or not hmac.compare_digest(row.token_hash, digest):
+        return None
+    if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
+        return None
+    if role_of(session, row.member) is None:
+        return None
+    return row.member, row.id
