@@ -172,8 +172,10 @@ def opset_build(
 
 @app.command("check-model")
 def check_model_cmd(
-    ops: str = typer.Argument(..., metavar="OPS",
-                              help="A file (one operator per line, or a JSON list), or CORPUS#model."),
+    models: List[str] = typer.Argument(..., metavar="MODEL...",
+                                       help="A torch.export archive (.pt2), a selected_operators.yaml, a file "
+                                            "of operators (one a line, or a JSON list), or CORPUS#model; "
+                                            "several: their union."),
     runtime: Optional[str] = typer.Option(None, "--runtime", metavar="SNAPSHOT",
                                           help="The snapshot the runtime was built from."),
     fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
@@ -183,7 +185,7 @@ def check_model_cmd(
     from opgov.services.decompositions import check_model
 
     with command(write=False, orm=False) as ctx:
-        result = check_model(ctx, ops, runtime=runtime)
+        result = check_model(ctx, models, runtime=runtime)
     text = render_model_check(result, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if not result.ok:

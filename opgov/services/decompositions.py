@@ -307,12 +307,14 @@ def corpora_dir() -> Path | None:
     return Path(value) if value else None
 
 
-def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
-    """Check the operators a model uses (see :func:`opgov.core.corpus.resolve_model_ops`) against the
-    registry and, with ``runtime``, against the operators of that snapshot."""
-    from opgov.core.corpus import OpState, check_model as check, resolve_model_ops
+def check_model(ctx: Ctx, spec: str | Sequence[str], *, runtime: str | None = None):
+    """Check the operators a model uses (one spec or several, their union: see
+    :func:`opgov.formats.oplists.read_model_specs`) against the registry and, with ``runtime``,
+    against the operators of that snapshot."""
+    from opgov.core.corpus import OpState, check_model as check
+    from opgov.formats.oplists import read_model_specs, union
 
-    ops = resolve_model_ops(spec, corpora_dir=corpora_dir())
+    ops = list(union(read_model_specs(spec, corpora_dir=corpora_dir())))
     session = ctx.session
     c = operators.c
     used = set(ops)
