@@ -176,11 +176,25 @@ def check_model_cmd(
                                        help="A torch.export archive (.pt2), a selected_operators.yaml, a file "
                                             "of operators (one a line, or a JSON list), or CORPUS#model; "
                                             "several: their union."),
-    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="SNAPSHOT",
-                                          help="The snapshot the runtime was built from."),
+    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="RUNTIME",
+                                          help="A registered runtime NAME@VERSION, or the snapshot the "
+                                               "runtime was built from."),
     fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
 ) -> None:
-    """Can a runtime run this model? Errors: deleted, deprecated or missing operators (exit 1)."""
+    """Can a runtime run this model? Against a registered runtime (NAME@VERSION): the operators it
+    lacks, how each would lower by the rules on record, deprecations, the earliest version that
+    runs it (exit 1 when it does not run). Otherwise: deleted, deprecated or missing operators
+    against the registry and a snapshot (exit 1)."""
+    if runtime is not None and "@" in runtime:
+        from opgov.render.runtimes import render_check
+        from opgov.services.runtimes import check_model_on_runtime
+
+        with command(write=False, orm=False) as ctx:
+            checked = check_model_on_runtime(ctx, models, runtime)
+        sys.stdout.write(render_check(checked, fmt.value))
+        if not checked.runs:
+            raise typer.Exit(1)
+        return
     from opgov.core.corpus import render_model_check
     from opgov.services.decompositions import check_model
 

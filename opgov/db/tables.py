@@ -222,3 +222,18 @@ decomp_rules = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("created_by", String(200), nullable=False),
 )
+
+# --- runtimes (revision 0007) ------------------------------------------------------------------
+
+# an engine at one version and the operator entries it implements (ExecuTorch: out= variants)
+runtimes = Table(
+    "runtimes", metadata, _id(),
+    Column("name", String(100), nullable=False),
+    Column("version", String(100), nullable=False),
+    Column("released", Date),
+    Column("kernels", JSON, nullable=False, default=list),  # canonical operator names, file order
+    Column("sources", JSON, nullable=False, default=list),  # [{path, format, entries, sha256}]
+    Column("added_at", UTCDateTime, nullable=False),
+    Column("added_by", String(200), nullable=False),
+    UniqueConstraint("name", "version", name="uq_runtimes_name_version"),
+)
