@@ -65,7 +65,7 @@ def read_op_file(path: str | Path, *, accept: Sequence[str] = FORMATS) -> OpList
             head = handle.read(4)
     except OSError as exc:
         raise BadInput(f"cannot read: {exc.strerror or exc}", file=name) from None
-    if head.startswith(b"PK") or path.suffix == ".pt2":
+    if head in (b"PK\x03\x04", b"PK\x05\x06") or path.suffix == ".pt2":  # a zip (or an empty one)
         _accept("pt2", accept, name)
         from opgov.formats.pt2 import read_pt2
 
