@@ -307,6 +307,10 @@ def test_coverage_matrix(rt, models_dir, tmp_path):
     out = tmp_path / "matrix.md"
     assert rt.ok("runtimes", "coverage", "--models", models_dir, "--format", "md", "--out", out).out == f"wrote {out}\n"
     assert out.read_text() == md
+    # as exported, every model names composite operators (aten::linear, aten::conv2d, ...) that no
+    # out= kernel gives: none runs before torch.export's decompositions
+    exported = rt.ok("runtimes", "coverage", "--models", models_dir, "--stage", "exported", "--format", "json").json()
+    assert exported["stage"] == "exported" and all(r["models_run"] == [] for r in exported["runtimes"])
     bad(rt, "runtimes", "coverage", "--models", tmp_path / "none", words=["no such corpus"])
 
 
