@@ -1,7 +1,7 @@
 """API tokens for `opgov serve`, and the token each logged event was made with
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0007
 Create Date: 2026-11-23
 
 A token belongs to a member; only its sha256 is stored. ``events.token_id`` names the token a
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0005"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

@@ -168,18 +168,34 @@ def opset_build(
 
 @app.command("check-model")
 def check_model_cmd(
-    ops: str = typer.Argument(..., metavar="OPS",
-                              help="A file (one operator per line, or a JSON list), or CORPUS#model."),
-    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="SNAPSHOT",
-                                          help="The snapshot the runtime was built from."),
+    models: List[str] = typer.Argument(..., metavar="MODEL...",
+                                       help="A torch.export archive (.pt2), a selected_operators.yaml, a file "
+                                            "of operators (one a line, or a JSON list), or CORPUS#model; "
+                                            "several: their union."),
+    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="RUNTIME",
+                                          help="A registered runtime NAME@VERSION, or the snapshot the "
+                                               "runtime was built from."),
     fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
 ) -> None:
-    """Can a runtime run this model? Errors: deleted, deprecated or missing operators (exit 1)."""
+    """Can a runtime run this model? Against a registered runtime (NAME@VERSION): the operators it
+    lacks, how each would lower by the rules on record, deprecations, the earliest version that
+    runs it (exit 1 when it does not run). Otherwise: deleted, deprecated or missing operators
+    against the registry and a snapshot (exit 1)."""
+    if runtime is not None and "@" in runtime:
+        from opgov.render.runtimes import render_check
+        from opgov.services.runtimes import check_model_on_runtime
+
+        with command(write=False, orm=False) as ctx:
+            checked = check_model_on_runtime(ctx, models, runtime)
+        sys.stdout.write(render_check(checked, fmt.value))
+        if not checked.runs:
+            raise typer.Exit(1)
+        return
     from opgov.render.decomps_text import render_model_check
     from opgov.services.decompositions import check_model
 
     with command(write=False, orm=False) as ctx:
-        result = check_model(ctx, ops, runtime=runtime)
+        result = check_model(ctx, models, runtime=runtime)
     text = render_model_check(result, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if not result.ok:

@@ -284,14 +284,22 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
              json_out: bool = JsonOpt) -> None:
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
     from opgov.services.lifecycle import tick
+    from opgov.services.upgraders import upgrader_timers
 
     with command(write=apply) as ctx:
         result = tick(ctx, apply=apply, within_days=within)
+        upgraders = upgrader_timers(ctx, within_days=within)  # reported, never applied: a person replaces them
     if json_out:
-        print_json(result)
+        print_json({**result.model_dump(mode="json"), "upgraders": upgraders.model_dump(mode="json")})
         return
-    if not result.due and not result.within:
+    if not result.due and not result.within and not upgraders.due and not upgraders.within:
         say("nothing is due" + (f" within {within} days" if within else ""))
+    for timer in upgraders.due:
+        say(f"due: upgrader {timer.name} ({timer.operator}) may be replaced: 180 days since version bump "
+            f"{timer.bump} on {timer.bumped_on}")
+    for timer in upgraders.within:
+        say(f"coming: upgrader {timer.name} ({timer.operator}) may be replaced from {day(timer.replaceable_from)} "
+            f"({timer.days_left} day{'' if timer.days_left == 1 else 's'})")
     for item in result.due:
         done = any(a.operator == item.operator for a in result.applied)
         say(f"{'applied' if done else 'due'}: {item.operator} {item.from_state} → {item.to_state} "

@@ -225,6 +225,48 @@ decomp_rules = Table(
     Column("created_by", String(200), nullable=False),
 )
 
+# --- runtimes (revision 0007) ------------------------------------------------------------------
+
+# an engine at one version and the operator entries it implements (ExecuTorch: out= variants)
+runtimes = Table(
+    "runtimes", metadata, _id(),
+    Column("name", String(100), nullable=False),
+    Column("version", String(100), nullable=False),
+    Column("released", Date),
+    Column("kernels", JSON, nullable=False, default=list),  # canonical operator names, file order
+    Column("sources", JSON, nullable=False, default=list),  # [{path, format, entries, sha256}]
+    Column("added_at", UTCDateTime, nullable=False),
+    Column("added_by", String(200), nullable=False),
+    UniqueConstraint("name", "version", name="uq_runtimes_name_version"),
+)
+
+# --- operator versions and upgraders (revision 0007) -------------------------------------------
+
+# a bump of the operator version (kProducedFileFormatVersion in caffe2/versions.h): when and why
+operator_version_bumps = Table(
+    "operator_version_bumps", metadata, _id(),
+    Column("version", Integer, nullable=False, unique=True),
+    Column("bumped_on", Date, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("recorded_at", UTCDateTime, nullable=False),
+    Column("recorded_by", String(200), nullable=False),
+)
+
+# an upgrader: the old semantics of an operator for programs at versions [start, end], brought
+# in by the bump to end + 1 (version_map.cpp: {bumped_at_version, upgrader_name, old_schema})
+upgraders = Table(
+    "upgraders", metadata, _id(),
+    Column("name", String(300), nullable=False, unique=True),
+    Column("operator", String(300), nullable=False, index=True),
+    Column("start_version", Integer, nullable=False),
+    Column("end_version", Integer, nullable=False),
+    Column("old_schema", Text, nullable=False),
+    Column("added_at", UTCDateTime, nullable=False),
+    Column("added_by", String(200), nullable=False),
+    Column("replaced_by", String(300)),
+    Column("replaced_at", UTCDateTime),
+)
+
 
 # --- the service: API tokens (revision 0008) ----------------------------------------------------
 

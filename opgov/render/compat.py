@@ -33,6 +33,10 @@ class FindingOut(BaseModel):
     new_schema: str | None = None
     file: str | None = None
     line: int | None = None
+    # a BC break of a non-core operator: the recorded upgrader that covers it, or the one to add
+    upgrader: str | None = None
+    suggested_upgrader: str | None = None
+    version_map_entry: str | None = None
 
 
 class Summary(BaseModel):
@@ -127,7 +131,7 @@ _KIND_TITLE = {"bc": "BC break", "fc": "FC break", "new": "new operator"}
 _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
 _MEANING = {"error": "backward-compatibility breaks the policy does not allow",
             "warning": "forward-compatibility breaks (calls made with the new schema may fail on older releases)",
-            "waived": "backward-compatibility breaks covered by a recorded exception",
+            "waived": "backward-compatibility breaks covered by a recorded exception or upgrader",
             "info": "new operators and completed deletions"}
 
 

@@ -179,7 +179,12 @@ def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
         decided_core, decided_other, deleted = _decided(session)
         old.core = (old.core - decided_other) | (decided_core & set(old.schemas))
         exceptions = _exceptions(session, today)
-    return compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
+    report = compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
+    if session is not None:  # BC breaks of non-core operators: covered by an upgrader, or the one to add
+        from opgov.services.upgraders import cover_findings
+
+        report = cover_findings(session, report, old.core)
+    return report
 
 
 def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today: date):

@@ -321,12 +321,13 @@ def corpora_dir() -> Path | None:
     return Path(value) if value else None
 
 
-def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
-    """Check the operators a model uses (see :func:`opgov.core.corpus.resolve_model_ops`) against the
-    registry and, with ``runtime``, against the operators of that snapshot."""
-    from opgov.formats.corpus import resolve_model_ops
+def check_model(ctx: Ctx, spec: str | Sequence[str], *, runtime: str | None = None):
+    """Check the operators a model uses (one spec or several, their union: see
+    :func:`opgov.formats.oplists.read_model_specs`) against the registry and, with ``runtime``,
+    against the operators of that snapshot."""
+    from opgov.formats.oplists import read_model_specs, union
 
-    return check_model_ops(ctx, resolve_model_ops(spec, corpora_dir=corpora_dir()), runtime=runtime)
+    return check_model_ops(ctx, list(union(read_model_specs(spec, corpora_dir=corpora_dir()))), runtime=runtime)
 
 
 def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):

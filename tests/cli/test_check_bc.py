@@ -20,7 +20,8 @@ V1, V2 = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml
 REVIEW_2023 = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"
 GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
-FINDING_KEYS = {"operator", "kind", "rule", "severity", "message", "old_schema", "new_schema", "file", "line"}
+FINDING_KEYS = {"operator", "kind", "rule", "severity", "message", "old_schema", "new_schema", "file", "line",
+                "upgrader", "suggested_upgrader", "version_map_entry"}
 # What data/sample's v2 changes against v1 (documented in the sample's generator and the project notes).
 SAMPLE_CHANGES = {
     ("aten::flatten.using_names", "bc"), ("aten::sum.dim_DimnameList", "bc"), ("aten::unbind.Dimname", "bc"),

@@ -325,7 +325,8 @@ def test_json_shape():
     data = json.loads(render_json(_report()))
     assert set(data) == {"findings", "summary", "expired_exceptions"}
     assert set(data["findings"][0]) == {"operator", "kind", "rule", "severity", "message", "old_schema",
-                                        "new_schema", "file", "line"}
+                                        "new_schema", "file", "line", "upgrader", "suggested_upgrader",
+                                        "version_map_entry"}
     assert data["summary"] == {"errors": 1, "warnings": 1, "waived": 1, "infos": 1, "bc": 2, "fc": 1, "new": 1}
     assert data["expired_exceptions"][0]["pattern"] == "aten::gone"
     assert data["expired_exceptions"][0]["expires_on"] == "2024-01-01"

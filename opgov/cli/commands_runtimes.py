@@ -1,0 +1,131 @@
+"""Commands about runtimes: what an engine implements (`runtimes add|list|show|coverage`)."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from opgov.cli.app import JsonOpt, app
+from opgov.cli.runtime import command, print_json, say, table
+
+runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
+                           no_args_is_help=True)
+app.add_typer(runtimes_app, name="runtimes")
+
+
+class MatrixFormat(str, Enum):
+    text = "text"
+    md = "md"
+    json = "json"
+
+
+class Stage(str, Enum):
+    core_aten = "core-aten"
+    exported = "exported"
+
+
+@runtimes_app.command("add")
+def runtimes_add(
+    runtime: str = typer.Argument(..., metavar="NAME@VERSION"),
+    ops: List[str] = typer.Option(..., "--ops", metavar="FILE",
+                                  help="What it implements (repeatable; the union counts): ExecuTorch's kernel "
+                                       "yaml (functions.yaml), selected_operators.yaml, `opgov opset build` "
+                                       "output, or a list of operators."),
+    released: Optional[str] = typer.Option(None, "--released", metavar="DATE", help="Its release date."),
+    replace: bool = typer.Option(False, "--replace", help="Replace the operators of a registered runtime."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Register a runtime at a version and the operators it implements.
+
+    An out= kernel (`add.out`) gives the runtime the functional operators of its torchgen family
+    (`aten::add.Tensor`), by the latest snapshot's schemas. Registering the same operators again
+    changes nothing; other operators for a registered runtime are refused (exit 1) without --replace."""
+    from opgov.core.clock import parse_time
+    from opgov.services.runtimes import add_runtime
+
+    day = parse_time(released, what="--released").date() if released else None
+    with command(write=True, orm=False) as ctx:
+        result = add_runtime(ctx, runtime, ops, released=day, replace=replace)
+    if json_out:
+        print_json(result)
+        return
+    from opgov.render.runtimes import summary_line
+
+    say(f"{result.outcome} {summary_line(result.runtime)}")
+    if result.not_in_registry:
+        shown = ", ".join(result.not_in_registry[:5]) + (" …" if len(result.not_in_registry) > 5 else "")
+        say(f"note: {len(result.not_in_registry)} kernel(s) the latest snapshot does not hold: {shown}")
+
+
+@runtimes_app.command("list")
+def runtimes_list(json_out: bool = JsonOpt) -> None:
+    """Every registered runtime: kernels, the operators they give, core coverage, and the core
+    operators each version gained over the previous version of the same runtime."""
+    from opgov.services.runtimes import list_runtimes
+
+    with command(write=False, orm=False) as ctx:
+        result = list_runtimes(ctx)
+    if json_out:
+        print_json(result)
+        return
+    if not result.runtimes:
+        say("no runtimes registered (opgov runtimes add NAME@VERSION --ops FILE)")
+        return
+    table(f"core operators of snapshot {result.snapshot}", ["runtime", "released", "kernels", "operators", "core",
+                                                           "gained", "lost"],
+          [[s.runtime, s.released or "", s.kernels, s.operators,
+            f"{s.core_have}/{s.core_total} ({s.core_share:.0%})",
+            f"+{len(s.core_gained)}" if s.previous else "", f"-{len(s.core_lost)}" if s.core_lost else ""]
+           for s in result.runtimes])
+
+
+@runtimes_app.command("show")
+def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), json_out: bool = JsonOpt) -> None:
+    """One runtime: where its operators came from, what it gained, the core operators it lacks."""
+    from opgov.render.runtimes import render_detail
+    from opgov.services.runtimes import show_runtime
+
+    with command(write=False, orm=False) as ctx:
+        result = show_runtime(ctx, runtime)
+    if json_out:
+        print_json(result)
+    else:
+        sys.stdout.write(render_detail(result))
+
+
+@runtimes_app.command("coverage")
+def runtimes_coverage(
+    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
+                                         help="A corpus JSON, or a folder of *_ops.json corpora: which models "
+                                              "each runtime runs."),
+    stage: Stage = typer.Option(Stage.core_aten, "--stage",
+                                help="The models' operators after torch.export's core ATen decompositions "
+                                     "(what an edge runtime receives), or as exported."),
+    fmt: MatrixFormat = typer.Option(MatrixFormat.text, "--format"),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Write to a file instead of stdout."),
+) -> None:
+    """The coverage matrix: core operators × registered runtimes (oldest version first), and
+    which models each runtime runs. `--format md` has the whole matrix; `json` everything."""
+    from opgov.core.errors import BadInput
+    from opgov.render.runtimes import render_matrix
+    from opgov.services.runtimes import coverage_matrix
+
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
+    with command(write=False, orm=False) as ctx:
+        result = coverage_matrix(ctx, models=models, stage=stage.value)
+    text = render_matrix(result, fmt.value)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    from opgov.formats.atomic import atomic_write_text
+
+    try:
+        atomic_write_text(out, text)
+    except OSError as err:
+        raise BadInput(f"--out {out}: cannot write ({err.strerror or err})") from None
+    say(f"wrote {out}")

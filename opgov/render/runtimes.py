@@ -1,0 +1,140 @@
+"""Text, Markdown and GitHub renderings of the runtime results (JSON is the pydantic models' own)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from opgov.services.runtimes import CoverageMatrix, RuntimeDetail, RuntimeModelCheck, RuntimeSummary
+
+
+def _pct(have: int, total: int) -> str:
+    return f"{have}/{total} ({have / total:.0%})" if total else f"{have}/0"
+
+
+def _models(check: RuntimeModelCheck) -> str:
+    names = [m.path for m in check.models]
+    return names[0] if len(names) == 1 else f"{len(names)} models ({', '.join(names)})"
+
+
+def summary_line(s: RuntimeSummary) -> str:
+    released = f", released {s.released}" if s.released else ""
+    growth = ""
+    if s.previous:
+        growth = f"; since {s.previous}: +{len(s.core_gained)}" + (f" -{len(s.core_lost)}" if s.core_lost else "")
+    return (f"{s.runtime}{released}: {s.kernels} kernels, {s.operators} operators, "
+            f"core {_pct(s.core_have, s.core_total)}{growth}")
+
+
+def render_detail(d: RuntimeDetail) -> str:
+    lines = [summary_line(d.runtime),
+             f"added {d.added_at:%Y-%m-%d %H:%M} UTC by {d.added_by} from "
+             + ", ".join(f"{s.path} ({s.format}, {s.entries})" for s in d.sources)]
+    if d.runtime.core_gained:
+        lines.append(f"core operators gained since {d.runtime.previous}: {', '.join(d.runtime.core_gained)}")
+    if d.runtime.core_lost:
+        lines.append(f"core operators lost since {d.runtime.previous}: {', '.join(d.runtime.core_lost)}")
+    lines.append(f"core operators it lacks ({len(d.core_missing)}): {', '.join(d.core_missing) or 'none'}")
+    if d.not_in_registry:
+        lines.append(f"kernels the latest snapshot does not hold ({len(d.not_in_registry)}): "
+                     + ", ".join(d.not_in_registry))
+    return "\n".join(lines) + "\n"
+
+
+def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
+    if fmt == "json":
+        return check.model_dump_json(indent=2) + "\n"
+    if fmt == "github":
+        lines = []
+        for m in check.missing:
+            lines.append(f"::error title=opgov runtime-missing::{check.runtime} lacks {m.op}; {_lowering(m)}")
+        for n in check.lifecycle:
+            lines.append(f"::warning title=opgov operator-{n.state}::{_lifecycle(n)}")
+        return "\n".join(lines) + ("\n" if lines else "")
+    what = _models(check)
+    n = len(check.operators)
+    if check.runs:
+        lines = [f"{check.runtime} runs {what}: it has all {n} operators"]
+    else:
+        lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators"
+                 + ("; every one lowers by the rules on record" if check.runs_after_lowering else "")]
+    for m in check.missing:
+        category = m.category or "not in the registry"
+        lines.append(f"missing {m.op} ({category}): {_lowering(m)}")
+    for note in check.lifecycle:
+        lines.append(f"warning {_lifecycle(note)}")
+    lines.append(f"earliest snapshot with every operator: {check.earliest_snapshot or 'none'}")
+    name = check.runtime.split("@", 1)[0]
+    if check.earliest_version:
+        lines.append(f"earliest {name} version that runs it: {check.earliest_version}")
+    elif check.earliest_version_after_lowering:
+        lines.append(f"no registered version of {name} runs it as it is; {check.earliest_version_after_lowering} "
+                     "runs it once lowered by the rules on record")
+    else:
+        lines.append(f"no registered version of {name} runs it, even lowered by the rules on record")
+    return "\n".join(lines) + "\n"
+
+
+def _lowering(m) -> str:
+    if m.lowers:
+        return f"lowers by {'; '.join(m.steps)}"
+    if not m.steps:
+        return "no decomposition on record lowers it"
+    return (f"no decomposition on record lowers it: {'; '.join(m.steps)} reaches "
+            f"{', '.join(m.blocked)}, which it lacks and no rule decomposes")
+
+
+def _lifecycle(n) -> str:
+    text = f"{n.op} is {n.state}"
+    if n.since:
+        text += f" since {n.since:%Y-%m-%d}"
+    if n.next_step and n.next_step_on:
+        text += f"; it may become {n.next_step} on {n.next_step_on:%Y-%m-%d} (UTC)"
+    if n.replacement:
+        text += f"; use {n.replacement} instead"
+    return text
+
+
+def render_matrix(matrix: CoverageMatrix, fmt: str = "text") -> str:
+    if fmt == "json":
+        return matrix.model_dump_json(indent=2) + "\n"
+    if fmt == "md":
+        return _matrix_md(matrix)
+    lines = [f"core operators of snapshot {matrix.snapshot}: {len(matrix.operators)}"]
+    width = max((len(r.runtime) for r in matrix.runtimes), default=0)
+    for r in matrix.runtimes:
+        text = f"  {r.runtime:<{width}}  {str(r.released or ''):<10}  core {_pct(r.core_have, r.core_total)}"
+        if r.previous:
+            text += f", +{len(r.core_gained)}" + (f" -{len(r.core_lost)}" if r.core_lost else "") + f" since {r.previous}"
+        if r.models_total:
+            text += f"; runs {len(r.models_run)}/{r.models_total} models"
+        lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _matrix_md(matrix: CoverageMatrix) -> str:
+    names = [r.runtime for r in matrix.runtimes]
+    out = [f"# Core ATen coverage by runtime (snapshot {matrix.snapshot})", "",
+           "| runtime | released | kernels | core operators | gained | lost | models run |",
+           "| --- | --- | ---: | ---: | --- | --- | ---: |"]
+    for r in matrix.runtimes:
+        out.append(f"| {r.runtime} | {r.released or ''} | {r.kernels} | {_pct(r.core_have, r.core_total)} | "
+                   f"{_cell(', '.join(r.core_gained))} | {_cell(', '.join(r.core_lost))} | "
+                   f"{f'{len(r.models_run)}/{r.models_total}' if r.models_total else ''} |")
+    if matrix.models:
+        out += ["", f"## Models ({matrix.stage} operators)", "",
+                "| model | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+        for m in matrix.models:
+            cells = ["runs" if not m.missing[n] else "lacks " + ", ".join(m.missing[n]) for n in names]
+            out.append(f"| {m.model} | " + " | ".join(_cell(c) for c in cells) + " |")
+    out += ["", "## Core operators", "", "| operator | " + " | ".join(names) + " |",
+            "| --- |" + " :---: |" * len(names)]
+    for row in matrix.operators:
+        cells = ["" if row.kernels[n] is None else ("✓" if row.kernels[n] == row.op else row.kernels[n].split("::", 1)[-1])
+                 for n in names]
+        out.append(f"| {row.op} | " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(out) + "\n"

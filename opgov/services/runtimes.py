@@ -1,0 +1,399 @@
+"""Runtimes: register what an engine implements, and ask whether it runs a model.
+
+Use cases (each returns a frozen pydantic model; an API endpoint is a call and a return):
+
+- :func:`add_runtime` — ``opgov runtimes add NAME@VERSION --ops FILE ... [--released DATE]``
+- :func:`list_runtimes` — ``opgov runtimes list``: every runtime with its core coverage, and what
+  each version gained over the previous one of the same runtime
+- :func:`show_runtime` — ``opgov runtimes show NAME@VERSION``
+- :func:`coverage_matrix` — ``opgov runtimes coverage``: core operators × runtimes, and which
+  real models each runtime runs
+- :func:`check_model_on_runtime` — ``opgov check-model MODEL... --runtime NAME@VERSION``
+
+The logic is pure (:mod:`opgov.core.runtimes`); files are read by :mod:`opgov.formats.oplists`.
+Every query uses the Core tables, so these run on a Core connection (``orm=False``) and on an
+ORM session alike. Which functional operators a runtime has is worked out when asked, from the
+latest snapshot's operator families: importing a newer registry needs no re-registration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import date, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import delete, insert, select
+
+from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_index, judge, parse_runtime_id,
+                                 release_order, runtime_operators)
+from opgov.db.tables import decomp_rules, operators, runtimes, snapshot_entries, snapshots
+from opgov.services.common import Ctx, get_int_setting, log_event, require
+
+RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+# --- results ----------------------------------------------------------------------------------------
+
+
+class OpsSource(_Frozen):
+    """One file a runtime's operators (or a model's) were read from."""
+
+    path: str
+    format: str
+    entries: int
+    sha256: str | None = None
+
+
+class RuntimeSummary(_Frozen):
+    runtime: str
+    name: str
+    version: str
+    released: date | None
+    kernels: int
+    operators: int  # kernels plus the functional operators their out= variants give
+    core_have: int
+    core_total: int
+    core_share: float
+    previous: str | None  # the previous registered version of the same runtime
+    core_gained: list[str]  # core operators this version has and the previous one lacked
+    core_lost: list[str]
+
+
+class RuntimeAdded(_Frozen):
+    outcome: str  # added | replaced | unchanged
+    runtime: RuntimeSummary
+    sources: list[OpsSource]
+    not_in_registry: list[str]  # kernel entries the latest snapshot does not hold
+
+
+class RuntimeList(_Frozen):
+    snapshot: str | None
+    runtimes: list[RuntimeSummary]
+
+
+class RuntimeDetail(_Frozen):
+    runtime: RuntimeSummary
+    sources: list[OpsSource]
+    added_at: datetime
+    added_by: str
+    kernels: list[str]
+    gives: dict[str, str]  # functional operator → the out= kernel that gives it
+    core_missing: list[str]
+    not_in_registry: list[str]
+
+
+class MissingOperator(_Frozen):
+    op: str
+    category: str | None  # None: not in the registry
+    lowers: bool
+    steps: list[str]  # each rule applied: "aten::x → aten::a, aten::b"
+    into: list[str]  # what it ends in, all of which the runtime has
+    blocked: list[str]  # operators on the way that the runtime lacks and no rule decomposes
+
+
+class LifecycleNote(_Frozen):
+    op: str
+    state: str  # deprecating | deprecated | deleted
+    since: datetime | None
+    next_step: str | None  # deprecated | deleted
+    next_step_on: datetime | None  # the earliest the next step may happen
+    replacement: str | None
+
+
+class RuntimeModelCheck(_Frozen):
+    """Can this runtime run these models?"""
+
+    runtime: str
+    released: date | None
+    snapshot: str | None
+    models: list[OpsSource]
+    operators: list[str]
+    runs: bool
+    runs_after_lowering: bool  # every missing operator lowers by the rules on record
+    provided: dict[str, str]  # operator → the kernel that gives it
+    missing: list[MissingOperator]
+    lifecycle: list[LifecycleNote]
+    earliest_snapshot: str | None
+    earliest_version: str | None  # the first registered version of this runtime that runs it
+    earliest_version_after_lowering: str | None  # ... that runs it once lowered by the rules on record
+    runtimes_running: list[str]  # every registered runtime that runs it
+
+
+class MatrixRuntime(_Frozen):
+    runtime: str
+    released: date | None
+    kernels: int
+    core_have: int
+    core_total: int
+    core_share: float
+    previous: str | None
+    core_gained: list[str]
+    core_lost: list[str]
+    models_run: list[str]
+    models_total: int
+
+
+class MatrixOperator(_Frozen):
+    op: str
+    kernels: dict[str, str | None]  # runtime → the kernel that gives it (None: lacks it)
+
+
+class MatrixModel(_Frozen):
+    model: str
+    missing: dict[str, list[str]]  # runtime → the operators it lacks for this model (empty: runs)
+
+
+class CoverageMatrix(_Frozen):
+    snapshot: str | None
+    stage: str
+    runtimes: list[MatrixRuntime]
+    operators: list[MatrixOperator]
+    models: list[MatrixModel]
+
+
+# --- reading the registry -----------------------------------------------------------------------
+
+
+class _Registry:
+    """What the latest snapshot says, loaded once per command."""
+
+    def __init__(self, session) -> None:
+        c = operators.c
+        self.session = session
+        rows = session.execute(select(c.qualname, c.schema, c.kind, c.autogen_of, c.category, c.present)).all()
+        self.present = [RegistryOp(r.qualname, r.schema, r.kind, r.autogen_of) for r in rows if r.present]
+        self.present_names = {r.qualname for r in rows if r.present}
+        self.categories = {r.qualname: r.category for r in rows}
+        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core")
+        self.snapshot = session.scalar(select(snapshots.c.label).order_by(snapshots.c.id.desc()).limit(1))
+        self._index: FamilyIndex | None = None
+
+    def index(self, kernels) -> FamilyIndex:
+        if self._index is None:
+            self._index = family_index(self.present, kernels)
+        return self._index
+
+
+class _Runtime:
+    def __init__(self, row) -> None:
+        self.id = RuntimeId(row.name, row.version)
+        self.row = row
+        self.kernels: list[str] = list(row.kernels)
+        self.released: date | None = row.released
+        self.has: dict[str, str] = {}
+
+
+def _runtimes(ctx: Ctx, registry: _Registry) -> list[_Runtime]:
+    """Every registered runtime, by name and version (oldest first), with the operators it has."""
+    found = [_Runtime(row) for row in ctx.session.execute(select(runtimes))]
+    found.sort(key=lambda r: release_order(r.id))
+    index = registry.index([k for r in found for k in r.kernels])
+    for r in found:
+        r.has = runtime_operators(r.kernels, index)
+    return found
+
+
+def _find(found: list[_Runtime], text: str) -> _Runtime:
+    rid = parse_runtime_id(text)
+    for r in found:
+        if r.id == rid:
+            return r
+    known = ", ".join(str(r.id) for r in found) or "none; register one with `opgov runtimes add`"
+    raise BadInput(f"unknown runtime {rid} (registered: {known})")
+
+
+def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, RuntimeSummary]:
+    out: dict[RuntimeId, RuntimeSummary] = {}
+    previous: dict[str, tuple[str, set[str]]] = {}
+    for r in found:
+        core_have = {op for op in registry.core if op in r.has}
+        before = previous.get(r.id.name)
+        total = len(registry.core)
+        out[r.id] = RuntimeSummary(
+            runtime=str(r.id), name=r.id.name, version=r.id.version, released=r.released, kernels=len(r.kernels),
+            operators=len(r.has), core_have=len(core_have), core_total=total,
+            core_share=round(len(core_have) / total, 4) if total else 0.0,
+            previous=before[0] if before else None,
+            core_gained=sorted(core_have - before[1]) if before else [],
+            core_lost=sorted(before[1] - core_have) if before else [])
+        previous[r.id.name] = (str(r.id), core_have)
+    return out
+
+
+# --- use cases --------------------------------------------------------------------------------------
+
+
+def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str], *, released: date | None = None,
+                replace: bool = False) -> RuntimeAdded:
+    """Register ``runtime`` (NAME@VERSION) as implementing the operators of ``ops_files`` (their
+    union). Registering the same operators again changes nothing; other operators for a
+    registered runtime are refused unless ``replace``."""
+    from opgov.formats.oplists import read_op_file, union
+
+    rid = parse_runtime_id(runtime)
+    if not ops_files:
+        raise BadInput("give at least one --ops FILE")
+    lists = [read_op_file(path, accept=RUNTIME_FORMATS) for path in ops_files]
+    kernels = list(union(lists))
+    sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst),
+                         sha256=hashlib.sha256(Path(lst.path).read_bytes()).hexdigest()) for lst in lists]
+    require(ctx, "runtimes", "register runtimes")
+    r = runtimes.c
+    existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
+    outcome = "added"
+    if existing is not None:
+        same = list(existing.kernels) == kernels and existing.released == (released or existing.released)
+        if same:
+            outcome = "unchanged"
+        elif not replace:
+            raise PolicyRefusal(f"{rid} is registered already with {len(existing.kernels)} kernels "
+                                f"(added {existing.added_at:%Y-%m-%d} by {existing.added_by}); "
+                                "--replace to register these instead", subject=str(rid))
+        else:
+            outcome = "replaced"
+            ctx.session.execute(delete(runtimes).where(r.id == existing.id))
+    if outcome != "unchanged":
+        ctx.session.execute(insert(runtimes).values(
+            name=rid.name, version=rid.version, released=released, kernels=kernels,
+            sources=[s.model_dump() for s in sources], added_at=ctx.now(), added_by=ctx.actor))
+        log_event(ctx, f"runtime-{outcome}", str(rid),
+                  before={"kernels": len(existing.kernels)} if existing is not None else None,
+                  after={"kernels": len(kernels), "released": released.isoformat() if released else None,
+                         "sources": [s.path for s in sources]})
+    registry = _Registry(ctx.session)
+    found = _runtimes(ctx, registry)
+    summary = _summaries(found, registry)[rid]
+    missing = [k for k in kernels if k not in registry.present_names] if registry.snapshot else []
+    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing)
+
+
+def list_runtimes(ctx: Ctx) -> RuntimeList:
+    registry = _Registry(ctx.session)
+    found = _runtimes(ctx, registry)
+    summaries = _summaries(found, registry)
+    return RuntimeList(snapshot=registry.snapshot, runtimes=[summaries[r.id] for r in found])
+
+
+def show_runtime(ctx: Ctx, runtime: str) -> RuntimeDetail:
+    registry = _Registry(ctx.session)
+    found = _runtimes(ctx, registry)
+    r = _find(found, runtime)
+    summary = _summaries(found, registry)[r.id]
+    gives = {op: k for op, k in r.has.items() if op != k}
+    return RuntimeDetail(
+        runtime=summary, sources=[OpsSource(**s) for s in r.row.sources], added_at=r.row.added_at,
+        added_by=r.row.added_by, kernels=r.kernels, gives=dict(sorted(gives.items())),
+        core_missing=[op for op in registry.core if op not in r.has],
+        not_in_registry=[k for k in r.kernels if k not in registry.present_names] if registry.snapshot else [])
+
+
+def _rules(session) -> dict[str, tuple[str, ...]]:
+    return {row.operator: tuple(row.targets) for row in session.execute(select(decomp_rules.c.operator,
+                                                                               decomp_rules.c.targets))}
+
+
+def _snapshot_history(session, used: set[str]) -> list[tuple[str, set[str]]]:
+    """(label, the operators of ``used`` it holds) for every snapshot, oldest first."""
+    labels = dict(session.execute(select(snapshots.c.id, snapshots.c.label).order_by(snapshots.c.id)).all())
+    held: dict[int, set[str]] = {snap: set() for snap in labels}
+    c = operators.c
+    for snap, name in session.execute(select(snapshot_entries.c.snapshot_id, c.qualname)
+                                      .join(operators, snapshot_entries.c.operator_id == c.id)
+                                      .where(c.qualname.in_(used))):
+        held[snap].add(name)
+    return [(labels[snap], held[snap]) for snap in labels]
+
+
+def _lifecycle_notes(ctx: Ctx, ops: Sequence[str]) -> list[LifecycleNote]:
+    from opgov.core.lifecycle import Periods, next_timed_step
+
+    c = operators.c
+    periods = Periods(get_int_setting(ctx.session, "deprecating_days"), get_int_setting(ctx.session, "deprecated_days"))
+    rows = {row.qualname: row for row in ctx.session.execute(
+        select(c.qualname, c.lifecycle, c.lifecycle_since, c.replacement)
+        .where(c.qualname.in_(set(ops)), c.lifecycle != "active"))}
+    notes = []
+    for op in ops:
+        row = rows.get(op)
+        if row is None:
+            continue
+        due = next_timed_step(row.lifecycle, row.lifecycle_since, periods)
+        notes.append(LifecycleNote(op=op, state=row.lifecycle, since=row.lifecycle_since,
+                                   next_step=due.to_state if due else None, next_step_on=due.due_at if due else None,
+                                   replacement=row.replacement))
+    return notes
+
+
+def check_model_on_runtime(ctx: Ctx, models: Sequence[str], runtime: str) -> RuntimeModelCheck:
+    """Does ``runtime`` (a registered NAME@VERSION) run the union of ``models``? For each operator it
+    lacks, the decomposition by the recorded rules that would lower it to what it has (or that
+    none exists); the deprecating, deprecated and deleted operators with their dates; the earliest
+    snapshot that holds every operator and the earliest version of the runtime that runs it."""
+    from opgov.formats.oplists import read_model_specs, union
+    from opgov.services.decompositions import corpora_dir
+
+    lists = read_model_specs(models, corpora_dir=corpora_dir())
+    ops = list(union(lists))
+    registry = _Registry(ctx.session)
+    found = _runtimes(ctx, registry)
+    r = _find(found, runtime)
+    rules = _rules(ctx.session)
+    verdict = judge(str(r.id), ops, r.has, rules)
+    missing = [MissingOperator(op=m.op, category=registry.categories.get(m.op), lowers=m.lowering.ok,
+                               steps=[f"{op} → {', '.join(into) or '(nothing)'}" for op, into in m.lowering.steps],
+                               into=list(m.lowering.into), blocked=list(m.lowering.blocked))
+               for m in verdict.missing]
+    needed = set(ops)
+    running = [str(x.id) for x in found if needed <= x.has.keys()]
+    earliest_version = next((str(x.id) for x in found if x.id.name == r.id.name and needed <= x.has.keys()), None)
+    after_lowering = next((str(x.id) for x in found if x.id.name == r.id.name
+                           and judge(str(x.id), ops, x.has, rules).runs_after_lowering), None)
+    history = _snapshot_history(ctx.session, needed)
+    earliest_snapshot = next((label for label, have in history if needed <= have), None)
+    return RuntimeModelCheck(
+        runtime=str(r.id), released=r.released, snapshot=registry.snapshot,
+        models=[OpsSource(path=lst.path, format=lst.format, entries=len(lst)) for lst in lists],
+        operators=ops, runs=verdict.runs, runs_after_lowering=verdict.runs_after_lowering,
+        provided=dict(verdict.provided), missing=missing, lifecycle=_lifecycle_notes(ctx, ops),
+        earliest_snapshot=earliest_snapshot, earliest_version=earliest_version,
+        earliest_version_after_lowering=after_lowering, runtimes_running=running)
+
+
+def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-aten") -> CoverageMatrix:
+    """Core operators × registered runtimes; with ``models`` (a corpus JSON, or a folder of
+    ``*_ops.json`` corpora), which models each runtime runs, using the models' operators at
+    ``stage`` (``core-aten``: after torch.export's default decompositions, as an edge runtime
+    receives them; ``exported``: as exported)."""
+    from opgov.core.corpus import STAGES, load_corpus, merge_models
+
+    if stage not in STAGES:
+        raise BadInput(f"unknown stage {stage!r} ({' or '.join(STAGES)})")
+    registry = _Registry(ctx.session)
+    found = _runtimes(ctx, registry)
+    summaries = _summaries(found, registry)
+    model_ops: dict[str, tuple[str, ...]] = {}
+    if models is not None:
+        from opgov.services.decompositions import corpus_files
+
+        merged = merge_models([load_corpus(f) for f in corpus_files(models)])
+        model_ops = {key: m.ops(stage) for key, m in merged.items()}
+    columns = []
+    for r in found:
+        s = summaries[r.id]
+        runs = [m for m, ops in model_ops.items() if all(op in r.has for op in ops)]
+        columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
+                                     core_total=s.core_total, core_share=s.core_share, previous=s.previous,
+                                     core_gained=s.core_gained,
+                                     core_lost=s.core_lost, models_run=runs, models_total=len(model_ops)))
+    rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found}) for op in registry.core]
+    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has] for r in found})
+                  for m, ops in model_ops.items()]
+    return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
+

@@ -1,0 +1,283 @@
+"""Upgraders and operator version bumps (the operator versioning guide), and their 180-day rule.
+
+Use cases (each returns a frozen pydantic model; an API endpoint is a call and a return):
+
+- :func:`add_upgrader` — ``opgov upgraders add``: record an upgrader and the version bump it came
+  with (date and reason, as versions.h writes them); ``replaces`` another one only once its bump
+  is :data:`~opgov.core.upgraders.REPLACE_AFTER_DAYS` days old
+- :func:`list_upgraders`, :func:`show_upgrader` — ``opgov upgraders list|show``
+- :func:`upgrader_timers` — what ``opgov tick`` reports: upgraders that may now be replaced, and
+  those that may be within the horizon
+- :func:`cover_findings` — what ``opgov check-bc`` does with a BC break of a non-core operator:
+  covered when a recorded upgrader adapts its old schema, otherwise the upgrader to add
+
+The rules are pure (:mod:`opgov.core.upgraders`); queries use the Core tables only.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import func, insert, select, update
+
+from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.upgraders import (Upgrader, check_replace, default_name, normalize_schema,
+                                  overlapping, parse_range, replaceable_from, schema_operator, suggest,
+                                  version_map_entry)
+from opgov.db.tables import operator_version_bumps as bumps
+from opgov.db.tables import operators, upgraders
+from opgov.services.common import Ctx, log_event, require
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class VersionBump(_Frozen):
+    version: int
+    bumped_on: date
+    reason: str
+
+
+class UpgraderView(_Frozen):
+    name: str
+    operator: str
+    start: int
+    end: int
+    old_schema: str
+    bump: VersionBump | None
+    version_map_entry: str
+    follows_naming: bool  # <name>_<overload>_<start>_<end>
+    replaceable_from: datetime | None
+    replaced_by: str | None
+    replaced_at: datetime | None
+    added_at: datetime
+    added_by: str
+
+
+class UpgraderAdded(_Frozen):
+    outcome: str  # added | unchanged
+    upgrader: UpgraderView
+    replaced: str | None
+
+
+class UpgraderList(_Frozen):
+    current_version: int  # the highest recorded operator version
+    upgraders: list[UpgraderView]
+    bumps: list[VersionBump]
+
+
+class UpgraderTimer(_Frozen):
+    name: str
+    operator: str
+    bump: int
+    bumped_on: date
+    replaceable_from: datetime
+    days_left: int
+
+
+class UpgraderTimers(_Frozen):
+    due: list[UpgraderTimer]  # may be replaced now
+    within: list[UpgraderTimer]  # may be replaced within the horizon
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+def _bumps(session) -> dict[int, VersionBump]:
+    b = bumps.c
+    return {r.version: VersionBump(version=r.version, bumped_on=r.bumped_on, reason=r.reason)
+            for r in session.execute(select(b.version, b.bumped_on, b.reason).order_by(b.version))}
+
+
+def _recorded(session, bump_dates: dict[int, VersionBump]) -> list[tuple[Upgrader, object]]:
+    rows = session.execute(select(upgraders).order_by(upgraders.c.operator, upgraders.c.start_version)).all()
+    out = []
+    for r in rows:
+        bump = bump_dates.get(r.end_version + 1)
+        out.append((Upgrader(name=r.name, operator=r.operator, start=r.start_version, end=r.end_version,
+                             old_schema=r.old_schema, bumped_on=bump.bumped_on if bump else None,
+                             replaced_by=r.replaced_by), r))
+    return out
+
+
+def _view(u: Upgrader, row, bump_dates: dict[int, VersionBump]) -> UpgraderView:
+    bump = bump_dates.get(u.bumped_at)
+    return UpgraderView(
+        name=u.name, operator=u.operator, start=u.start, end=u.end, old_schema=u.old_schema, bump=bump,
+        version_map_entry=version_map_entry(u.operator, u.bumped_at, u.name, u.old_schema),
+        follows_naming=u.name == default_name(u.operator, u.start, u.end),
+        replaceable_from=replaceable_from(bump.bumped_on) if bump else None,
+        replaced_by=row.replaced_by, replaced_at=row.replaced_at, added_at=row.added_at, added_by=row.added_by)
+
+
+def current_version(session) -> int:
+    return session.scalar(select(func.max(bumps.c.version))) or 0
+
+
+# --- use cases --------------------------------------------------------------------------------------
+
+
+def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bumped_on: date | None = None,
+                 reason: str | None = None, name: str | None = None, replaces: str | None = None) -> UpgraderAdded:
+    """Record that ``operator`` at the versions ``versions`` (``START-END``) has an upgrader, declared
+    by ``old_schema``, which came with the bump to END + 1 (``bumped_on``, ``reason``: needed unless
+    that bump is recorded). ``replaces``: an upgrader of the same operator this one takes over from,
+    refused (exit 1) until its bump is 180 days old."""
+    from opgov.core.names import canonical
+
+    session = ctx.session
+    op = canonical(operator)
+    known = session.scalar(select(operators.c.qualname).where(operators.c.qualname == op))
+    if known is None:
+        import difflib
+
+        names = list(session.scalars(select(operators.c.qualname)))
+        close = difflib.get_close_matches(op, names, n=3, cutoff=0.75)
+        raise BadInput(f"unknown operator {operator}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+    start, end = parse_range(versions)
+    try:
+        normalized = normalize_schema(old_schema)
+    except BadInput as exc:
+        raise BadInput(f"--old-schema: {exc.message}") from None
+    declared = schema_operator(old_schema, op.split("::", 1)[0])
+    if declared != op:
+        raise BadInput(f"--old-schema declares {declared}, not {op}")
+    name = (name or default_name(op, start, end)).strip()
+    if not name or not name.replace("_", "a").isalnum():
+        raise BadInput(f"upgrader name {name!r}: letters, digits and underscores only")
+    bump_dates = _bumps(session)
+    bump = bump_dates.get(end + 1)
+    if bump is None:
+        if bumped_on is None or not (reason or "").strip():
+            raise BadInput(f"version bump {end + 1} is not recorded: give --bumped-on DATE and --reason "
+                           "(as caffe2/versions.h writes them)")
+        earlier = [b for v, b in bump_dates.items() if v < end + 1 and b.bumped_on > bumped_on]
+        later = [b for v, b in bump_dates.items() if v > end + 1 and b.bumped_on < bumped_on]
+        if earlier or later:
+            other = (earlier or later)[0]
+            raise BadInput(f"version bump {end + 1} on {bumped_on.isoformat()} would come "
+                           f"{'before' if earlier else 'after'} bump {other.version} on {other.bumped_on.isoformat()}: "
+                           "versions go up with time")
+    elif (bumped_on is not None and bumped_on != bump.bumped_on) or (reason and reason.strip() != bump.reason):
+        raise BadInput(f"version bump {end + 1} is recorded already, on {bump.bumped_on.isoformat()} "
+                       f"({bump.reason}); leave out --bumped-on and --reason, or give the same")
+    require(ctx, "upgraders", "record upgraders")
+    recorded = _recorded(session, bump_dates)
+    for u, _ in recorded:
+        if u.name == name:
+            if (u.operator, u.start, u.end, normalize_schema(u.old_schema)) == (op, start, end, normalized) \
+                    and replaces is None:
+                return UpgraderAdded(outcome="unchanged", upgrader=_view(u, _, bump_dates), replaced=None)
+            raise PolicyRefusal(f"an upgrader named {name} is recorded already, for {u.operator} "
+                                f"versions {u.start}-{u.end}", subject=name)
+    old = None
+    if replaces is not None:
+        old = next((u for u, _ in recorded if u.name == replaces), None)
+        if old is None:
+            raise BadInput(f"unknown upgrader {replaces} (--replaces)")
+        if old.operator != op:
+            raise BadInput(f"--replaces {replaces}: it is an upgrader of {old.operator}, not {op}")
+        why = check_replace(old, ctx.now())
+        if why is not None:
+            raise PolicyRefusal(f"{replaces} may not be replaced yet: {why}", subject=replaces)
+    clash = overlapping(start, end, [u for u, _ in recorded if u.operator == op and u is not old])
+    if clash is not None:
+        raise PolicyRefusal(f"versions {start}-{end} of {op} meet those of upgrader {clash.name} "
+                            f"({clash.start}-{clash.end}); --replaces {clash.name} to take over from it",
+                            subject=op)
+    now = ctx.now()
+    if bump is None:
+        session.execute(insert(bumps).values(version=end + 1, bumped_on=bumped_on, reason=reason.strip(),
+                                             recorded_at=now, recorded_by=ctx.actor))
+        log_event(ctx, "version-bump", str(end + 1), after={"bumped_on": bumped_on.isoformat(), "reason": reason})
+    if old is not None:
+        session.execute(update(upgraders).where(upgraders.c.name == old.name)
+                        .values(replaced_by=name, replaced_at=now))
+        log_event(ctx, "upgrader-replaced", old.name, after={"replaced_by": name})
+    session.execute(insert(upgraders).values(name=name, operator=op, start_version=start, end_version=end,
+                                             old_schema=old_schema.strip(), added_at=now, added_by=ctx.actor))
+    log_event(ctx, "upgrader-added", op, after={"name": name, "versions": [start, end], "old_schema": old_schema})
+    return UpgraderAdded(outcome="added", upgrader=show_upgrader(ctx, name), replaced=old.name if old else None)
+
+
+def list_upgraders(ctx: Ctx) -> UpgraderList:
+    bump_dates = _bumps(ctx.session)
+    views = [_view(u, row, bump_dates) for u, row in _recorded(ctx.session, bump_dates)]
+    return UpgraderList(current_version=current_version(ctx.session), upgraders=views,
+                        bumps=list(bump_dates.values()))
+
+
+def show_upgrader(ctx: Ctx, name: str) -> UpgraderView:
+    bump_dates = _bumps(ctx.session)
+    recorded = _recorded(ctx.session, bump_dates)
+    for u, row in recorded:
+        if u.name == name:
+            return _view(u, row, bump_dates)
+    import difflib
+
+    close = difflib.get_close_matches(name, [u.name for u, _ in recorded], n=3, cutoff=0.6)
+    raise BadInput(f"unknown upgrader {name}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+
+
+def upgrader_timers(ctx: Ctx, *, within_days: int = 0) -> UpgraderTimers:
+    """In-force upgraders whose 180 days after their bump have passed (they may be replaced now), and
+    those whose 180 days end within ``within_days``."""
+    now = ctx.now()
+    horizon = now + timedelta(days=max(within_days, 0))
+    bump_dates = _bumps(ctx.session)
+    due, within = [], []
+    for u, _ in _recorded(ctx.session, bump_dates):
+        if u.replaced_by is not None or u.bumped_on is None:
+            continue
+        ready = replaceable_from(u.bumped_on)
+        left = max(0, math.ceil((ready - now).total_seconds() / 86400))
+        timer = UpgraderTimer(name=u.name, operator=u.operator, bump=u.bumped_at, bumped_on=u.bumped_on,
+                              replaceable_from=ready, days_left=left)
+        if ready <= now:
+            due.append(timer)
+        elif ready <= horizon:
+            within.append(timer)
+    return UpgraderTimers(due=due, within=within)
+
+
+def cover_findings(session, report, core: set[str]):
+    """``report`` (a check-bc :class:`~opgov.render.compat.CheckReport`) with each BC break of a
+    non-core operator judged against the recorded upgraders: one that adapts the operator's old
+    schema covers it (``waived``, naming the upgrader); an error gets the upgrader to add, with
+    its name and the version-map entry text."""
+    from opgov.render.compat import make_report
+
+    bump_dates = _bumps(session)
+    recorded = [u for u, _ in _recorded(session, bump_dates)]
+    version = current_version(session)
+    changed = []
+    for f in report.findings:
+        if (f.kind != "bc" or f.rule == "operator-removed" or f.operator in core or f.old_schema is None
+                or f.severity not in ("error", "waived")):
+            changed.append(f)
+            continue
+        cover = next((u for u in recorded if u.covers(f.operator, f.old_schema)), None)
+        if cover is not None:
+            bump = bump_dates.get(cover.bumped_at)
+            when = f" on {bump.bumped_on.isoformat()}" if bump else ""
+            plain = f.message.replace(f" {f.operator} is not core: if the break is intended, record an exception "
+                                      "(opgov exceptions add).", "")
+            changed.append(f.model_copy(update={
+                "severity": "waived", "upgrader": cover.name,
+                "message": f"{plain} Covered by upgrader {cover.name} (versions {cover.start}-{cover.end}, "
+                           f"version bump {cover.bumped_at}{when})."}))
+        elif f.severity == "error":
+            name, bumped_at, entry = suggest(f.operator, f.old_schema, recorded, version)
+            changed.append(f.model_copy(update={
+                "suggested_upgrader": name, "version_map_entry": entry,
+                "message": f"{f.message} Or keep old programs running: bump the operator version to {bumped_at}, "
+                           f"add upgrader {name} and the version-map entry {entry} (opgov upgraders add)."}))
+        else:
+            changed.append(f)
+    if changed == list(report.findings):
+        return report
+    summary = make_report(changed).summary
+    return report.model_copy(update={"findings": changed, "summary": summary})

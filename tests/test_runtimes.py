@@ -1,0 +1,340 @@
+"""Runtimes: what an engine implements (ExecuTorch's real kernel registries at four releases), which
+operators that gives it (torchgen's families, checked against torchgen itself), whether it runs a
+model (real exported archives), the coverage matrix, and the bad input and refusals around them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, SHARED, bad, refused
+from opgov.core.runtimes import RegistryOp, family_index, lower, parse_runtime_id, runtime_operators, version_key
+from opgov.core.errors import BadInput
+from opgov.formats.oplists import read_op_file
+
+EXECUTORCH = SHARED / "executorch"
+RELEASES = {"0.2.0": "2024-04-26", "0.5.0": "2025-01-29", "1.0.0": "2025-10-17", "1.3.0": "2026-05-26"}
+RULES = REPO / "data" / "decomps" / "export-composites.yaml"
+NOW = "2026-06-01T09:00Z"
+
+
+def _run(*argv) -> None:
+    from opgov.cli.main import run
+
+    try:
+        run([str(a) for a in argv])
+    except SystemExit as exc:
+        assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"
+
+
+@pytest.fixture(scope="module")
+def executorch_dir(shared_dir) -> Path:
+    if not all((EXECUTORCH / v / "portable-functions.yaml").is_file() for v in RELEASES):
+        pytest.skip("ExecuTorch registries not available")
+    return EXECUTORCH
+
+
+@pytest.fixture(scope="module")
+def registry_2_13(pytorch_release):
+    from opgov.formats.registry import read_registry
+
+    folder = pytorch_release("2.13.0")
+    reg = read_registry(folder / "native_functions.yaml", tags_yaml=folder / "tags.yaml")
+    return [RegistryOp(op.name, op.schema, op.kind, op.autogen_of) for op in reg.ops.values()]
+
+
+def _kernels(folder: Path, version: str) -> list[str]:
+    return list(dict.fromkeys(read_op_file(folder / version / "portable-functions.yaml").ops
+                              + read_op_file(folder / version / "optimized.yaml").ops))
+
+
+@pytest.fixture(scope="module")
+def runtimes_db(tmp_path_factory, pytorch_release, executorch_dir) -> Path:
+    """PyTorch 2.13.0, opgov's rules file, and the four ExecuTorch releases registered."""
+    path = tmp_path_factory.mktemp("runtimes") / "opgov.db"
+    url = f"sqlite:///{path}"
+    folder = pytorch_release("2.13.0")
+    _run("--db", url, "db", "upgrade", "--simulation")
+    _run("--db", url, "--now", NOW, "import", folder / "native_functions.yaml", "--tags-yaml", folder / "tags.yaml",
+         "--label", "2.13.0")
+    _run("--db", url, "--now", NOW, "decomps", "load", RULES)
+    for version, released in RELEASES.items():
+        _run("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}",
+             "--ops", executorch_dir / version / "portable-functions.yaml",
+             "--ops", executorch_dir / version / "optimized.yaml", "--released", released)
+    return path
+
+
+@pytest.fixture
+def rt(make_cli, runtimes_db, tmp_path):
+    path = tmp_path / "copy.db"
+    shutil.copyfile(runtimes_db, path)
+    return make_cli(f"sqlite:///{path}", upgrade=False)
+
+
+# --- pure logic ----------------------------------------------------------------------------------------
+
+
+def test_runtime_ids_and_versions():
+    assert str(parse_runtime_id("executorch@1.3.0")) == "executorch@1.3.0"
+    for text in ("executorch", "@1.0", "executorch@", "a b@1", "x@1@2"):
+        with pytest.raises(BadInput, match="NAME@VERSION"):
+            parse_runtime_id(text)
+    assert sorted(["1.10.0", "0.2.0", "1.3.0", "1.0.0"], key=version_key) == ["0.2.0", "1.0.0", "1.3.0", "1.10.0"]
+
+
+def test_families_agree_with_torchgen(registry_2_13, executorch_dir, torch_mod):
+    """An out= kernel gives exactly the functional (and mutable) operators torchgen groups with it,
+    and a *_copy operator gives the view torchgen pairs it with."""
+    from torchgen.gen import get_grouped_by_view_native_functions, get_grouped_native_functions, parse_native_yaml
+    from torchgen.model import NativeFunctionsGroup, NativeFunctionsViewGroup
+
+    folder = SHARED / "pytorch" / "2.13.0"
+    parsed = parse_native_yaml(str(folder / "native_functions.yaml"), str(folder / "tags.yaml"))
+    groups = {f"aten::{g.out.func.name}".replace(".default", ""): g
+              for g in get_grouped_native_functions(parsed.native_functions) if isinstance(g, NativeFunctionsGroup)}
+    views = {f"aten::{v.view_copy.func.name}": f"aten::{v.view.func.name}"
+             for v in get_grouped_by_view_native_functions(parsed.native_functions)
+             if isinstance(v, NativeFunctionsViewGroup) and v.view_copy is not None}
+    kernels = _kernels(executorch_dir, "1.3.0")
+    index = family_index(registry_2_13, kernels)
+    checked = 0
+    for kernel in kernels:
+        group = groups.get(kernel)
+        if group is None:
+            continue
+        base = kernel.split("::")[1].split(".")[0]
+        expected = {f"aten::{nf.func.name}" for nf in (group.functional, group.mutable)
+                    if nf is not None and str(nf.func.name.name.base) == base}
+        gives = {op for op, k in runtime_operators([kernel], index).items() if k == kernel and op != kernel}
+        gives -= set(views.values())
+        assert gives == {e.removesuffix(".default") for e in expected}, kernel
+        checked += 1
+    assert checked > 150
+    # the view groups: everything we pair, torchgen pairs the same way
+    assert index.view_of and all(views.get(copy) == view for copy, view in index.view_of.items())
+    has = runtime_operators(kernels, index)
+    assert has["aten::add.Tensor"] == "aten::add.out" and has["aten::max.dim"] == "aten::max.dim_max"
+    assert has["aten::permute"] == "aten::permute_copy.out" and "aten::add_.Tensor" not in has
+
+
+def test_lowering_follows_the_rules():
+    rules = {"aten::hardswish": ("aten::clamp", "aten::mul.Tensor"), "aten::clamp": ("aten::minimum", "aten::maximum"),
+             "aten::loop": ("aten::loop2",), "aten::loop2": ("aten::loop",)}
+    has = {"aten::mul.Tensor", "aten::minimum", "aten::maximum"}
+    ok = lower("aten::hardswish", has, rules)
+    assert ok.ok and ok.into == ("aten::minimum", "aten::maximum", "aten::mul.Tensor")
+    assert ok.steps == (("aten::hardswish", ("aten::clamp", "aten::mul.Tensor")),
+                        ("aten::clamp", ("aten::minimum", "aten::maximum")))
+    blocked = lower("aten::hardswish", {"aten::mul.Tensor"}, rules)
+    assert not blocked.ok and blocked.blocked == ("aten::minimum", "aten::maximum")
+    assert not lower("aten::loop", has, rules).ok
+    none = lower("aten::nope", has, rules)
+    assert not none.ok and none.steps == () and none.blocked == ("aten::nope",)
+
+
+# --- registering the four ExecuTorch releases -------------------------------------------------------
+
+
+def test_coverage_grows_release_by_release(rt, executorch_dir):
+    listed = rt.ok("runtimes", "list", "--json").json()
+    assert listed["snapshot"] == "2.13.0"
+    rows = listed["runtimes"]
+    assert [r["runtime"] for r in rows] == [f"executorch@{v}" for v in RELEASES]
+    assert [str(r["released"]) for r in rows] == list(RELEASES.values())
+    # kernels: the union of the portable and optimized registries, as written in the files
+    for r, version in zip(rows, RELEASES):
+        assert r["kernels"] == len(_kernels(executorch_dir, version))
+    core = [r["core_have"] for r in rows]
+    assert core == sorted(core) and core[0] < core[-1]
+    for before, after in zip(rows, rows[1:]):
+        assert after["previous"] == before["runtime"]
+        assert after["core_have"] - before["core_have"] == len(after["core_gained"]) - len(after["core_lost"])
+    # 1.3.0 added the portable _adaptive_avg_pool2d kernel (ExecuTorch issue 12464)
+    assert "aten::_adaptive_avg_pool2d" in rows[-1]["core_gained"]
+    text = rt.ok("runtimes", "list").out
+    for r in rows:
+        [line] = [line for line in text.splitlines() if r["runtime"] in line]
+        assert f"{r['core_have']}/{r['core_total']}" in line
+        assert (f"+{len(r['core_gained'])}" in line) == (r["previous"] is not None)
+
+
+def test_show(rt):
+    shown = rt.ok("runtimes", "show", "executorch@1.3.0", "--json").json()
+    assert shown["gives"]["aten::add.Tensor"] == "aten::add.out"
+    assert "aten::_adaptive_avg_pool2d" not in shown["core_missing"]
+    assert "dim_order_ops::_clone_dim_order.out" in shown["not_in_registry"]
+    assert [s["format"] for s in shown["sources"]] == ["kernel-yaml", "kernel-yaml"]
+    old = rt.ok("runtimes", "show", "executorch@1.0.0").out
+    assert "aten::_adaptive_avg_pool2d" in old.split("core operators it lacks")[1]
+    bad(rt, "runtimes", "show", "executorch@9.9.9", words=["unknown runtime executorch@9.9.9", "executorch@1.3.0"])
+    bad(rt, "runtimes", "show", "executorch", words=["NAME@VERSION"])
+
+
+def test_register_again_replace_and_refusals(rt, executorch_dir, tmp_path):
+    portable = executorch_dir / "1.3.0" / "portable-functions.yaml"
+    optimized = executorch_dir / "1.3.0" / "optimized.yaml"
+    again = rt.ok("runtimes", "add", "executorch@1.3.0", "--ops", portable, "--ops", optimized, "--json").json()
+    assert again["outcome"] == "unchanged"
+    refused(rt, "runtimes", "add", "executorch@1.3.0", "--ops", portable,
+            words=["executorch@1.3.0 is registered already", "--replace"])
+    replaced = rt.ok("runtimes", "add", "executorch@1.3.0", "--ops", portable, "--replace", "--json").json()
+    assert replaced["outcome"] == "replaced" and replaced["runtime"]["kernels"] == len(read_op_file(portable).ops)
+    # any of the formats: a plain list, an `opset build` output, selected operators
+    ops = tmp_path / "mine.txt"
+    ops.write_text("aten::add.out\naten::relu.out\n")
+    mine = rt.ok("runtimes", "add", "mine@1", "--ops", ops, "--json").json()["runtime"]
+    assert (mine["kernels"], mine["operators"]) == (2, 4)
+    built = tmp_path / "opset.json"
+    built.write_text(rt.ok("opset", "build", "--format", "json").out)
+    full = rt.ok("runtimes", "add", "opgov-core@2.13.0", "--ops", built, "--json").json()["runtime"]
+    assert full["core_have"] == full["core_total"]
+    # bad input: exit 2, nothing written
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("- op: add.out\n- kernels: []\n")
+    bad(rt, "runtimes", "add", "x@1", "--ops", broken, words=[f"{broken}:2:"])
+    bad(rt, "runtimes", "add", "x@1", "--ops", tmp_path / "absent.yaml", words=["no such file"])
+    bad(rt, "runtimes", "add", "x", "--ops", ops, words=["NAME@VERSION"])
+    bad(rt, "runtimes", "add", "x@1", "--ops", ops, "--released", "someday", words=["--released"])
+    archive = tmp_path / "model.pt2"
+    archive.write_bytes(b"PK\x03\x04....")
+    bad(rt, "runtimes", "add", "x@1", "--ops", archive, words=["pt2 file is not accepted here"])
+    # roles: once there are members, only maintainers register runtimes
+    rt.ok("members", "add", "alice@example.com", "--role", "maintainer")
+    rt.ok("members", "add", "dev@example.com", "--role", "developer")
+    refused(rt, "runtimes", "add", "y@1", "--ops", ops, actor="dev@example.com", words=["may not register runtimes"])
+
+
+# --- can this runtime run this model ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def net_archives(torch_mod, tmp_path_factory):
+    """A small network exported as torch.export gives it, and after its core ATen decompositions."""
+    import subprocess
+    import sys
+
+    folder = tmp_path_factory.mktemp("models")
+    for args, name in (([], "net.pt2"), (["--core-aten"], "net-core.pt2")):
+        subprocess.run([sys.executable, REPO / "scripts" / "export_example.py", *args, folder / name], check=True,
+                       capture_output=True)
+    return folder
+
+
+def test_check_model_on_a_runtime(rt, net_archives):
+    core = net_archives / "net-core.pt2"
+    # after decomposition the network needs aten::_adaptive_avg_pool2d: portable kernels from 1.3.0
+    old = rt("check-model", core, "--runtime", "executorch@1.0.0")
+    assert old.code == 1
+    assert old.out.startswith(f"executorch@1.0.0 does not run {core}: it lacks 1 of ")
+    assert "missing aten::_adaptive_avg_pool2d (core): no decomposition on record lowers it" in old.out
+    assert "earliest executorch version that runs it: executorch@1.3.0" in old.out
+    new = rt("check-model", core, "--runtime", "executorch@1.3.0", "--format", "json")
+    assert new.code == 0
+    data = new.json()
+    assert data["runs"] and data["missing"] == [] and data["earliest_version"] == "executorch@1.3.0"
+    assert data["provided"]["aten::convolution"] == "aten::convolution.out"
+    assert data["earliest_snapshot"] == "2.13.0" and data["runtimes_running"] == ["executorch@1.3.0"]
+    # as exported: composite operators the kernels lack, each with the rule that lowers it, or none
+    raw = rt("check-model", net_archives / "net.pt2", "--runtime", "executorch@1.3.0", "--format", "json")
+    assert raw.code == 1
+    missing = {m["op"]: m for m in raw.json()["missing"]}
+    assert missing["aten::conv2d"]["lowers"] and missing["aten::conv2d"]["into"] == ["aten::convolution"]
+    assert missing["aten::flatten.using_ints"]["into"] == ["aten::view"]  # executorch has view_copy
+    assert raw.json()["runs_after_lowering"] == all(m["lowers"] for m in missing.values())
+    github = rt("check-model", net_archives / "net.pt2", "--runtime", "executorch@1.3.0", "--format", "github")
+    assert "::error title=opgov runtime-missing::executorch@1.3.0 lacks aten::conv2d; lowers by aten::conv2d → " \
+           "aten::convolution" in github.out
+
+
+def test_check_model_lifecycle_and_union(rt, net_archives, tmp_path):
+    rt.ok("deprecate", "aten::hardtanh", "--reason", "test", "--replacement", "aten::clamp", now=NOW)
+    extra = tmp_path / "extra.txt"
+    extra.write_text("aten::hardtanh\n")
+    result = rt("check-model", net_archives / "net-core.pt2", extra, "--runtime", "executorch@1.3.0",
+                "--format", "json", now=NOW)
+    assert result.code == 0
+    data = result.json()
+    assert data["operators"][-1] == "aten::hardtanh" and len(data["models"]) == 2
+    [note] = data["lifecycle"]
+    assert (note["op"], note["state"], note["next_step"], note["replacement"]) == \
+        ("aten::hardtanh", "deprecating", "deprecated", "aten::clamp")
+    assert note["next_step_on"].startswith("2026-06-15")
+    text = rt("check-model", extra, "--runtime", "executorch@1.3.0", now=NOW).out
+    assert "warning aten::hardtanh is deprecating since 2026-06-01; it may become deprecated on 2026-06-15" in text
+
+
+def test_check_model_bad_input(rt, net_archives, tmp_path):
+    core = net_archives / "net-core.pt2"
+    bad(rt, "check-model", core, "--runtime", "executorch@0.1.0", words=["unknown runtime executorch@0.1.0"])
+    blob = tmp_path / "blob.pt2"
+    blob.write_bytes(b"\x00\x01garbage")
+    result = bad(rt, "check-model", blob, "--runtime", "executorch@1.3.0", words=[str(blob)])
+    assert result.err.count("\n") == 1 and "Traceback" not in result.err
+    kernels = EXECUTORCH / "1.3.0" / "optimized.yaml"
+    bad(rt, "check-model", kernels, "--runtime", "executorch@1.3.0", words=["kernel-yaml file is not accepted"])
+
+
+# --- the coverage matrix -------------------------------------------------------------------------------
+
+
+def test_coverage_matrix(rt, models_dir, tmp_path):
+    data = rt.ok("runtimes", "coverage", "--models", models_dir, "--format", "json").json()
+    names = [r["runtime"] for r in data["runtimes"]]
+    assert names == [f"executorch@{v}" for v in RELEASES]
+    listed = {r["runtime"]: r for r in rt.ok("runtimes", "list", "--json").json()["runtimes"]}
+    core_ops = {e["op"] for e in json.loads(rt.ok("opset", "build", "--format", "json").out)["operators"]
+                if e["why"] == "core"}
+    assert {row["op"] for row in data["operators"]} == core_ops
+    for i, r in enumerate(data["runtimes"]):
+        assert r["core_have"] == listed[r["runtime"]]["core_have"]
+        assert r["core_have"] == sum(row["kernels"][r["runtime"]] is not None for row in data["operators"])
+        assert set(r["models_run"]) == {m["model"] for m in data["models"] if not m["missing"][r["runtime"]]}
+        assert r["models_total"] == 43
+    runs = [len(r["models_run"]) for r in data["runtimes"]]
+    assert runs == sorted(runs) and runs[0] < runs[-1]
+    alexnet = next(m for m in data["models"] if m["model"] == "torchvision#alexnet")
+    assert alexnet["missing"]["executorch@1.0.0"] == ["aten::_adaptive_avg_pool2d"]
+    assert alexnet["missing"]["executorch@1.3.0"] == []
+    md = rt.ok("runtimes", "coverage", "--models", models_dir, "--format", "md").out
+    assert md.startswith("# Core ATen coverage by runtime (snapshot 2.13.0)")
+    assert "| torchvision#alexnet | lacks aten::_adaptive_avg_pool2d | lacks aten::_adaptive_avg_pool2d | " \
+           "lacks aten::_adaptive_avg_pool2d | runs |" in md
+    assert "| aten::add.Tensor | add.out | add.out | add.out | add.out |" in md
+    out = tmp_path / "matrix.md"
+    assert rt.ok("runtimes", "coverage", "--models", models_dir, "--format", "md", "--out", out).out == f"wrote {out}\n"
+    assert out.read_text() == md
+    # as exported, every model names composite operators (aten::linear, aten::conv2d, ...) that no
+    # out= kernel gives: none runs before torch.export's decompositions
+    exported = rt.ok("runtimes", "coverage", "--models", models_dir, "--stage", "exported", "--format", "json").json()
+    assert exported["stage"] == "exported" and all(r["models_run"] == [] for r in exported["runtimes"])
+    bad(rt, "runtimes", "coverage", "--models", tmp_path / "none", words=["no such corpus"])
+
+
+# --- both databases ----------------------------------------------------------------------------------
+
+
+def test_on_sqlite_and_postgres(make_cli, any_db_url, tmp_path):
+    """Registering, listing and checking run on a Core connection on both databases; an autogen-declared
+    out= variant (no schema of its own) gives the entry that declares it."""
+    from conftest import SAMPLE
+
+    cli = make_cli(any_db_url)
+    cli.ok("import", SAMPLE / "native_functions.v2.yaml", "--tags-yaml", SAMPLE / "tags.yaml", "--label", "v2")
+    kernels = tmp_path / "kernels.yaml"
+    kernels.write_text("- op: add.out\n  kernels: []\n- op: _adaptive_avg_pool3d.out\n")
+    added = cli.ok("runtimes", "add", "tiny@0.1", "--ops", kernels, "--released", "2026-01-01", "--json").json()
+    assert added["outcome"] == "added" and added["runtime"]["kernels"] == 2
+    shown = cli.ok("runtimes", "show", "tiny@0.1", "--json").json()
+    assert shown["gives"] == {"aten::_adaptive_avg_pool3d": "aten::_adaptive_avg_pool3d.out",
+                              "aten::add.Tensor": "aten::add.out"}
+    model = tmp_path / "model.txt"
+    model.write_text("aten::add.Tensor\naten::_adaptive_avg_pool3d\n")
+    assert cli("check-model", model, "--runtime", "tiny@0.1").code == 0
+    model.write_text("aten::add.Tensor\naten::relu\n")
+    result = cli("check-model", model, "--runtime", "tiny@0.1", "--format", "json")
+    assert result.code == 1 and [m["op"] for m in result.json()["missing"]] == ["aten::relu"]
+    assert [e["action"] for e in cli.ok("log", "--json").json()][-1] == "runtime-added"
