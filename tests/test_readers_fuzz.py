@@ -75,19 +75,19 @@ def _decisions(path):
 
 
 def _rules(path):
-    from opgov.core.decomps import load_rules_file
+    from opgov.formats.rules import load_rules_file
 
     return load_rules_file(path)
 
 
 def _corpus(path):
-    from opgov.core.corpus import load_corpus
+    from opgov.formats.corpus import load_corpus
 
     return load_corpus(path)
 
 
 def _model_ops(path):
-    from opgov.core.corpus import resolve_model_ops
+    from opgov.formats.corpus import resolve_model_ops
 
     return resolve_model_ops(str(path))
 

@@ -27,7 +27,7 @@ def _tags(path):
 
 
 def _tags_for_sync(path):
-    from opgov.core.yamlsync import ensure_tags_declared
+    from opgov.formats.tags import ensure_tags_declared
 
     return ensure_tags_declared(open(path, encoding="utf-8").read(), ["core"], path=str(path))
 

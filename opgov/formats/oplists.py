@@ -82,7 +82,7 @@ def read_op_file(path: str | Path, *, accept: Sequence[str] = FORMATS) -> OpList
     elif fmt == "opset-text":
         ops = _read_opset_text(text, name)
     else:
-        from opgov.core.corpus import resolve_model_ops
+        from opgov.formats.corpus import resolve_model_ops
 
         ops = resolve_model_ops(name)
     if not ops:
@@ -94,7 +94,7 @@ def read_model_specs(specs: str | Sequence[str], *, corpora_dir: Path | None = N
                      accept: Sequence[str] = MODEL_FORMATS) -> list[OpList]:
     """One :class:`OpList` per spec: a file (:func:`read_op_file`), or ``CORPUS#model[@stage]`` (a
     model of a corpus, :func:`opgov.core.corpus.resolve_model_ops`)."""
-    from opgov.core.corpus import resolve_model_ops
+    from opgov.formats.corpus import resolve_model_ops
 
     if isinstance(specs, str):
         specs = [specs]

@@ -371,7 +371,8 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     ``*_ops.json`` corpora), which models each runtime runs, using the models' operators at
     ``stage`` (``core-aten``: after torch.export's default decompositions, as an edge runtime
     receives them; ``exported``: as exported)."""
-    from opgov.core.corpus import STAGES, load_corpus, merge_models
+    from opgov.core.corpus import STAGES, merge_models
+    from opgov.formats.corpus import load_corpus
 
     if stage not in STAGES:
         raise BadInput(f"unknown stage {stage!r} ({' or '.join(STAGES)})")
