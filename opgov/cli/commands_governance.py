@@ -216,6 +216,8 @@ def _stepped(result: dict, json_out: bool) -> None:
         return
     say(f"{result['operator']}: {result['from']} → {result['to']}"
         + (f" (replacement {result['replacement']})" if result.get("replacement") and result["to"] == "deprecating" else ""))
+    if result.get("family"):
+        say(f"  with its family: {', '.join(result['family'])}")
     if result.get("next"):
         say(f"  can become {result['next']['to']} from {result['next']['possible_from'][:16].replace('T', ' ')} UTC")
 

@@ -67,15 +67,19 @@ def desired_state(ctx: Ctx) -> dict[str, Desired]:
     from opgov.core.yamlsync import Desired
 
     ops = tables.operators.c
-    rows = ctx.session.execute(select(ops.name, ops.overload, ops.schema, ops.category, ops.lifecycle)
+    rows = ctx.session.execute(select(ops.qualname, ops.name, ops.overload, ops.schema, ops.category,
+                                      ops.lifecycle, ops.autogen_of)
                                .where(ops.namespace == "aten")
                                .where(or_(ops.present, ops.lifecycle == "deleted"))).all()
+    lifecycles = {row.qualname: row.lifecycle for row in rows}
     desired: dict[str, Desired] = {}
     core, none = frozenset({"core"}), frozenset()
-    for name, overload, schema, category, lifecycle in rows:
+    for _, name, overload, schema, category, lifecycle, autogen_of in rows:
         func_name = f"{name}.{overload}" if overload else name
         tags = core if category == "core" else none
-        if lifecycle in LIFECYCLE_TAGS:
+        # an operator only autogen: declares moves with its declaring entry (a family moves
+        # together), whose tag speaks for it
+        if lifecycle in LIFECYCLE_TAGS and not (schema is None and lifecycles.get(autogen_of) == lifecycle):
             tags = tags | {LIFECYCLE_TAGS[lifecycle]}
         desired[func_name] = Desired(func_name, schema, tags, delete=lifecycle == "deleted")
     return desired
