@@ -87,7 +87,8 @@ def _proposed(view: dict, json_out: bool) -> None:
         print_json(view)
     else:
         what = view["kind"] + (f" into {', '.join(view['targets'])}" if view["targets"] else "")
-        say(f"proposal {view['id']}: {view['operator']} → {what} (needs {view['quorum']} approvals)")
+        say(f"proposal {view['id']}: {view['operator']} → {what} (needs {view['quorum']} approvals)"
+            + (f"; confirms its category {view['confirms']}" if view.get("confirms") else ""))
 
 
 @app.command("propose-core")

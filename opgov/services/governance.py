@@ -119,10 +119,11 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
         article = "an" if op.kind[0] in "aeiou" else "a"  # an inplace / an out / a mutable / a scratch
         raise PolicyRefusal(f"{op.qualname} is {article} {op.kind} variant; categories are decided for functional "
                             "operators only (core holds only functional operators)")
+    # A category the import placed (the yaml tag, the heuristic) awaits the committee: a proposal
+    # may confirm it, which records a decision and takes the operator off the review queue. A
+    # category the committee decided cannot be proposed again.
     if op.category == category and op.category_source == "decision":
-        raise PolicyRefusal(f"{op.qualname} is already {category}")
-    if op.category == category and kind != "decompose":
-        raise PolicyRefusal(f"{op.qualname} is already {category}")
+        raise PolicyRefusal(f"{op.qualname} is already {category} (decided)")
     open_same = session.scalars(select(Proposal).where(Proposal.operator_id == op.id, Proposal.kind == kind,
                                                        Proposal.status == "open")).first()
     if open_same is not None:
@@ -138,14 +139,18 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
             resolved.append(target_op.qualname)
     elif targets:
         raise BadInput("--into applies only to propose-decompose")
+    confirms = op.category == category  # the category the import placed, awaiting the committee
     refuse_if_breaks(session, _changes(op, kind, resolved), what=f"proposal {kind} for {op.qualname}")
     proposal = Proposal(operator_id=op.id, kind=kind, targets=resolved, rationale=rationale, proposer=ctx.actor,
                         created_at=ctx.now(), status="open")
     session.add(proposal)
     session.flush()
-    log_event(ctx, "proposal.open", op.qualname, after={"proposal": proposal.id, "kind": kind, "targets": resolved},
-              reason=rationale)
-    return proposal_view(proposal, get_int_setting(session, "quorum"))
+    log_event(ctx, "proposal.open", op.qualname, after={"proposal": proposal.id, "kind": kind, "targets": resolved,
+                                                        "confirms": confirms}, reason=rationale)
+    view = proposal_view(proposal, get_int_setting(session, "quorum"))
+    if confirms:
+        view["confirms"] = f"{op.category} ({op.category_source})"
+    return view
 
 
 def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> dict[str, Any]:
