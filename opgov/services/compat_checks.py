@@ -96,6 +96,62 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int) -> dict
     return dict(Counter(f.severity for f in report.findings))
 
 
+def exceptions_in_force(session, when) -> list:
+    """The exceptions recorded by ``when`` and not removed by then (expiry is judged by the
+    policy on ``when``'s date)."""
+    from opgov.core.compat import BcException as Rule
+
+    e = tables.bc_exceptions.c
+    rows = session.execute(select(e.pattern, e.reason, e.created_by, e.expires_on, e.created_at, e.removed_at)
+                           .order_by(e.id)).all()
+    return [Rule(pattern=r.pattern, reason=r.reason, created_by=r.created_by, expires_on=r.expires_on)
+            for r in rows if _naive(r.created_at) <= _naive(when)
+            and (r.removed_at is None or _naive(r.removed_at) > _naive(when))]
+
+
+def _naive(moment):
+    """Compare stored and given times alike (SQLite returns naive UTC datetimes)."""
+    from datetime import timezone
+
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo is not None else moment
+
+
+# the sentences apply_policy appends to a rule's message (see opgov.core.compat.apply_policy)
+_POLICY_MARKERS = (" Waived by exception ", " Exception '", " Exception \"",
+                   " Remove operators through the deprecation lifecycle")
+
+
+def judge_stored(session, rows, when) -> list[tuple[str, str]]:
+    """(severity, message) of stored import findings judged now: against the exceptions in force
+    at ``when`` and today's core operators, as ``check-bc`` judges. ``rows`` have
+    ``base_snapshot_id, operator, kind, rule, severity, message``. A finding stored as info (a new
+    operator, a completed deletion) or warning (FC) keeps its severity; a BC break of a core
+    operator stays an error; another BC break is waived while an exception covers it."""
+    from opgov.core import compat
+
+    exceptions = exceptions_in_force(session, when)
+    today = when.date()
+    core_of: dict[int, set[str]] = {}
+    out: list[tuple[str, str]] = []
+    for r in rows:
+        if r.kind != compat.BC or r.severity not in ("error", "waived"):
+            out.append((r.severity, r.message))
+            continue
+        if r.base_snapshot_id not in core_of:
+            core_of[r.base_snapshot_id] = snapshot_side(session, r.base_snapshot_id).core
+        core = core_of[r.base_snapshot_id]
+        if r.operator in core and r.severity == "error":
+            out.append((r.severity, r.message))
+            continue
+        cuts = [i for i in (r.message.find(m) for m in (*_POLICY_MARKERS, f" {r.operator} is not core: ",
+                                                         f" {r.operator} is a core ATen operator: ")) if i >= 0]
+        raw = r.message[:min(cuts)] if cuts else r.message
+        [judged] = compat.apply_policy([compat.RawFinding(r.operator, r.kind, r.rule, raw, None, None)],
+                                       core=core, exceptions=exceptions, today=today)
+        out.append((judged.severity, judged.message))
+    return out
+
+
 def snapshot_side(session, snapshot_id: int) -> Side:
     """One snapshot as a side of a comparison (Core only)."""
     op, entry, snap = tables.operators.c, tables.snapshot_entries.c, tables.snapshots.c

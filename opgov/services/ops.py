@@ -68,10 +68,14 @@ def show_op(ctx: Ctx, name: str) -> dict[str, Any]:
                  for s in session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
                                           .order_by(LifecycleStep.at, LifecycleStep.id))]
     labels = {s.id: s.label for s in snapshots}
-    findings = [{"snapshot": labels.get(f.snapshot_id), "kind": f.kind, "rule": f.rule, "severity": f.severity,
-                 "message": f.message, "old_schema": f.old_schema, "new_schema": f.new_schema}
-                for f in session.scalars(select(Finding).where(Finding.operator == op.qualname)
-                                         .order_by(Finding.snapshot_id, Finding.id))]
+    from opgov.services.compat_checks import judge_stored
+
+    stored = session.scalars(select(Finding).where(Finding.operator == op.qualname)
+                             .order_by(Finding.snapshot_id, Finding.id)).all()
+    # judged now, against the exceptions in force now (as check-bc judges)
+    findings = [{"snapshot": labels.get(f.snapshot_id), "kind": f.kind, "rule": f.rule, "severity": severity,
+                 "message": message, "old_schema": f.old_schema, "new_schema": f.new_schema}
+                for f, (severity, message) in zip(stored, judge_stored(session, stored, ctx.now()))]
     return {**op_summary(op), "lifecycle_since": op.lifecycle_since.isoformat() if op.lifecycle_since else None,
             "first_seen": labels.get(op.first_snapshot_id), "last_seen": labels.get(op.last_snapshot_id),
             "history": history, "decisions": decisions, "proposals": proposals, "lifecycle_steps": lifecycle,

@@ -157,7 +157,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
         elif due.due_at <= as_of + timedelta(days=SOON_DAYS):
             due_soon.append(item)
 
-    findings = _findings(ctx, in_period, snapshots)
+    findings = _findings(ctx, in_period, snapshots, as_of)
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
 
     today = as_of.date()
@@ -242,20 +242,25 @@ def _proposals(ctx: Ctx, by_id, since: datetime, as_of: datetime) -> tuple[list,
     return opened, decided
 
 
-def _findings(ctx: Ctx, in_period: list, snapshots: list) -> list[CompatFinding]:
+def _findings(ctx: Ctx, in_period: list, snapshots: list, as_of: datetime) -> list[CompatFinding]:
     """BC/FC findings of the imports in the period (new operators go to the review queue instead),
     in import order and by operator; the report puts errors first."""
     if not in_period:
         return []
     order = {s.id: i for i, s in enumerate(snapshots)}
     labels = {s.id: s.label for s in snapshots}
-    rows = ctx.session.execute(select(Finding.snapshot_id, Finding.operator, Finding.kind, Finding.rule,
-                                      Finding.severity, Finding.message)
+    from opgov.services.compat_checks import judge_stored
+
+    rows = ctx.session.execute(select(Finding.snapshot_id, Finding.base_snapshot_id, Finding.operator, Finding.kind,
+                                      Finding.rule, Finding.severity, Finding.message)
                                .where(Finding.snapshot_id.in_([s.id for s in in_period]), Finding.kind != "new")).all()
     rows.sort(key=lambda r: (order[r.snapshot_id], r.operator, r.rule))
+    # judged as of the report's day: an exception in force then (even one recorded after the
+    # import) waives the break, as check-bc says
+    judged = judge_stored(ctx.session, rows, as_of)
     return [CompatFinding(snapshot=labels[r.snapshot_id], operator=r.operator, kind=r.kind, rule=r.rule,
-                          severity=r.severity if r.severity in SEVERITIES else "info", message=r.message)
-            for r in rows]
+                          severity=severity if severity in SEVERITIES else "info", message=message)
+            for r, (severity, message) in zip(rows, judged)]
 
 
 def _removed(ctx: Ctx, in_period: list, snapshots: list, by_id, by_name, deleted_at) -> list[RemovedOp]:
