@@ -354,7 +354,10 @@ def check_model(ctx: Ctx, spec: str, *, runtime: str | None = None):
         known.append(name)
         if name in used:
             state[name] = OpState(category, lifecycle, since if lifecycle == "deprecating" else None, replacement)
-    labels = dict(session.execute(select(snapshots.c.id, snapshots.c.label).order_by(snapshots.c.id)).all())
+    from opgov.services.common import history_order
+
+    labels = {r.id: r.label for r in history_order(session.execute(
+        select(snapshots.c.id, snapshots.c.label, snapshots.c.stats)).all())}
     if runtime is not None and runtime not in labels.values():
         raise BadInput(f"unknown snapshot {runtime!r} (known: {', '.join(labels.values()) or 'none'})")
     # which snapshots hold each operator the model uses: one query, not one per snapshot

@@ -38,15 +38,19 @@ def list_ops(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = N
 def show_op(ctx: Ctx, name: str) -> dict[str, Any]:
     session = ctx.session
     op = find_operator(session, name)
-    snapshots = session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at)
-                                .order_by(Snapshot.id)).all()
+    from opgov.services.common import history_order
+
+    # in the order of history: a release stored with import --historical in its place
+    snapshots = history_order(session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at,
+                                                     Snapshot.stats)).all())
     entries = {e.snapshot_id: e for e in session.scalars(
         select(SnapshotEntry).where(SnapshotEntry.operator_id == op.id))}
-    history, previous = [], None
+    history, previous, started = [], None, False
     for snap in snapshots:
-        if snap.id < op.first_snapshot_id:
-            continue
         entry = entries.get(snap.id)
+        started = started or entry is not None or snap.id == op.first_snapshot_id
+        if not started:  # before the operator's first snapshot in history
+            continue
         schema = entry.schema if entry else None
         history.append({"snapshot": snap.label, "imported_at": snap.imported_at.isoformat(),
                         "present": entry is not None, "schema": schema, "line": entry.line if entry else None,

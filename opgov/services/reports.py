@@ -90,7 +90,11 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     as_of = as_of or ctx.now()
     since, as_of = report_period(as_of, since)
 
-    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id)) if s.imported_at <= as_of]
+    from opgov.services.common import is_historical, latest_snapshot_id
+
+    # the imports up to as_of; a release stored with --historical is history, not an import of the week
+    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id))
+                 if s.imported_at <= as_of and not is_historical(s.stats)]
     snap_by_id = {s.id: s for s in snapshots}
     in_period = [s for s in snapshots if since < s.imported_at]
     ops = [_Op(*row) for row in session.execute(select(
@@ -100,7 +104,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     by_name = {op.qualname: op for op in ops}
 
     # Operators in the yaml at as_of: those of the latest snapshot imported by then.
-    latest_id = session.scalar(select(Snapshot.id).order_by(Snapshot.id.desc()).limit(1))
+    latest_id = latest_snapshot_id(session)
     if not snapshots:
         present: set[int] = set()
     elif snapshots[-1].id == latest_id:
