@@ -188,10 +188,13 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
         states[state_at(op_id)] += 1
     opset_now = OpsetNow(categories=CategoryCounts(**{c: categories[c] for c in CATEGORIES}),
                          lifecycle=LifecycleCounts(**states))
+    # Each snapshot's categories when it was imported; the latest one's as of the report's day
+    # (decisions since its import included), so the trend ends where opset_now and `ops list` are.
     trend = [TrendPoint(label=s.label, imported_at=s.imported_at,
-                        categories=CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
-                                                     for c in CATEGORIES}))
-             for s in snapshots]
+                        categories=(opset_now.categories if i == len(snapshots) - 1 else
+                                    CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
+                                                      for c in CATEGORIES})))
+             for i, s in enumerate(snapshots)]
     return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov {__version__} for {ctx.actor}",
                         soon_days=SOON_DAYS, review_queue=tuple(review_queue), proposals_open=tuple(proposals_open),
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
