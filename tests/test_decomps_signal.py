@@ -76,3 +76,13 @@ def test_2_0_0_models_need_full_like(make_cli, tmp_path, pytorch_release, models
     warnings = [line for line in github if line.startswith("::warning ")]
     assert len(warnings) == 10 and "summary" in warnings[-1]
     assert len(findings(cli, "--models", models_dir)["model-op-uncovered"]) > 10
+
+
+def test_decisions_load_says_which_rules_end_outside_core(make_cli, tmp_path, pytorch_release):
+    cli = imported(make_cli, tmp_path, pytorch_release("2.13.0"), "2.13.0")
+    loaded = cli.ok("decisions", "load", DECISIONS, "--json").json()
+    assert len(loaded["decomposition_errors"]) == 3
+    assert any("aten::mish → aten::softplus" in e for e in loaded["decomposition_errors"])
+    cli.ok("decomps", "load", RULES)
+    again = cli.ok("decisions", "load", DECISIONS, "--json").json()
+    assert again["decomposition_errors"] == []

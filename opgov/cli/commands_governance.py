@@ -209,6 +209,11 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
         + (f" ({result['already_recorded']} were already recorded)" if result["already_recorded"] else "")
         + (f"; {len(result['superseded'])} on record only, superseded by a newer snapshot that tags the operator "
            f"core: {', '.join(result['superseded'])}" if result["superseded"] else ""))
+    if not json_out and result.get("decomposition_errors"):
+        errors = result["decomposition_errors"]
+        say(f"{len(errors)} of these rules end in operators that are neither core nor decomposed, e.g. {errors[0]}; "
+            "give those operators rules (`opgov decomps load`; for the 2023 review: data/decomps/export-composites.yaml) and run "
+            "`opgov check-decomps`")
 
 
 def _stepped(result: dict, json_out: bool) -> None:

@@ -309,6 +309,18 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
                                         "decided_at": record.decided_at.isoformat(), "note": note},
                   reason=record.rationale)
         loaded += 1
+    # Historical decisions are facts: their rules are recorded even when they end in non-core
+    # operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
+    # rather than leave it for check-decomps to find.
+    from opgov.core.decomps import check
+    from opgov.services.decompositions import current_rules, implicit_operators, registry_state
+
+    session.flush()
+    ruled = {r.op for r in records if r.category == "decomposable"}
+    categories, lifecycle, _ = registry_state(session)
+    errors = [v.message for v in check(current_rules(session), categories, lifecycle,
+                                       implicit=implicit_operators(session))
+              if v.severity == "error" and v.operator in ruled]
     return {"file": path, "decisions": len(records), "recorded": loaded, "already_recorded": len(records) - loaded,
-            "superseded": superseded}
+            "superseded": superseded, "decomposition_errors": errors}
 
