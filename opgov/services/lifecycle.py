@@ -54,8 +54,9 @@ def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement
     """Move ``op`` and its whole family (see :func:`family`) to ``to_state`` together, with one
     timer: every member is checked before any moves, and a refusal names the member."""
     now = ctx.now()
-    # a member already there (moved alone by an older opgov) keeps its own timer
-    members = [op] + [m for m in family(ctx.session, op, lock=True)[1:] if m.lifecycle != to_state]
+    # a member already there (moved alone by an older opgov) keeps its own timer; a deleted one is done
+    members = [op] + [m for m in family(ctx.session, op, lock=True)[1:]
+                      if m.lifecycle != to_state and m.lifecycle != "deleted"]
     for member in members:
         problem = check_step(member.lifecycle, to_state, member.lifecycle_since, now, periods(ctx))
         if problem:
