@@ -87,7 +87,8 @@ def _proposed(view, json_out: bool) -> None:
         print_json(view)
     else:
         what = view.kind + (f" into {', '.join(view.targets)}" if view.targets else "")
-        say(f"proposal {view.id}: {view.operator} → {what} (needs {view.quorum} approvals)")
+        say(f"proposal {view.id}: {view.operator} → {what} (needs {view.quorum} approvals)"
+            + (f"; confirms its category {view.confirms}" if view.confirms else ""))
 
 
 @app.command("propose-core")
@@ -220,6 +221,11 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")
         + (f"; {len(result.superseded)} on record only, superseded by a newer snapshot that tags the operator "
            f"core: {', '.join(result.superseded)}" if result.superseded else ""))
+    if not json_out and result.decomposition_errors:
+        errors = result.decomposition_errors
+        say(f"{len(errors)} of these rules end in operators that are neither core nor decomposed, e.g. {errors[0]}; "
+            "give those operators rules (`opgov decomps load`; for the 2023 review: data/decomps/export-composites.yaml) and run "
+            "`opgov check-decomps`")
 
 
 def _stepped(result, json_out: bool) -> None:
@@ -228,6 +234,8 @@ def _stepped(result, json_out: bool) -> None:
         return
     say(f"{result.operator}: {result.from_state} → {result.to_state}"
         + (f" (replacement {result.replacement})" if result.replacement and result.to_state == "deprecating" else ""))
+    if result.family:
+        say(f"  with its family: {', '.join(result.family)}")
     if result.next:
         say(f"  can become {result.next.to} from {minute(result.next.possible_from)} UTC")
 

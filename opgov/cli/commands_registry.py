@@ -57,9 +57,15 @@ def import_cmd(
     native_functions_yaml: str = typer.Argument(..., metavar="NATIVE_FUNCTIONS_YAML"),
     label: str = typer.Option(..., "--label", help="Name of this snapshot, e.g. 2.13.0."),
     tags_yaml: Optional[str] = typer.Option(None, "--tags-yaml", help="Check every tag is declared here."),
+    historical: bool = typer.Option(False, "--historical",
+                                    help="Store an older release (by its label as a version) in its place in "
+                                         "history, without making it the latest."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Record a snapshot: operators added, removed and schema-changed since the previous one."""
+    """Record a snapshot: operators added, removed and schema-changed since the previous one.
+
+    An older release than the latest snapshot (labels compared as versions) is refused unless
+    --historical is given."""
     from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
@@ -75,13 +81,17 @@ def import_cmd(
     try:
         with command(write=True, orm=False) as ctx:
             result = import_snapshot(ctx, native_functions_yaml, label=label, tags_yaml=tags_yaml,
-                                     registry=reading.result(),
+                                     registry=reading.result(), historical=historical,
                                      progress=(lambda m: status.update(m)) if status else None)
     finally:
         if status:
             status.stop()
     if json_out:
         print_json(result)
+        return
+    if result.historical:
+        say(f"snapshot {result.label}: {result.operators} operators, stored in its place in history "
+            "(the latest snapshot stays the latest; no findings)")
         return
     if result.unchanged_file:
         say(f"snapshot {result.label} was already imported with identical content: no changes")

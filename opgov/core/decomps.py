@@ -17,7 +17,7 @@ would this proposal introduce?" so that a governance service can refuse it with 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opgov.core.errors import BadInput
 from opgov.core.vocab import Category, Lifecycle, Severity
@@ -96,10 +96,25 @@ CHECKS: dict[str, CheckInfo] = {c.id: c for c in (
     CheckInfo("decomp-target-deprecated", "error", "A rule targets a deprecated or deleted operator."),
     CheckInfo("decomp-target-deprecating", "warning", "A rule targets an operator that is being deprecated."),
     CheckInfo("decomp-target-unknown", "error", "A rule targets an operator the registry does not know."),
+    CheckInfo("decomp-target-not-core", "warning",
+              "A rule's targets are not all core: one reaches core only through a CompositeImplicitAutograd "
+              "kernel, whose own targets no rule records."),
     CheckInfo("core-decomposed", "warning", "Drift: a core operator has a decomposition rule."),
+    CheckInfo("core-not-functional", "warning",
+              "Drift: a core operator that is not functional (in-place, out= or mutable); the core opset holds "
+              "functional operators only, since functionalization removes the others."),
+    CheckInfo("core-composite-implicit", "warning",
+              "Drift: a core operator whose kernel is CompositeImplicitAutograd: torch.export decomposes it "
+              "unless the decomposition table keeps it (pytorch/pytorch#116684)."),
     CheckInfo("core-tag-mismatch", "warning",
               "Drift: the `core` tag in native_functions.yaml disagrees with the category."),
-    CheckInfo("decomposable-without-rule", "warning", "Drift: a decomposable operator has no rule."),
+    CheckInfo("decomposable-without-rule", "warning",
+              "Drift: a decomposable operator has no rule and no CompositeImplicitAutograd kernel "
+              "(such a kernel is a decomposition)."),
+    CheckInfo("model-op-uncovered", "warning",
+              "Drift: an operator real models use is neither core nor decomposed (no rule, no "
+              "CompositeImplicitAutograd kernel), so a core-only backend cannot run them "
+              "(pytorch/pytorch#139617)."),
 )}
 
 
@@ -109,6 +124,10 @@ class _Graph:
     categories: Mapping[str, str]
     lifecycle: Mapping[str, str]
     tagged: Mapping[str, bool]
+    implicit: frozenset[str] = frozenset()
+    kinds: Mapping[str, str] = field(default_factory=dict)
+    used_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    no_tensor: frozenset[str] = frozenset()
 
     def category(self, op: str) -> str:
         if op in self.categories:
@@ -117,6 +136,22 @@ class _Graph:
 
     def known(self, op: str) -> bool:
         return op in self.categories or op in self.lifecycle
+
+    def live(self, op: str) -> bool:
+        return self.lifecycle.get(op) != "deleted"
+
+    def decomposes(self, op: str) -> bool:
+        """Something decomposes ``op``: a rule, or its CompositeImplicitAutograd kernel."""
+        return op in self.rules or op in self.implicit
+
+    def functional_form(self, op: str) -> str | None:
+        """The functional sibling of an in-place operator (``relu_`` → ``relu``), if known."""
+        if self.kinds.get(op) != "inplace":
+            return None
+        ns, _, rest = op.partition("::")
+        name, dot, overload = rest.partition(".")
+        sibling = f"{ns}::{name.rstrip('_')}{dot}{overload}"
+        return sibling if sibling != op and self.known(sibling) else None
 
 
 def _violation(rule: str, operator: str, message: str, path: Sequence[str] = (), subject: str = "") -> Violation:
@@ -136,7 +171,9 @@ def check_reaches_core(g: _Graph) -> list[Violation]:
     leaves. (A heuristic category of a fresh import, e.g. ``custom`` for ``aten::mish``, does not
     exempt its rule.) Core operators are leaves; their own rules are ``core-decomposed`` drift.
     A core target is a leaf (decomposition stops there); a non-core target with a rule is
-    followed; a non-core target without one is reported, with the first path found to it.
+    followed; a non-core target whose CompositeImplicitAutograd kernel decomposes it is not an
+    error (``decomp-target-not-core`` notes it); any other non-core target is reported, with the
+    first path found to it.
     One finding per (operator, bad leaf).
     """
     out: list[Violation] = []
@@ -166,6 +203,8 @@ def _bad_leaves(op: str, g: _Graph) -> list[tuple[str, tuple[str, ...]]]:
                 if target not in visited:
                     visited.add(target)
                     walk(target, here)
+            elif target in g.implicit:
+                continue  # its kernel decomposes it: decomp-target-not-core says so
             elif target not in found:
                 found[target] = here
 
@@ -271,6 +310,68 @@ def check_targets(g: _Graph) -> list[Violation]:
     return out
 
 
+def check_targets_core(g: _Graph) -> list[Violation]:
+    """``decomp-target-not-core``: a rule's target that is not core and that only its
+    CompositeImplicitAutograd kernel decomposes (a target with a rule of its own is followed by
+    ``decomp-reaches-non-core``; one with neither is an error there). One finding per rule,
+    naming every such target."""
+    out: list[Violation] = []
+    for op in sorted(g.rules):
+        if not g.live(op) or g.category(op) == CORE:
+            continue
+        opaque = [t for t in g.rules[op] if g.category(t) != CORE and t not in g.rules and t in g.implicit]
+        if opaque:
+            out.append(_violation(
+                "decomp-target-not-core", op,
+                f"{op} decomposes into {', '.join(opaque)}, not core: only "
+                f"{'its' if len(opaque) == 1 else 'their'} CompositeImplicitAutograd kernel decomposes "
+                f"{'it' if len(opaque) == 1 else 'them'} further (give {'it' if len(opaque) == 1 else 'them'} "
+                "a rule, or target core operators)", (op, *opaque), ",".join(opaque)))
+    return out
+
+
+def check_core_functional(g: _Graph) -> list[Violation]:
+    """``core-not-functional``: core holds functional operators only (functionalization turns
+    in-place and out= variants into their functional form before a backend sees them)."""
+    return [_violation("core-not-functional", op,
+                       f"{op} is core but {_article(g.kinds[op])} {g.kinds[op]} operator: core holds functional "
+                       "operators only (functionalization removes the others)")
+            for op in sorted(g.categories) if g.categories[op] == CORE and g.live(op)
+            and g.kinds.get(op, "functional") != "functional"]
+
+
+def _article(kind: str) -> str:
+    return "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
+def check_core_implicit(g: _Graph) -> list[Violation]:
+    """``core-composite-implicit``: a core operator whose kernel is CompositeImplicitAutograd
+    is decomposed by torch.export unless the decomposition table keeps it (pytorch#116684).
+    Operators that return no tensor (``sym_size.int``) are left out: tracing records those
+    symbolic queries as they are."""
+    return [_violation("core-composite-implicit", op,
+                       f"{op} is core but its kernel is CompositeImplicitAutograd: torch.export decomposes it "
+                       "unless the decomposition table keeps it")
+            for op in sorted(g.implicit - g.no_tensor) if g.category(op) == CORE and g.live(op)]
+
+
+def check_model_ops(g: _Graph) -> list[Violation]:
+    """``model-op-uncovered``: an operator real models use that is neither core nor decomposed."""
+    out: list[Violation] = []
+    for op in sorted(g.used_by):
+        if g.category(op) == CORE or g.decomposes(op) or not g.known(op) or not g.live(op):
+            continue
+        functional = g.functional_form(op)  # functionalization turns it into its functional form
+        if functional is not None and (g.category(functional) == CORE or g.decomposes(functional)):
+            continue
+        models = g.used_by[op]
+        shown = ", ".join(models[:3]) + (f" and {len(models) - 3} more" if len(models) > 3 else "")
+        out.append(_violation("model-op-uncovered", op,
+                              f"{op} is used by {len(models)} model(s) ({shown}) but is neither core nor "
+                              f"decomposed ({g.category(op)}, no rule)"))
+    return out
+
+
 def check_core_decomposed(g: _Graph) -> list[Violation]:
     """``core-decomposed``: a core operator with a rule (core operators are what rules end in)."""
     return [_violation("core-decomposed", op,
@@ -299,16 +400,19 @@ def check_decomposable_has_rule(g: _Graph) -> list[Violation]:
     """``decomposable-without-rule``."""
     return [_violation("decomposable-without-rule", op, f"{op} is decomposable but no rule says into what")
             for op, c in sorted(g.categories.items())
-            if c == DECOMPOSABLE and op not in g.rules and g.lifecycle.get(op) != "deleted"]
+            if c == DECOMPOSABLE and not g.decomposes(op) and g.lifecycle.get(op) != "deleted"]
 
 
-_RULE_FUNCTIONS = (check_reaches_core, check_cycles, check_targets, check_core_decomposed,
-                   check_core_tag, check_decomposable_has_rule)
+_RULE_FUNCTIONS = (check_reaches_core, check_cycles, check_targets, check_targets_core, check_core_decomposed,
+                   check_core_functional, check_core_implicit, check_core_tag, check_decomposable_has_rule,
+                   check_model_ops)
 
 
 def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
           lifecycle: Mapping[str, str] | None = None,
-          yaml_core_tag: Mapping[str, bool] | Iterable[str] | None = None) -> list[Violation]:
+          yaml_core_tag: Mapping[str, bool] | Iterable[str] | None = None, *,
+          implicit: Iterable[str] = (), kinds: Mapping[str, str] | None = None,
+          used_by: Mapping[str, Sequence[str]] | None = None, no_tensor: Iterable[str] = ()) -> list[Violation]:
     """Every violation of :data:`CHECKS`, errors first, then by rule id and operator.
 
     ``categories`` maps operators to ``core``/``decomposable``/``custom`` (an operator missing
@@ -317,13 +421,21 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
     is either ``{op: tagged}`` for the operators the yaml lists, or the set of operators it tags
     core — then every operator of ``categories`` or ``lifecycle`` absent from the set counts as
     untagged. ``None`` skips the tag check.
+
+    ``implicit``: the operators whose kernel is CompositeImplicitAutograd (the kernel is a
+    decomposition, into operators opgov does not record). ``kinds``: operator → kind
+    (``functional``, ``inplace``, ``out``, ``mutable``, ``scratch``); an operator missing from it
+    counts as functional. ``used_by``: operator → the real models that use it (for
+    ``model-op-uncovered``; empty skips that check; an in-place operator whose functional form is
+    core or decomposed counts as covered). ``no_tensor``: operators that return no tensor.
     """
-    g = _graph(rules, categories, lifecycle, yaml_core_tag)
+    g = _graph(rules, categories, lifecycle, yaml_core_tag, implicit, kinds, used_by, no_tensor)
     found = [v for fn in _RULE_FUNCTIONS for v in fn(g)]
     return sorted(found, key=lambda v: (v.severity != "error", v.rule, v.operator, v.subject))
 
 
-def _graph(rules, categories, lifecycle, yaml_core_tag) -> _Graph:
+def _graph(rules, categories, lifecycle, yaml_core_tag, implicit=(), kinds=None, used_by=None,
+           no_tensor=()) -> _Graph:
     lifecycle = dict(lifecycle or {})
     if yaml_core_tag is None:
         tagged: dict[str, bool] = {}
@@ -332,7 +444,9 @@ def _graph(rules, categories, lifecycle, yaml_core_tag) -> _Graph:
     else:
         tagged_set = set(yaml_core_tag)
         tagged = {op: op in tagged_set for op in set(categories) | set(lifecycle) | tagged_set}
-    return _Graph({op: tuple(into) for op, into in rules.items()}, dict(categories), lifecycle, tagged)
+    return _Graph({op: tuple(into) for op, into in rules.items()}, dict(categories), lifecycle, tagged,
+                  frozenset(implicit), dict(kinds or {}),
+                  {op: tuple(models) for op, models in (used_by or {}).items()}, frozenset(no_tensor))
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,7 +495,7 @@ def apply_changes(rules: Mapping[str, Sequence[str]], categories: Mapping[str, s
 
 def would_break(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
                 change: Change | Sequence[Change], *, lifecycle: Mapping[str, str] | None = None,
-                include_warnings: bool = False) -> list[Violation]:
+                include_warnings: bool = False, implicit: Iterable[str] = ()) -> list[Violation]:
     """The violations ``change`` would introduce: present after it, absent before.
 
     By default only errors: the governance service refuses a proposal that introduces one (its
@@ -389,9 +503,10 @@ def would_break(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str
     check is not run: a category change is expected to disagree with the yaml until the sync
     bot writes the tag.
     """
-    before = {v.key for v in check(rules, categories, lifecycle)}
+    implicit = frozenset(implicit)
+    before = {v.key for v in check(rules, categories, lifecycle, implicit=implicit)}
     new_rules, new_categories = apply_changes(rules, categories, change)
-    after = check(new_rules, new_categories, lifecycle)
+    after = check(new_rules, new_categories, lifecycle, implicit=implicit)
     return [v for v in after if v.key not in before and (include_warnings or v.severity == "error")]
 
 

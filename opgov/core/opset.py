@@ -11,8 +11,10 @@ Presets
     is not core is decomposed; core operators are kept. The must-implement set is every live
     core operator, plus whatever the rules of decomposed operators lead to that is not itself
     decomposed (normally core operators; anything else is a ``check-decomps`` finding). Only
-    functional operators are considered besides core ones: export functionalizes in-place and
-    out= variants away.
+    functional operators are considered, core or not: export functionalizes in-place, out= and
+    mutable variants away, so a ``core`` tag on one of those (``resize_``, ``atan2.out``,
+    ``_native_batch_norm_legit``) is drift, reported in :attr:`Opset.not_functional` and the
+    notes, not an operator to implement.
 ``no-decomp`` — decompose nothing. The backend runs the exported program as it is, so it
     implements every live functional, in-place and mutable operator (the kinds an exported
     program holds) and every core one. out= and scratch variants are left out: export does not
@@ -104,6 +106,8 @@ class Opset:
     choice decomposes. ``beyond_default``: those decomposed beyond what torch.export's default
     table does by this preset (``--decompose``; for full-decomp also core operators with a
     rule), used by :func:`opgov.render.decomps_text.render_python`. ``notes``: remarks for the user.
+    ``not_functional``: core operators that are not functional, left out by core-aten and
+    full-decomp (drift).
     """
 
     choice: OpsetChoice
@@ -112,6 +116,7 @@ class Opset:
     decomposed: tuple[str, ...]
     beyond_default: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    not_functional: tuple[str, ...] = ()
     rules: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -145,10 +150,17 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
              for op in extra if op not in rules]
 
     live = {op: info for op, info in operators.items() if info.lifecycle != "deleted"}
+    not_functional: list[str] = []
     if preset == "no-decomp":
         candidates = [op for op, i in live.items() if i.kind in _EXPORTED_KINDS or i.category == "core"]
-    else:
-        candidates = [op for op, i in live.items() if i.kind == "functional" or i.category == "core"]
+    else:  # functionalization leaves functional operators only
+        candidates = [op for op, i in live.items() if i.kind == "functional"]
+        not_functional = sorted(op for op, i in live.items() if i.kind != "functional" and i.category == "core"
+                                and op not in kept)
+        if not_functional:
+            notes.append(f"{len(not_functional)} core operator(s) are not functional and are left out "
+                         f"(functionalization removes them; drift to fix in the core tags): "
+                         f"{', '.join(not_functional)}")
     leaves = _Leaves(rules, decomposes)
 
     entries: dict[str, dict] = {}
@@ -190,7 +202,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     if preset == "full-decomp":
         beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
     return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
-                 decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes), rules=rules)
+                 decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
+                 not_functional=tuple(not_functional), rules=rules)
 
 
 _RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "target": 3}

@@ -96,6 +96,7 @@ class OpsetReport(BaseModel):
     without_rule: list[str]
     decomposed: list[str]
     notes: list[str]
+    not_functional: list[str] = []
     coverage: CoverageOut | None = None
 
     @classmethod
@@ -116,7 +117,7 @@ class OpsetReport(BaseModel):
                    operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
-                   notes=list(opset.notes), coverage=c)
+                   notes=list(opset.notes), not_functional=list(opset.not_functional), coverage=c)
 
 
 # --- check-model ----------------------------------------------------------------------------------

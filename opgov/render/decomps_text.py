@@ -36,11 +36,7 @@ def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str
 
         return ViolationsReport.of(violations).model_dump_json(indent=2)
     if fmt == "github":
-        lines = []
-        for v in violations:
-            level = "error" if v.severity == "error" else "warning"
-            lines.append(f"::{level} title=opgov {v.rule}::{_escape_github(v.message)}")
-        return "\n".join(lines) + ("\n" if lines else "")
+        return _github(violations)
     if fmt != "text":
         raise BadInput(f"unknown format {fmt!r} (text, json or github)")
     if not violations:
@@ -49,6 +45,30 @@ def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str
     errors = sum(v.severity == "error" for v in violations)
     lines.append(f"{errors} error(s), {len(violations) - errors} warning(s)")
     return "\n".join(lines) + "\n"
+
+
+#: GitHub shows at most this many annotations of each level per step; the rest are dropped.
+GITHUB_ANNOTATIONS_PER_LEVEL = 10
+
+
+def _github(violations: Sequence[Violation]) -> str:
+    """Workflow annotations within GitHub's limits (10 errors and 10 warnings per step): when a
+    level has more, the first 9 are shown and one summary annotation counts the rest by rule."""
+    lines: list[str] = []
+    for level in ("error", "warning"):
+        found = [v for v in violations if v.severity == level]
+        shown = found if len(found) <= GITHUB_ANNOTATIONS_PER_LEVEL else found[:GITHUB_ANNOTATIONS_PER_LEVEL - 1]
+        lines += [f"::{level} title=opgov {v.rule}::{_escape_github(v.message)}" for v in shown]
+        rest = found[len(shown):]
+        if rest:
+            by_rule: dict[str, int] = {}
+            for v in rest:
+                by_rule[v.rule] = by_rule.get(v.rule, 0) + 1
+            counts = ", ".join(f"{n} {rule}" for rule, n in sorted(by_rule.items()))
+            lines.append(f"::{level} title=opgov check-decomps summary::"
+                         + _escape_github(f"{len(rest)} more {level}(s) not annotated ({counts}); "
+                                          "run `opgov check-decomps` for all of them"))
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 # --- opset build --------------------------------------------------------------------------------

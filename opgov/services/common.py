@@ -121,14 +121,36 @@ def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> 
 
 
 def latest_snapshot(session: Session) -> Snapshot | None:
+    """The latest snapshot: the newest import that is not a historical one (``import --historical``)."""
     from opgov.db.models import Snapshot
 
-    return session.scalars(select(Snapshot).order_by(Snapshot.id.desc()).limit(1)).first()
+    latest_id = latest_snapshot_id(session)
+    return None if latest_id is None else session.get(Snapshot, latest_id)
 
 
 def latest_snapshot_id(session) -> int | None:
-    """Core-only: the id of the newest snapshot."""
-    return session.scalar(select(func.max(tables.snapshots.c.id)))
+    """Core-only: the id of the newest snapshot that is not historical."""
+    s = tables.snapshots.c
+    for snapshot_id, stats in session.execute(select(s.id, s.stats).order_by(s.id.desc())):
+        if not is_historical(stats):
+            return snapshot_id
+    return None
+
+
+def is_historical(stats) -> bool:
+    """A snapshot imported with ``--historical`` (older than the latest when imported): it holds a
+    place in history without being the latest."""
+    return bool((stats or {}).get("historical"))
+
+
+def history_order(rows) -> list:
+    """Snapshot rows (with ``id`` and ``stats``) in the order of history: imports in their order,
+    and each historical snapshot just before the snapshot it was placed before."""
+    def key(row):
+        stats = row.stats or {}
+        return (stats["before"], 0, row.id) if is_historical(stats) else (row.id, 1, row.id)
+
+    return sorted(rows, key=key)
 
 
 # --- serialising writers ----------------------------------------------------------------------

@@ -81,7 +81,8 @@ def refuse_if_breaks(session, changes: list, *, what: str) -> None:
     from opgov.core.decomps import would_break
 
     categories, lifecycle, _ = registry_state(session)
-    broken = would_break(current_rules(session), categories, changes, lifecycle=lifecycle)
+    broken = would_break(current_rules(session), categories, changes, lifecycle=lifecycle,
+                         implicit=implicit_operators(session))
     if broken:
         shown = "; ".join(v.message for v in broken[:_SHOWN])
         more = f"; and {len(broken) - _SHOWN} more" if len(broken) > _SHOWN else ""
@@ -207,7 +208,8 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
     categories, lifecycle, _ = registry_state(session)
     applied = [RuleChange(op, tuple(into)) for op, into in recordable
                if op not in existing or PRECEDENCE[existing[op].source] <= PRECEDENCE["torch"]]
-    introduced = would_break(current_rules(session), categories, applied, lifecycle=lifecycle)
+    introduced = would_break(current_rules(session), categories, applied, lifecycle=lifecycle,
+                             implicit=implicit_operators(session))
     outcomes = [_record(ctx, existing, op, into, "torch", detail) for op, into in recordable]
     counts = _summary(outcomes)
     log_event(ctx, "decomps.import_torch", "torch", after={"table": len(found), **counts,
@@ -235,14 +237,43 @@ def list_rules(ctx: Ctx) -> list[RuleView]:
 # --- checks and the opset builder -------------------------------------------------------------------
 
 
-def check_decompositions(ctx: Ctx) -> list:
-    """Every finding of :func:`opgov.core.decomps.check` on the database's rules and registry."""
+def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
+    """Every finding of :func:`opgov.core.decomps.check` on the database's rules and registry.
+
+    ``models``: a corpus file or folder (see :func:`corpus_files`); its operators feed the
+    ``model-op-uncovered`` check."""
     from opgov.core.decomps import check
 
     categories, lifecycle, tagged = registry_state(ctx.session)
-    present = set(ctx.session.scalars(select(operators.c.qualname).where(operators.c.present)))
+    c = operators.c
+    present: set[str] = set()
+    implicit: set[str] = set()
+    kinds: dict[str, str] = {}
+    no_tensor: set[str] = set()
+    for name, kind, composite, schema in ctx.session.execute(
+            select(c.qualname, c.kind, c.composite_implicit, c.schema).where(c.present)):
+        present.add(name)
+        kinds[name] = kind
+        if composite:
+            implicit.add(name)
+            if schema is not None and "Tensor" not in schema.rpartition("->")[2]:
+                no_tensor.add(name)
     yaml_core = {name: name in tagged for name in present}
-    return check(current_rules(ctx.session), categories, lifecycle, yaml_core)
+    used_by: dict[str, list[str]] = {}
+    if models:
+        from opgov.core.corpus import load_corpus, merge_models
+
+        for model in merge_models([load_corpus(f) for f in corpus_files(models)]).values():
+            for op in {*model.exported_ops, *model.core_aten_ops}:
+                used_by.setdefault(op, []).append(model.name)
+    return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
+                 used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor)
+
+
+def implicit_operators(session) -> set[str]:
+    """The present operators whose kernel is CompositeImplicitAutograd (a decomposition)."""
+    c = operators.c
+    return set(session.scalars(select(c.qualname).where(c.present, c.composite_implicit)))
 
 
 def corpus_files(models: str) -> list[Path]:
@@ -344,7 +375,10 @@ def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
         known.append(name)
         if name in used:
             state[name] = OpState(category, lifecycle, since if lifecycle == "deprecating" else None, replacement)
-    labels = dict(session.execute(select(snapshots.c.id, snapshots.c.label).order_by(snapshots.c.id)).all())
+    from opgov.services.common import history_order
+
+    labels = {r.id: r.label for r in history_order(session.execute(
+        select(snapshots.c.id, snapshots.c.label, snapshots.c.stats)).all())}
     if runtime is not None and runtime not in labels.values():
         raise BadInput(f"unknown snapshot {runtime!r} (known: {', '.join(labels.values()) or 'none'})")
     # which snapshots hold each operator the model uses: one query, not one per snapshot

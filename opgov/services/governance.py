@@ -122,10 +122,11 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
         article = "an" if op.kind[0] in "aeiou" else "a"  # an inplace / an out / a mutable / a scratch
         raise PolicyRefusal(f"{op.qualname} is {article} {op.kind} variant; categories are decided for functional "
                             "operators only (core holds only functional operators)")
+    # A category the import placed (the yaml tag, the heuristic) awaits the committee: a proposal
+    # may confirm it, which records a decision and takes the operator off the review queue. A
+    # category the committee decided cannot be proposed again.
     if op.category == category and op.category_source == "decision":
-        raise PolicyRefusal(f"{op.qualname} is already {category}")
-    if op.category == category and kind != "decompose":
-        raise PolicyRefusal(f"{op.qualname} is already {category}")
+        raise PolicyRefusal(f"{op.qualname} is already {category} (decided)")
     open_same = session.scalars(select(Proposal).where(Proposal.operator_id == op.id, Proposal.kind == kind,
                                                        Proposal.status == "open")).first()
     if open_same is not None:
@@ -141,14 +142,18 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
             resolved.append(target_op.qualname)
     elif targets:
         raise BadInput("--into applies only to propose-decompose")
+    confirms = op.category == category  # the category the import placed, awaiting the committee
     refuse_if_breaks(session, _changes(op, kind, resolved), what=f"proposal {kind} for {op.qualname}")
     proposal = Proposal(operator_id=op.id, kind=kind, targets=resolved, rationale=rationale, proposer=ctx.actor,
                         created_at=ctx.now(), status="open")
     session.add(proposal)
     session.flush()
-    log_event(ctx, "proposal.open", op.qualname, after={"proposal": proposal.id, "kind": kind, "targets": resolved},
-              reason=rationale)
-    return proposal_view(proposal, get_int_setting(session, "quorum"))
+    log_event(ctx, "proposal.open", op.qualname, after={"proposal": proposal.id, "kind": kind, "targets": resolved,
+                                                        "confirms": confirms}, reason=rationale)
+    view = proposal_view(proposal, get_int_setting(session, "quorum"))
+    if confirms:
+        view = view.model_copy(update={"confirms": f"{op.category} ({op.category_source})"})
+    return view
 
 
 def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> ProposalView:
@@ -307,6 +312,19 @@ def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
                                         "decided_at": record.decided_at.isoformat(), "note": note},
                   reason=record.rationale)
         loaded += 1
+    # Historical decisions are facts: their rules are recorded even when they end in non-core
+    # operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
+    # rather than leave it for check-decomps to find.
+    from opgov.core.decomps import check
+    from opgov.services.decompositions import current_rules, implicit_operators, registry_state
+
+    session.flush()
+    ruled = {r.op for r in records if r.category == "decomposable"}
+    categories, lifecycle, _ = registry_state(session)
+    errors = [v.message for v in check(current_rules(session), categories, lifecycle,
+                                       implicit=implicit_operators(session))
+              if v.severity == "error" and v.operator in ruled]
     return DecisionsLoaded(file=path, decisions=len(records), recorded=loaded,
-                           already_recorded=len(records) - loaded, superseded=superseded)
+                           already_recorded=len(records) - loaded, superseded=superseded,
+                           decomposition_errors=errors)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable
 from sqlalchemy import bindparam, insert, select, update
 
 from opgov.db.tables import operators, schema_versions, snapshot_entries, snapshots
-from opgov.core.errors import BadInput
+from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
 from opgov.formats.registry import Registry, read_registry
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
@@ -29,12 +29,14 @@ class _Tally:
     changed: list[str] = field(default_factory=list)
     findings: dict[str, int] = field(default_factory=dict)  # severity → count
     baseline: bool = False
+    historical: bool = False  # stored in its place in history (import --historical)
 
     def result(self) -> ImportResult:
         from opgov.services.results import ImportResult
 
         return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
-                            changed=self.changed, findings=self.findings, baseline=self.baseline)
+                            changed=self.changed, findings=self.findings, baseline=self.baseline,
+                            historical=self.historical)
 
 
 def list_snapshots(ctx: Ctx) -> list:
@@ -58,12 +60,49 @@ def snapshot_stats(ctx: Ctx) -> dict:
             "present": len(rows)}
 
 
+def version_of(label: str):
+    """The release a label names (``2.6.0``, ``v2.13.0``, ``2.14.0rc1``) as a comparable
+    :class:`packaging.version.Version`, or None when the label is not a version."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(label.strip())
+    except InvalidVersion:
+        return None
+
+
+def _place(session, label: str, latest_id: int | None):
+    """``(latest label, id of the oldest snapshot newer than label)`` when ``label`` is an older
+    release than the latest snapshot's (both labels read as versions); else None. Labels decide,
+    not file times or contents: a release's yaml carries neither a date nor a version."""
+    if latest_id is None:
+        return None
+    s = snapshots.c
+    mine = version_of(label)
+    if mine is None:
+        return None
+    rows = session.execute(select(s.id, s.label, s.stats).order_by(s.id)).all()
+    latest_label = next(r.label for r in rows if r.id == latest_id)
+    latest_version = version_of(latest_label)
+    if latest_version is None or mine >= latest_version:
+        return None
+    newer = [(v, r.id) for r in rows if (v := version_of(r.label)) is not None and v > mine
+             and not (r.stats or {}).get("historical")]
+    return latest_label, min(newer)[1]
+
+
 def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = None,
-                    progress: Callable[[str], None] | None = None, registry: Registry | None = None) -> ImportResult:
+                    progress: Callable[[str], None] | None = None, registry: Registry | None = None,
+                    historical: bool = False) -> ImportResult:
     """Record a snapshot: operators added, removed and schema-changed since the previous one.
 
     ``ctx.session`` may be a Core connection: this use case needs no ORM. ``registry`` is the
     file already read (by :func:`opgov.formats.registry.read_registry_in_background`), else it is read here.
+
+    A release older than the latest snapshot (by their labels read as versions: ``2.6.0`` after
+    ``2.13.0``) is refused (exit 1): it would become the latest and report the newer operators as
+    removed. With ``historical=True`` it is stored in its place in history instead
+    (:func:`_import_historical`).
     """
     require(ctx, "import", "import snapshots")
     serialize(ctx, "import")
@@ -85,6 +124,16 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
         raise BadInput(f"snapshot {label!r} already exists with different content; choose another label")
 
     previous_id = latest_snapshot_id(session)
+    place = _place(session, label, previous_id)
+    if historical:
+        if place is None:
+            raise BadInput(f"--historical places an older release in history, but {label!r} is not older than "
+                           "the latest snapshot (labels are compared as versions, e.g. 2.6.0 < 2.13.0)")
+        return _import_historical(ctx, registry, path, label, before=place[1])
+    if place is not None:
+        raise PolicyRefusal(f"snapshot {label} is older than the latest snapshot {place[0]}: importing it as the "
+                            f"latest would report {place[0]}'s operators as removed; pass --historical to store "
+                            "it in its place in history", subject=label)
     snapshot_id = session.execute(insert(snapshots).returning(snapshots.c.id), [{
         "label": label, "source": str(path), "content_hash": registry.content_hash, "imported_at": ctx.now(),
         "actor": ctx.actor, "operator_count": len(registry.ops), "stats": {}}]).scalar_one()
@@ -101,6 +150,50 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
                      "operators": len(registry.ops), "added": len(result.added),
                      "removed": len(result.removed), "changed": len(result.changed)})
     return result.result()
+
+
+def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, before: int) -> ImportResult:
+    """Store an older release in its place in history, just before snapshot ``before``: its
+    entries (each operator's history gains it), and rows for operators the database never saw
+    (not present now). The latest snapshot, every operator's current state and the findings stay:
+    nothing was added or removed *now*, so no finding is recorded."""
+    from opgov.services.results import ImportResult
+
+    session = ctx.session
+    c = operators.c
+    ids = dict(session.execute(select(c.qualname, c.id)).all())
+    snapshot_id = session.execute(insert(snapshots).returning(snapshots.c.id), [{
+        "label": label, "source": str(path), "content_hash": registry.content_hash, "imported_at": ctx.now(),
+        "actor": ctx.actor, "operator_count": len(registry.ops),
+        "stats": {"historical": True, "before": before,
+                  "category": dict(Counter(op.suggested_category for op in registry.ops.values())),
+                  "lifecycle": {"active": len(registry.ops)},
+                  "core_functional": sum(1 for op in registry.ops.values()
+                                         if op.suggested_category == "core" and op.kind == "functional"),
+                  "present": len(registry.ops)}}]).scalar_one()
+    unseen = [name for name in registry.ops if name not in ids]
+    if unseen:
+        rows = []
+        for name in unseen:
+            op = registry.ops[name]
+            parts = from_func_name(op.func_name)
+            category = op.suggested_category
+            rows.append({"qualname": name, "namespace": parts.namespace, "name": parts.name,
+                         "overload": parts.overload, "schema": op.schema, "kind": op.kind, "tags": list(op.tags),
+                         "autogen_of": op.autogen_of, "composite_implicit": op.composite_implicit, "present": False,
+                         "first_snapshot_id": snapshot_id, "last_snapshot_id": snapshot_id, "category": category,
+                         "category_source": "yaml-tag" if category == "core" else "heuristic",
+                         "needs_review": False, "lifecycle": "active", "lifecycle_since": None,
+                         "replacement": None, "version": 1})
+        session.execute(insert(operators), rows)
+        ids.update(session.execute(select(c.qualname, c.id).where(c.first_snapshot_id == snapshot_id)).all())
+    session.execute(insert(snapshot_entries), [
+        {"snapshot_id": snapshot_id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
+         "line": op.line} for name, op in registry.ops.items()])
+    log_event(ctx, "snapshot.import", f"snapshot:{label}",
+              after={"source": str(path), "content_hash": registry.content_hash, "operators": len(registry.ops),
+                     "historical": True, "before": before})
+    return ImportResult(label=label, operators=len(registry.ops), historical=True)
 
 
 def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseline: bool) -> _Tally:

@@ -18,25 +18,72 @@ def periods(ctx: Ctx) -> Periods:
                    deprecated_days=get_int_setting(ctx.session, "deprecated_days"))
 
 
+def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:
+    """The torchgen family of ``op``: the functional, in-place, out= (and other) variants that
+    share its signature (:func:`opgov.core.schema.family_key`, as torchgen groups them), and the
+    operators that only their ``autogen:`` declares. ``op`` first, then by name. The lifecycle
+    moves a family together: torchgen rejects an out= variant whose functional sibling is gone."""
+    from opgov.core.schema import FunctionSchema, family_key
+
+    owner = op
+    if op.schema is None and op.autogen_of:  # an autogen operator belongs to its declaring entry's family
+        owner = session.scalars(select(Operator).where(Operator.qualname == op.autogen_of)).first() or op
+    if owner.schema is None:
+        return [op]
+    key = family_key(FunctionSchema.parse(owner.schema))
+    base = FunctionSchema.parse(owner.schema).name.base
+    names = [base, f"{base}_", f"__{base}__", f"__i{base}__"]
+    query = select(Operator).where(Operator.namespace == owner.namespace, Operator.name.in_(names))
+    if lock:
+        query = query.with_for_update()
+    candidates = session.scalars(query).all()
+    members = {c.qualname: c for c in candidates
+               if c.schema is not None and family_key(FunctionSchema.parse(c.schema)) == key}
+    for c in candidates:  # autogen operators of any member
+        if c.schema is None and c.autogen_of in members:
+            members[c.qualname] = c
+    if candidates:
+        autogen = session.scalars(select(Operator).where(Operator.autogen_of.in_(list(members)))).all()
+        members.update({a.qualname: a for a in autogen})
+    members.pop(op.qualname, None)
+    return [op, *sorted((m for m in members.values() if m.present or m.lifecycle == "deleted"),
+                        key=lambda m: m.qualname)]
+
+
 def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement: str | None = None) -> LifecycleStepResult:
+    """Move ``op`` and its whole family (see :func:`family`) to ``to_state`` together, with one
+    timer: every member is checked before any moves, and a refusal names the member."""
     now = ctx.now()
-    problem = check_step(op.lifecycle, to_state, op.lifecycle_since, now, periods(ctx))
-    if problem:
-        raise PolicyRefusal(f"{op.qualname} cannot become {to_state}: {problem}", subject=op.qualname)
-    before = {"lifecycle": op.lifecycle, "since": op.lifecycle_since.isoformat() if op.lifecycle_since else None}
+    # a member already there (moved alone by an older opgov) keeps its own timer; a deleted one is done
+    members = [op] + [m for m in family(ctx.session, op, lock=True)[1:]
+                      if m.lifecycle != to_state and m.lifecycle != "deleted"]
+    for member in members:
+        problem = check_step(member.lifecycle, to_state, member.lifecycle_since, now, periods(ctx))
+        if problem:
+            raise PolicyRefusal(f"{op.qualname} cannot become {to_state}: "
+                                + (problem if member is op else
+                                   f"{member.qualname}, of its family, cannot: {problem} (a family moves together)"),
+                                subject=member.qualname)
     from_state = op.lifecycle
-    op.lifecycle, op.lifecycle_since = to_state, now
-    if to_state == "deprecating":
-        op.replacement = replacement
-    elif to_state == "active":
-        op.replacement = None
-    ctx.session.add(LifecycleStep(operator_id=op.id, from_state=from_state, to_state=to_state, at=now,
-                                  actor=ctx.actor, reason=reason, replacement=op.replacement))
-    log_event(ctx, f"lifecycle.{to_state}", op.qualname, before=before,
-              after={"lifecycle": to_state, "replacement": op.replacement}, reason=reason)
+    for member in members:
+        before = {"lifecycle": member.lifecycle,
+                  "since": member.lifecycle_since.isoformat() if member.lifecycle_since else None}
+        member_from = member.lifecycle
+        member.lifecycle, member.lifecycle_since = to_state, now
+        if to_state == "deprecating":
+            member.replacement = replacement
+        elif to_state == "active":
+            member.replacement = None
+        ctx.session.add(LifecycleStep(operator_id=member.id, from_state=member_from, to_state=to_state, at=now,
+                                      actor=ctx.actor, reason=reason, replacement=member.replacement))
+        after = {"lifecycle": to_state, "replacement": member.replacement}
+        if member is not op:
+            after["with"] = op.qualname
+        log_event(ctx, f"lifecycle.{to_state}", member.qualname, before=before, after=after, reason=reason)
     ctx.session.flush()
     return LifecycleStepResult(operator=op.qualname, from_state=from_state, to_state=to_state, at=now,
-                               replacement=op.replacement, next=_next_view(ctx, op))
+                               replacement=op.replacement, next=_next_view(ctx, op),
+                               family=[m.qualname for m in members[1:]])
 
 
 def _next_view(ctx: Ctx, op: Operator) -> NextStep | None:
@@ -52,8 +99,18 @@ def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = 
         target = find_operator(ctx.session, replacement)
         if target.id == op.id:
             raise BadInput(f"{op.qualname} cannot replace itself")
+        # what models move to: an operator they can call now, and one a program holds after
+        # functionalization
+        if not target.present:
+            raise PolicyRefusal(f"replacement {target.qualname} is not in the latest snapshot", subject=target.qualname)
         if target.lifecycle != "active":
-            raise PolicyRefusal(f"replacement {target.qualname} is {target.lifecycle}")
+            raise PolicyRefusal(f"replacement {target.qualname} is {target.lifecycle}", subject=target.qualname)
+        if target.kind != "functional":
+            raise PolicyRefusal(f"replacement {target.qualname} is {'an' if target.kind[0] in 'aeiou' else 'a'} "
+                                f"{target.kind} variant; name a functional operator", subject=target.qualname)
+        if target.qualname in {m.qualname for m in family(ctx.session, op)}:
+            raise PolicyRefusal(f"replacement {target.qualname} is in the family of {op.qualname}, which is "
+                                "deprecated with it", subject=target.qualname)
         replacement_name = target.qualname
     require(ctx, "lifecycle", "change operator lifecycles")
     if op.category == "core" and replacement_name is None:
@@ -105,11 +162,15 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:
         elif due.due_at <= horizon:
             coming.append(item)
     if apply:
+        moved: set[str] = set()  # members of a family moved with an operator applied before
         for item in due_now:
+            if item.operator in moved:
+                applied.append(item)
+                continue
             locked = ctx.session.scalars(select(Operator).where(Operator.qualname == item.operator)
                                          .with_for_update().execution_options(populate_existing=True)).one()
             if locked.lifecycle != item.from_state:
                 continue  # another ticker moved it first
-            _step(ctx, locked, item.to_state, "due: applied by tick")
+            moved.update(_step(ctx, locked, item.to_state, "due: applied by tick").family)
             applied.append(item)
     return TickResult(now=now, due=due_now, within=coming, applied=applied)

@@ -49,15 +49,19 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
     """One operator's story: schema per snapshot, decisions, proposals, lifecycle, findings."""
     session = ctx.session
     op = find_operator(session, name)
-    snapshots = session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at)
-                                .order_by(Snapshot.id)).all()
+    from opgov.services.common import history_order
+
+    # in the order of history: a release stored with import --historical in its place
+    snapshots = history_order(session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at,
+                                                     Snapshot.stats)).all())
     entries = {e.snapshot_id: e for e in session.scalars(
         select(SnapshotEntry).where(SnapshotEntry.operator_id == op.id))}
-    history, previous = [], None
+    history, previous, started = [], None, False
     for snap in snapshots:
-        if snap.id < op.first_snapshot_id:
-            continue
         entry = entries.get(snap.id)
+        started = started or entry is not None or snap.id == op.first_snapshot_id
+        if not started:  # before the operator's first snapshot in history
+            continue
         schema = entry.schema if entry else None
         history.append(HistoryEntry(
             snapshot=snap.label, imported_at=snap.imported_at, present=entry is not None, schema=schema,
@@ -79,10 +83,14 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
                  for s in session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
                                           .order_by(LifecycleStep.at, LifecycleStep.id))]
     labels = {s.id: s.label for s in snapshots}
-    findings = [OperatorFinding(snapshot=labels.get(f.snapshot_id), kind=f.kind, rule=f.rule, severity=f.severity,
-                                message=f.message, old_schema=f.old_schema, new_schema=f.new_schema)
-                for f in session.scalars(select(Finding).where(Finding.operator == op.qualname)
-                                         .order_by(Finding.snapshot_id, Finding.id))]
+    from opgov.services.compat_checks import judge_stored
+
+    stored = session.scalars(select(Finding).where(Finding.operator == op.qualname)
+                             .order_by(Finding.snapshot_id, Finding.id)).all()
+    # judged now, against the exceptions in force now (as check-bc judges)
+    findings = [OperatorFinding(snapshot=labels.get(f.snapshot_id), kind=f.kind, rule=f.rule, severity=severity,
+                                message=message, old_schema=f.old_schema, new_schema=f.new_schema)
+                for f, (severity, message) in zip(stored, judge_stored(session, stored, ctx.now()))]
     sunset = None
     if op.lifecycle in ("deprecating", "deprecated") and op.lifecycle_since is not None:
         from datetime import timedelta

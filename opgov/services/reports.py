@@ -91,7 +91,11 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     as_of = as_of or ctx.now()
     since, as_of = report_period(as_of, since)
 
-    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id)) if s.imported_at <= as_of]
+    from opgov.services.common import is_historical, latest_snapshot_id
+
+    # the imports up to as_of; a release stored with --historical is history, not an import of the week
+    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id))
+                 if s.imported_at <= as_of and not is_historical(s.stats)]
     snap_by_id = {s.id: s for s in snapshots}
     in_period = [s for s in snapshots if since < s.imported_at]
     ops = [_Op(*row) for row in session.execute(select(
@@ -101,7 +105,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     by_name = {op.qualname: op for op in ops}
 
     # Operators in the yaml at as_of: those of the latest snapshot imported by then.
-    latest_id = session.scalar(select(Snapshot.id).order_by(Snapshot.id.desc()).limit(1))
+    latest_id = latest_snapshot_id(session)
     if not snapshots:
         present: set[int] = set()
     elif snapshots[-1].id == latest_id:
@@ -158,7 +162,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
         elif due.due_at <= as_of + timedelta(days=SOON_DAYS):
             due_soon.append(item)
 
-    findings = _findings(ctx, in_period, snapshots)
+    findings = _findings(ctx, in_period, snapshots, as_of)
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
 
     today = as_of.date()
@@ -185,10 +189,13 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
         states[state_at(op_id)] += 1
     opset_now = OpsetNow(categories=CategoryCounts(**{c: categories[c] for c in CATEGORIES}),
                          lifecycle=LifecycleCounts(**states))
+    # Each snapshot's categories when it was imported; the latest one's as of the report's day
+    # (decisions since its import included), so the trend ends where opset_now and `ops list` are.
     trend = [TrendPoint(label=s.label, imported_at=s.imported_at,
-                        categories=CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
-                                                     for c in CATEGORIES}))
-             for s in snapshots]
+                        categories=(opset_now.categories if i == len(snapshots) - 1 else
+                                    CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
+                                                      for c in CATEGORIES})))
+             for i, s in enumerate(snapshots)]
     return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov {__version__} for {ctx.actor}",
                         soon_days=SOON_DAYS, review_queue=tuple(review_queue), proposals_open=tuple(proposals_open),
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
@@ -243,20 +250,25 @@ def _proposals(ctx: Ctx, by_id, since: datetime, as_of: datetime) -> tuple[list,
     return opened, decided
 
 
-def _findings(ctx: Ctx, in_period: list, snapshots: list) -> list[CompatFinding]:
+def _findings(ctx: Ctx, in_period: list, snapshots: list, as_of: datetime) -> list[CompatFinding]:
     """BC/FC findings of the imports in the period (new operators go to the review queue instead),
     in import order and by operator; the report puts errors first."""
     if not in_period:
         return []
     order = {s.id: i for i, s in enumerate(snapshots)}
     labels = {s.id: s.label for s in snapshots}
-    rows = ctx.session.execute(select(Finding.snapshot_id, Finding.operator, Finding.kind, Finding.rule,
-                                      Finding.severity, Finding.message)
+    from opgov.services.compat_checks import judge_stored
+
+    rows = ctx.session.execute(select(Finding.snapshot_id, Finding.base_snapshot_id, Finding.operator, Finding.kind,
+                                      Finding.rule, Finding.severity, Finding.message)
                                .where(Finding.snapshot_id.in_([s.id for s in in_period]), Finding.kind != "new")).all()
     rows.sort(key=lambda r: (order[r.snapshot_id], r.operator, r.rule))
+    # judged as of the report's day: an exception in force then (even one recorded after the
+    # import) waives the break, as check-bc says
+    judged = judge_stored(ctx.session, rows, as_of)
     return [CompatFinding(snapshot=labels[r.snapshot_id], operator=r.operator, kind=r.kind, rule=r.rule,
-                          severity=r.severity if r.severity in SEVERITIES else "info", message=r.message)
-            for r in rows]
+                          severity=severity if severity in SEVERITIES else "info", message=message)
+            for r, (severity, message) in zip(rows, judged)]
 
 
 def _removed(ctx: Ctx, in_period: list, snapshots: list, by_id, by_name, deleted_at) -> list[RemovedOp]:

@@ -183,6 +183,9 @@ class ImportResult(Result):
     findings: dict[str, int] = Field(default_factory=dict, description="compatibility findings: severity → count")
     unchanged_file: bool = Field(default=False, description="the same label and content were imported before")
     baseline: bool = Field(default=False, description="the first snapshot of the database")
+    historical: bool = Field(default=False, description="an older release stored in its place in history "
+                                                         "(--historical): the latest snapshot stays the latest, "
+                                                         "no findings recorded")
 
 
 class SnapshotView(Result):
@@ -262,6 +265,8 @@ class ProposalView(Result):
     votes: list[VoteView]
     quorum: int | None = Field(description="approvals (or rejections) that decide it")
     decision: ProposalDecision | None = Field(default=None, description="set by `proposals show` once decided")
+    confirms: str | None = Field(default=None, description="the category (and its source) the proposal confirms, "
+                                                           "when it confirms the one an import placed")
 
 
 class DecisionsLoaded(Result):
@@ -273,6 +278,9 @@ class DecisionsLoaded(Result):
     already_recorded: int
     superseded: list[str] = Field(description="operators whose decision is on record only: a newer snapshot "
                                               "tags them core")
+    decomposition_errors: list[str] = Field(default_factory=list,
+                                            description="check-decomps errors of the file's rules: rules that end "
+                                                        "in operators neither core nor decomposed")
 
 
 # --- lifecycle --------------------------------------------------------------------------------------------
@@ -292,6 +300,9 @@ class LifecycleStepResult(Result):
     at: AwareDatetime
     replacement: str | None
     next: NextStep | None = Field(description="the next timed step and when it becomes possible")
+    family: list[str] = Field(default_factory=list,
+                              description="the other members of its torchgen family (in-place, out=, autogen) "
+                                          "that moved with it")
 
 
 class TickItem(Result):
@@ -367,6 +378,8 @@ class SyncReport(Result):
     conflicts: list[SyncConflict]
     tags_file: str | None
     tags_declared: list[str]
+    tags_checked: bool = Field(default=True, description="the tags were checked against a tags.yaml (--tags-yaml, "
+                                                         "or the one beside the file); false when there is none")
     summary: str = Field(description="Markdown, fit for the bot's pull-request description")
     diff: str = Field(default="", exclude=True, description="the unified diff (mode diff)")
 

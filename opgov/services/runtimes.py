@@ -172,7 +172,11 @@ class _Registry:
         self.present_names = {r.qualname for r in rows if r.present}
         self.categories = {r.qualname: r.category for r in rows}
         self.core = sorted(r.qualname for r in rows if r.present and r.category == "core")
-        self.snapshot = session.scalar(select(snapshots.c.label).order_by(snapshots.c.id.desc()).limit(1))
+        from opgov.services.common import latest_snapshot_id
+
+        latest_id = latest_snapshot_id(session)  # not a release stored with import --historical
+        self.snapshot = None if latest_id is None else session.scalar(
+            select(snapshots.c.label).where(snapshots.c.id == latest_id))
         self._index: FamilyIndex | None = None
 
     def index(self, kernels) -> FamilyIndex:

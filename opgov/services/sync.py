@@ -22,6 +22,7 @@ that ``opgov sync-yaml --check`` stays fast.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -32,7 +33,7 @@ from opgov.db import tables
 from opgov.core.errors import BadInput
 from opgov.core.vocab import Lifecycle
 from opgov.formats.files import read_text
-from opgov.formats.tags import ensure_tags_declared
+from opgov.formats.tags import declared_tags, ensure_tags_declared
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class SyncResult:
     conflicts: list = field(default_factory=list)  # yamlsync.Conflict
     tags_declared: list[str] = field(default_factory=list)
     tags_file: str | None = None
+    tags_unchecked: bool = False  # no tags.yaml to check the tags against
     diff: str = ""
     written: bool = False
 
@@ -71,15 +73,19 @@ def desired_state(ctx: Ctx) -> dict[str, Desired]:
     from opgov.core.yamlsync import Desired
 
     ops = tables.operators.c
-    rows = ctx.session.execute(select(ops.name, ops.overload, ops.schema, ops.category, ops.lifecycle)
+    rows = ctx.session.execute(select(ops.qualname, ops.name, ops.overload, ops.schema, ops.category,
+                                      ops.lifecycle, ops.autogen_of)
                                .where(ops.namespace == "aten")
                                .where(or_(ops.present, ops.lifecycle == "deleted"))).all()
+    lifecycles = {row.qualname: row.lifecycle for row in rows}
     desired: dict[str, Desired] = {}
     core, none = frozenset({"core"}), frozenset()
-    for name, overload, schema, category, lifecycle in rows:
+    for _, name, overload, schema, category, lifecycle, autogen_of in rows:
         func_name = f"{name}.{overload}" if overload else name
         tags = core if category == "core" else none
-        if lifecycle in LIFECYCLE_TAGS:
+        # an operator only autogen: declares moves with its declaring entry (a family moves
+        # together), whose tag speaks for it
+        if lifecycle in LIFECYCLE_TAGS and not (schema is None and lifecycles.get(autogen_of) == lifecycle):
             tags = tags | {LIFECYCLE_TAGS[lifecycle]}
         desired[func_name] = Desired(func_name, schema, tags, delete=lifecycle == "deleted")
     return desired
@@ -177,10 +183,21 @@ def _plan(text: str, desired: dict[str, Desired], path: str):
     return plan
 
 
+_TAG_LINE_RE = re.compile(r"^-[ \t]+tag:[ \t]*([A-Za-z0-9_]+)[ \t]*(?:#.*)?$", re.M)
+
+
+def _tag_lines(tags_text: str) -> set[str]:
+    """The tags a tags.yaml declares, from its ``- tag: NAME`` lines (PyTorch's form)."""
+    return set(_TAG_LINE_RE.findall(tags_text))
+
+
 def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncReport:
     """Compare ``path`` (a native_functions.yaml) with the database; ``diff`` also renders the
-    edit, ``write`` (role: bot or maintainer) applies it atomically. With ``tags_yaml``, every
-    governed tag the result uses must be declared there; missing declarations are added.
+    edit, ``write`` (role: bot or maintainer) applies it atomically. ``tags_yaml`` defaults to the
+    tags.yaml beside ``path`` (torchgen reads that one). Every governed tag the result uses must be
+    declared there (missing declarations are added), and every other tag must be declared
+    already (:class:`BadInput` otherwise). Without any tags.yaml, a write that adds a tag is
+    refused (exit 2): it could leave the tag undeclared, which torchgen rejects.
     Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported."""
     from opgov.core import yamlsync
 
@@ -191,14 +208,38 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
     if latest_snapshot_id(ctx.session) is None:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     text = read_text(path, exact=True)
+    defaulted = tags_yaml is None
+    if defaulted:  # torchgen reads the tags.yaml beside native_functions.yaml
+        beside = os.path.join(os.path.dirname(path) or ".", "tags.yaml")
+        tags_yaml = beside if os.path.isfile(beside) else None
     tags_text = read_text(tags_yaml, exact=True) if tags_yaml is not None else None
     plan = _plan(text, desired_state(ctx), path)
     result = SyncResult(file=path, mode=mode, changes=sorted(plan.changes, key=lambda c: c.line),
                         conflicts=list(plan.conflicts), tags_file=tags_yaml)
     new_tags_text = None
     if tags_text is not None:
-        used = {t for e in yamlsync.scan(plan.new_text, path=path) for t in e.governed_tags}
-        new_tags_text, result.tags_declared = ensure_tags_declared(tags_text, sorted(used), path=tags_yaml)
+        entries = yamlsync.scan(plan.new_text, path=path)
+        used = {t for e in entries for t in e.governed_tags}
+        # a tag opgov does not govern must already be declared: torchgen rejects the file otherwise.
+        # `--check` against the tags.yaml found beside the file reads its `- tag:` lines without
+        # PyYAML (the check stays fast); a given --tags-yaml, --diff and --write parse it fully.
+        quick = defaulted and mode == "check"
+        declared = _tag_lines(tags_text) if quick else declared_tags(tags_text, path=tags_yaml)
+        for e in entries:
+            stray = [t for t in e.tags if t not in declared and t not in used]
+            if stray:
+                raise BadInput(f"tag {stray[0]!r} of {e.name} is not declared in {tags_yaml} (torchgen rejects "
+                               "the file)", file=path, line=e.line)
+        if quick:
+            result.tags_declared = sorted(used - declared)
+        else:
+            new_tags_text, result.tags_declared = ensure_tags_declared(tags_text, sorted(used), path=tags_yaml)
+    elif mode == "write" and any(c.action == "add-tag" for c in result.changes):
+        added = sorted({c.tag for c in result.changes if c.action == "add-tag"})
+        raise BadInput(f"no tags.yaml beside {path} and no --tags-yaml: writing {', '.join(added)} could leave "
+                       "a tag undeclared, which torchgen rejects; pass --tags-yaml")
+    else:
+        result.tags_unchecked = True
     if mode == "diff":
         result.diff = yamlsync.unified_diff(text, plan.new_text, path)
         if result.tags_declared:
@@ -253,6 +294,9 @@ def summary_markdown(result: SyncResult) -> str:
     elif result.in_sync and result.conflicts:
         head = (f"opgov sync: `{result.file}` needs no edit, but the file and the database disagree on "
                 f"{len(result.conflicts)} operator{'' if len(result.conflicts) == 1 else 's'}")
+    elif result.in_sync and result.tags_unchecked:
+        head = (f"opgov sync: `{result.file}` needs no edit; its tags were not checked (no tags.yaml beside it; "
+                "pass --tags-yaml)")
     elif result.in_sync:
         head = f"opgov sync: `{result.file}` is in sync with the database"
     else:
@@ -285,5 +329,6 @@ def report(result: SyncResult) -> SyncReport:
                             entry=f"aten::{c.entry}") for c in result.changes],
         conflicts=[SyncConflict(operator=f"aten::{c.operator}", kind=c.kind, reason=c.reason, line=c.line)
                    for c in result.conflicts],
-        tags_file=result.tags_file, tags_declared=list(result.tags_declared), summary=summary_markdown(result),
+        tags_file=result.tags_file, tags_declared=list(result.tags_declared), tags_checked=not result.tags_unchecked,
+        summary=summary_markdown(result),
         diff=result.diff)

@@ -256,3 +256,67 @@ def test_renderings():
     assert render_violations([]) == "decomposition rules: no violations\n"
     with pytest.raises(BadInput):
         render_violations(found, "xml")
+
+
+# --- signal, not noise (issue 10) -------------------------------------------------------------
+
+
+def test_a_composite_implicit_kernel_is_a_decomposition():
+    # aten::foo and aten::bar are decomposable; bar's kernel is CompositeImplicitAutograd
+    found = check({}, CATS, implicit={"aten::bar"})
+    assert [v.operator for v in by_rule(found, "decomposable-without-rule")] == ["aten::foo"]
+    # a rule into a non-core operator that only its kernel decomposes: not an error, but a
+    # decomposition whose targets are not all core
+    found = check({"aten::foo": ("aten::mul.Tensor", "aten::bar")}, CATS, implicit={"aten::bar"})
+    assert by_rule(found, "decomp-reaches-non-core") == []
+    [note] = by_rule(found, "decomp-target-not-core")
+    assert note.operator == "aten::foo" and note.path == ("aten::foo", "aten::bar")
+    assert "aten::bar, not core" in note.message
+    # without the kernel the same rule is an error
+    assert [v.path for v in by_rule(check({"aten::foo": ("aten::bar",)}, CATS), "decomp-reaches-non-core")] == [
+        ("aten::foo", "aten::bar")]
+
+
+def test_core_drift_each_with_its_own_rule():
+    cats = {"aten::resize_": "core", "aten::atan2.out": "core", "aten::var.dim": "core",
+            "aten::sym_size.int": "core", "aten::add.Tensor": "core"}
+    kinds = {"aten::resize_": "inplace", "aten::atan2.out": "out", "aten::var.dim": "functional",
+             "aten::sym_size.int": "functional", "aten::add.Tensor": "functional"}
+    found = check({}, cats, kinds=kinds, implicit={"aten::var.dim", "aten::sym_size.int"},
+                  no_tensor={"aten::sym_size.int"})
+    assert [v.operator for v in by_rule(found, "core-not-functional")] == ["aten::atan2.out", "aten::resize_"]
+    assert "an inplace operator" in by_rule(found, "core-not-functional")[1].message
+    # export decomposes a CompositeImplicitAutograd core operator; a symbolic query returns no tensor
+    assert [v.operator for v in by_rule(found, "core-composite-implicit")] == ["aten::var.dim"]
+
+
+def test_model_operators_neither_core_nor_decomposed():
+    cats = {"aten::full_like": "custom", "aten::relu": "core", "aten::relu_": "custom",
+            "aten::silu": "custom", "aten::silu_": "custom", "aten::linear": "decomposable",
+            "aten::add.Tensor": "core"}
+    kinds = {"aten::relu_": "inplace", "aten::silu_": "inplace"}
+    used = {op: ["bert", "gpt2"] for op in cats} | {"aten::not_in_registry": ["bert"]}
+    found = check({"aten::silu": ("aten::add.Tensor",)}, cats, kinds=kinds, implicit={"aten::linear"},
+                  used_by=used)
+    # relu_ functionalizes into core relu, silu_ into silu which has a rule, linear has a kernel
+    assert [v.operator for v in by_rule(found, "model-op-uncovered")] == ["aten::full_like"]
+    assert "used by 2 model(s) (bert, gpt2)" in by_rule(found, "model-op-uncovered")[0].message
+    assert by_rule(check({}, cats), "model-op-uncovered") == []  # no models, no check
+
+
+def test_github_annotations_stay_within_the_limits():
+    cats = {f"aten::op{i:02d}": "decomposable" for i in range(25)} | {"aten::mul.Tensor": "core"}
+    rules = {f"aten::op{i:02d}": (f"aten::gone{i:02d}",) for i in range(12)}
+    found = check(rules, cats)
+    assert len(by_rule(found, "decomp-target-unknown")) == 12
+    assert len(by_rule(found, "decomposable-without-rule")) == 13
+    lines = render_violations(found, "github").splitlines()
+    errors = [line for line in lines if line.startswith("::error ")]
+    warnings = [line for line in lines if line.startswith("::warning ")]
+    assert len(errors) == 10 and len(warnings) == 10 and len(lines) == 20
+    # 24 errors (each rule into an unknown operator also reaches a non-core one): 9 shown
+    assert errors[-1].startswith("::error title=opgov check-decomps summary::15 more error(s) not annotated")
+    assert "(3 decomp-reaches-non-core, 12 decomp-target-unknown)" in errors[-1]
+    assert warnings[-1].startswith("::warning title=opgov check-decomps summary::4 more warning(s)")
+    # at the limit, no summary
+    assert "summary" not in render_violations(found[:10], "github")

@@ -164,7 +164,8 @@ def test_concurrent_imports_are_serialised(make_cli, any_db_url):
         except Exception as err:  # noqa: BLE001
             errors.append(err)
 
-    threads = [threading.Thread(target=run, args=a) for a in ((V1, "v1"), (V2, "v2"))]
+    # labels that are not versions: either may come second (v2 then v1 would be refused as older)
+    threads = [threading.Thread(target=run, args=a) for a in ((V1, "nightly-a"), (V2, "nightly-b"))]
     for t in threads:
         t.start()
     for t in threads:
