@@ -15,11 +15,12 @@ from typing import Iterator
 from sqlalchemy import Engine, create_engine, event, text
 
 from opgov.core.errors import BadInput, DatabaseBehind
+from opgov.resources import migrations_dir
 
 # The newest migration. tests/test_migrations.py checks it against the migrations folder, so the
 # "is the database behind?" check costs one query instead of loading Alembic on every command.
 HEAD_REVISION = "0005"
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+MIGRATIONS_DIR = migrations_dir()
 
 
 def default_url() -> str:
