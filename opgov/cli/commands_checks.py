@@ -21,12 +21,14 @@ app.add_typer(report_app, name="report")
 
 
 def _database_configured() -> bool:
-    """check-bc uses a database only when one is named or the default file exists."""
+    """check-bc uses a database only when one is named or the default file exists and holds
+    something: an absent or empty (0-byte) default file never breaks a check of two files."""
     from opgov.db.engine import default_url
 
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         return True
-    return Path(default_url().split("///", 1)[1]).is_file()
+    default = Path(default_url().split("///", 1)[1])
+    return default.is_file() and default.stat().st_size > 0
 
 
 @app.command("check-bc")
