@@ -36,7 +36,8 @@ def check_bc_cmd(
     old: Optional[str] = typer.Argument(None, metavar="OLD", help="yaml path, snapshot label, or git:REF[:PATH]"),
     new: Optional[str] = typer.Argument(None, metavar="NEW", help="yaml path, snapshot label, or git:REF[:PATH]"),
     fmt: CheckFormat = typer.Option(CheckFormat.text, "--format", help="text, json, or github (workflow commands)."),
-    list_rules: bool = typer.Option(False, "--list-rules", help="List the compatibility rules and exit."),
+    list_rules: bool = typer.Option(False, "--list-rules",
+                                    help="List the compatibility rules and exit (JSON with --format json)."),
 ) -> None:
     """Backward/forward compatibility of OLD → NEW with PyTorch's semantics and the core policy.
 
@@ -51,9 +52,8 @@ def check_bc_cmd(
     from opgov.core.errors import BadInput
     from opgov.services.compat_checks import check_bc
 
-    if list_rules:
-        for rule in compat.RULES:
-            sys.stdout.write(f"{rule.id:34} {rule.kind:3} {rule.purpose}\n")
+    if list_rules:  # JSON with --format json; the aligned table otherwise
+        sys.stdout.write(compat_report.render_rules(compat.RULES, "json" if fmt is CheckFormat.json else "text"))
         return
     if old is None or new is None:
         raise BadInput("check-bc needs OLD and NEW")
