@@ -80,15 +80,19 @@ def import_cmd(
             status.stop()
     if json_out:
         print_json({"label": result.label, "operators": result.operators, "added": result.added,
-                    "removed": result.removed, "changed": result.changed, "findings": result.findings})
+                    "removed": result.removed, "changed": result.changed, "own_entry": result.own_entry,
+                    "findings": result.findings})
         return
     if result.unchanged_file:
         say(f"snapshot {result.label} was already imported with identical content: no changes")
         return
     say(f"snapshot {result.label}: {result.operators} operators; {len(result.added)} added, "
         f"{len(result.removed)} removed, {len(result.changed)} schema-changed"
+        + (f", {len(result.own_entry)} now with their own entry" if result.own_entry else "")
         + (" (baseline)" if result.baseline else ""))
-    for title, names in (("added", result.added), ("removed", result.removed), ("changed", result.changed)):
+    own = [f"{name} (was autogen of {of})" for name, of in result.own_entry.items()]
+    for title, names in (("added", result.added), ("removed", result.removed), ("changed", result.changed),
+                         ("now has its own entry", own)):
         if names and not result.baseline:
             shown = ", ".join(names[:12]) + (f", … (+{len(names) - 12})" if len(names) > 12 else "")
             say(f"  {title}: {shown}")

@@ -128,7 +128,7 @@ _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info"
 _MEANING = {"error": "backward-compatibility breaks the policy does not allow",
             "warning": "forward-compatibility breaks (calls made with the new schema may fail on older releases)",
             "waived": "backward-compatibility breaks covered by a recorded exception",
-            "info": "new operators and completed deletions"}
+            "info": "new operators, operators now with their own entry, and completed deletions"}
 
 
 def _by_severity(findings: Sequence[FindingOut]) -> list[FindingOut]:
