@@ -160,7 +160,7 @@ def test_unknown_operators_in_a_rules_file(on_copy, release_db, tmp_path):
                                              "(a target of aten::hardswish)", "did you mean aten::mul.Tensor"])
     path = write_rules(tmp_path, [("aten::frobnicate", ["aten::sigmoid"])])
     bad(cli, "decomps", "load", path, words=[f"{path}:5:", "unknown operator aten::frobnicate"])
-    bad(cli, "decomps", "load", tmp_path / "missing.yaml", words=["cannot read"])
+    bad(cli, "decomps", "load", tmp_path / "missing.yaml", words=["missing.yaml", "no such file"])
 
 
 # --- check-decomps, proposals and the lifecycle on the sample registry ------------------------------

@@ -74,11 +74,10 @@ def corpus_name(path: Path) -> str:
 
 def load_corpus(path: str | Path) -> Corpus:
     """Load one corpus file; :class:`BadInput` names the file (and line or model) when malformed."""
+    from opgov.core.textfile import read_text_file
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot read corpus: {exc.strerror or exc}", file=str(path)) from exc
+    text = read_text_file(path, what="a corpus (JSON)")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -145,13 +144,12 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
             hint = f"; did you mean {', '.join(close)}?" if close else f"; it has {len(corpus.models)} models"
             raise BadInput(f"corpus {corpus.name!r} has no model {model!r}{hint}", file=corpus.path)
         return list(corpus.models[model].ops(stage))
+    from opgov.core.textfile import read_text_file
+
     path = Path(spec)
-    if not path.is_file():
+    if not path.exists():
         raise BadInput(f"{spec!r} is neither a file nor CORPUS#model")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot read: {exc.strerror or exc}", file=str(path)) from exc
+    text = read_text_file(path, what="an operator list (one per line, or a JSON list)")
     stripped = text.lstrip()
     if stripped.startswith("{"):
         raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=str(path))

@@ -91,11 +91,9 @@ def load_rules_file(path: str | Path) -> RulesFile:
 
     Raises :class:`BadInput` naming the file and line of anything malformed.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot read rules file: {exc.strerror or exc}", file=str(path)) from exc
+    from opgov.core.textfile import read_text_file
+
+    text = read_text_file(path, what="a rules file (yaml)")
     return parse_rules_text(text, filename=str(path))
 
 

@@ -52,11 +52,9 @@ def _when(value, path: str, line: int) -> datetime:
 
 
 def read_decisions_file(path: str) -> list[DecisionRecord]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise BadInput("no such file", file=path) from None
+    from opgov.core.textfile import read_text_file
+
+    text = read_text_file(path, what="a decisions file (yaml)")
     try:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         root = yaml.compose(text, Loader=loader)

@@ -94,9 +94,9 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
     yaml = _yaml()
     path = str(path)
-    root = _compose(read_text(path), path)
+    root = _compose(read_text(path, what="a tags.yaml"), path)
     if root is None:
-        return {}
+        raise BadInput("declares no tags: expected a list of '- tag: NAME' items", file=path)
     if not isinstance(root, yaml.SequenceNode):
         raise BadInput("expected a list of '- tag: NAME' items", file=path, line=1)
     declared: dict[str, int] = {}
@@ -109,18 +109,13 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     return declared
 
 
-def read_text(path: str, *, exact: bool = False) -> str:
-    """A UTF-8 text file, or one line of :class:`BadInput` naming it. ``exact`` keeps line endings
-    as they are (the sync bot rewrites files byte for byte)."""
-    try:
-        with open(path, encoding="utf-8", newline="" if exact else None) as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise BadInput("no such file", file=path) from None
-    except IsADirectoryError:
-        raise BadInput("is a directory, expected a yaml file", file=path) from None
-    except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text ({err.reason})", file=path) from None
+def read_text(path: str, *, exact: bool = False, what: str = "a yaml file") -> str:
+    """A UTF-8 text file, or one line of :class:`BadInput` naming it (missing, a directory,
+    binary or empty). ``exact`` keeps line endings as they are (the sync bot rewrites files byte
+    for byte)."""
+    from opgov.core.textfile import read_text_file
+
+    return read_text_file(path, what=what, exact=exact)
 
 
 def _scalar(node, what: str, path: str) -> str | None:
@@ -154,9 +149,11 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
 
     path = str(path)
     if text is None:
-        text = read_text(path)
+        text = read_text(path, what="a native_functions.yaml")
     root = _compose(text, path)
-    items = [] if root is None else root.value
+    if root is None:
+        raise BadInput("holds no entries: expected a list of '- func: ...' entries", file=path)
+    items = root.value
     if root is not None and not isinstance(root, yaml.SequenceNode):
         raise BadInput("expected a list of '- func: ...' entries", file=path, line=root.start_mark.line + 1)
     declared = read_tags_yaml(tags_yaml) if tags_yaml is not None else None
