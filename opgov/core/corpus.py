@@ -72,12 +72,30 @@ def corpus_name(path: Path) -> str:
     return stem[: -len("_ops")] if stem.endswith("_ops") else stem
 
 
+def _read_text(path: Path) -> str:
+    """A corpus or an operator list: one line of :class:`BadInput` naming the file when it is
+    missing, a directory, binary or empty (the same words as opgov.formats.files.read_text)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput("no such file", file=str(path)) from None
+    except IsADirectoryError:
+        raise BadInput("is a directory, expected a file", file=str(path)) from None
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason})", file=str(path)) from None
+    except OSError as exc:
+        raise BadInput(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if "\x00" in text:
+        raise BadInput("a binary file (it holds NUL bytes), expected text", file=str(path))
+    if not text.strip():
+        raise BadInput("is empty", file=str(path))
+    return text
+
+
 def load_corpus(path: str | Path) -> Corpus:
     """Load one corpus file; :class:`BadInput` names the file (and line or model) when malformed."""
-    from opgov.core.textfile import read_text_file
-
     path = Path(path)
-    text = read_text_file(path, what="a corpus (JSON)")
+    text = _read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -144,12 +162,10 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
             hint = f"; did you mean {', '.join(close)}?" if close else f"; it has {len(corpus.models)} models"
             raise BadInput(f"corpus {corpus.name!r} has no model {model!r}{hint}", file=corpus.path)
         return list(corpus.models[model].ops(stage))
-    from opgov.core.textfile import read_text_file
-
     path = Path(spec)
     if not path.exists():
         raise BadInput(f"{spec!r} is neither a file nor CORPUS#model")
-    text = read_text_file(path, what="an operator list (one per line, or a JSON list)")
+    text = _read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("{"):
         raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=str(path))

@@ -91,9 +91,19 @@ def load_rules_file(path: str | Path) -> RulesFile:
 
     Raises :class:`BadInput` naming the file and line of anything malformed.
     """
-    from opgov.core.textfile import read_text_file
-
-    text = read_text_file(path, what="a rules file (yaml)")
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput("no such file", file=str(path)) from None
+    except IsADirectoryError:
+        raise BadInput("is a directory, expected a file", file=str(path)) from None
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason})", file=str(path)) from None
+    except OSError as exc:
+        raise BadInput(f"cannot read rules file: {exc.strerror or exc}", file=str(path)) from None
+    if "\x00" in text:
+        raise BadInput("a binary file (it holds NUL bytes), expected text", file=str(path))
     return parse_rules_text(text, filename=str(path))
 
 

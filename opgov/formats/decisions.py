@@ -52,9 +52,9 @@ def _when(value, path: str, line: int) -> datetime:
 
 
 def read_decisions_file(path: str) -> list[DecisionRecord]:
-    from opgov.core.textfile import read_text_file
+    from opgov.formats.files import read_text
 
-    text = read_text_file(path, what="a decisions file (yaml)")
+    text = read_text(path)
     try:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         root = yaml.compose(text, Loader=loader)

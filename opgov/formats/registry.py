@@ -19,6 +19,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import from_func_name
+from opgov.formats.files import read_text
 
 
 def _yaml():
@@ -94,7 +95,7 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
     yaml = _yaml()
     path = str(path)
-    root = _compose(read_text(path, what="a tags.yaml"), path)
+    root = _compose(read_text(path), path)
     if root is None:
         raise BadInput("declares no tags: expected a list of '- tag: NAME' items", file=path)
     if not isinstance(root, yaml.SequenceNode):
@@ -107,15 +108,6 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
             raise BadInput("expected '- tag: NAME' with a 'desc:'", file=path, line=line)
         declared[tag.value] = line
     return declared
-
-
-def read_text(path: str, *, exact: bool = False, what: str = "a yaml file") -> str:
-    """A UTF-8 text file, or one line of :class:`BadInput` naming it (missing, a directory,
-    binary or empty). ``exact`` keeps line endings as they are (the sync bot rewrites files byte
-    for byte)."""
-    from opgov.core.textfile import read_text_file
-
-    return read_text_file(path, what=what, exact=exact)
 
 
 def _scalar(node, what: str, path: str) -> str | None:
@@ -149,7 +141,7 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
 
     path = str(path)
     if text is None:
-        text = read_text(path, what="a native_functions.yaml")
+        text = read_text(path)
     root = _compose(text, path)
     if root is None:
         raise BadInput("holds no entries: expected a list of '- func: ...' entries", file=path)

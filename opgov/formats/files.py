@@ -1,0 +1,59 @@
+"""Reading a file, and naming the file and line of what is wrong in it.
+
+Every reader in :mod:`opgov.formats` reads through :func:`read_text` and attaches the place of a
+problem with :func:`context` (torchgen's ``context()`` idea): the parsing code below raises plain
+:class:`~opgov.core.errors.BadInput` about the value it looked at, and the reader that knows the
+file and line wraps it, instead of catching and re-raising at every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from opgov.core.errors import BadInput
+
+__all__ = ["context", "read_text"]
+
+
+def read_text(path: str | Path, *, exact: bool = False) -> str:
+    """A UTF-8 text file, or one line of :class:`BadInput` naming it (no such file, a directory,
+    not readable, binary or not UTF-8, empty). ``exact`` keeps line endings as they are (the sync
+    bot rewrites files byte for byte). Every file a command is given is read here."""
+    name = str(path)
+    try:
+        with open(path, encoding="utf-8", newline="" if exact else None) as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise BadInput("no such file", file=name) from None
+    except IsADirectoryError:
+        raise BadInput("is a directory, expected a file", file=name) from None
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason})", file=name) from None
+    except OSError as err:
+        raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
+    if "\x00" in text:
+        raise BadInput("a binary file (it holds NUL bytes), expected text", file=name)
+    if not text.strip():
+        raise BadInput("is empty", file=name)
+    return text
+
+
+@contextmanager
+def context(file: str | Path, line: int | None = None, *, prefix: str = "") -> Iterator[None]:
+    """Inside the block, a :class:`BadInput` that names no file is raised again naming ``file``
+    (and ``line``), its message preceded by ``prefix``; one naming a file already passes as is.
+
+    ::
+
+        with context(path, line=7):
+            target = canonical(text)    # BadInput("'x y' is not an operator name …")
+        # → BadInput("path:7: 'x y' is not an operator name …")
+    """
+    try:
+        yield
+    except BadInput as err:
+        if err.file is not None:
+            raise
+        raise type(err)(prefix + err.message, file=str(file), line=line, subject=err.subject) from None
