@@ -179,7 +179,7 @@ class RuleOut(BaseModel):
     """One registered rule, as ``check-bc --list-rules --format json`` lists it."""
 
     id: str
-    kind: Literal["bc", "fc", "new"]
+    kind: str  # bc, fc or new
     purpose: str
 
 
