@@ -21,12 +21,14 @@ app.add_typer(report_app, name="report")
 
 
 def _database_configured() -> bool:
-    """check-bc uses a database only when one is named or the default file exists."""
+    """check-bc uses a database only when one is named or the default file exists and holds
+    something: an absent or empty (0-byte) default file never breaks a check of two files."""
     from opgov.db.engine import default_url
 
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         return True
-    return Path(default_url().split("///", 1)[1]).is_file()
+    default = Path(default_url().split("///", 1)[1])
+    return default.is_file() and default.stat().st_size > 0
 
 
 @app.command("check-bc")
@@ -34,7 +36,8 @@ def check_bc_cmd(
     old: Optional[str] = typer.Argument(None, metavar="OLD", help="yaml path, snapshot label, or git:REF[:PATH]"),
     new: Optional[str] = typer.Argument(None, metavar="NEW", help="yaml path, snapshot label, or git:REF[:PATH]"),
     fmt: CheckFormat = typer.Option(CheckFormat.text, "--format", help="text, json, or github (workflow commands)."),
-    list_rules: bool = typer.Option(False, "--list-rules", help="List the compatibility rules and exit."),
+    list_rules: bool = typer.Option(False, "--list-rules",
+                                    help="List the compatibility rules and exit (JSON with --format json)."),
 ) -> None:
     """Backward/forward compatibility of OLD → NEW with PyTorch's semantics and the core policy.
 
@@ -49,9 +52,8 @@ def check_bc_cmd(
     from opgov.core.errors import BadInput
     from opgov.services.compat_checks import check_bc
 
-    if list_rules:
-        for rule in compat.RULES:
-            sys.stdout.write(f"{rule.id:34} {rule.kind:3} {rule.purpose}\n")
+    if list_rules:  # JSON with --format json; the aligned table otherwise
+        sys.stdout.write(compat_report.render_rules(compat.RULES, "json" if fmt is CheckFormat.json else "text"))
         return
     if old is None or new is None:
         raise BadInput("check-bc needs OLD and NEW")

@@ -60,9 +60,12 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
 
     Refused (exit 1, nothing recorded) when a rule would make a decomposition produce a non-core
     operator, a cycle or a deprecated target; the message shows the path. A committee decision's
-    rule is kept over a file's; a file's replaces torch's (decision > file > torch)."""
+    rule is kept over a file's; a file's replaces torch's (decision > file > torch). FILE may name
+    a shipped file: export-composites (opgov's rules for the composites torch.export decomposes)."""
+    from opgov.resources import data_argument
     from opgov.services.decompositions import load_rules
 
+    file = data_argument(file)
     with command(write=True, orm=False) as ctx:
         result = load_rules(ctx, file)
     if json_out:

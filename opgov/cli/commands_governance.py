@@ -211,9 +211,12 @@ def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_ou
 
 @decisions_app.command("load")
 def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
-    """Record a file of historical decisions (dated, marked as imported) in one transaction."""
+    """Record a file of historical decisions (dated, marked as imported) in one transaction.
+    FILE may name a shipped file: core-aten-review-2023 (the 2023 core ATen review)."""
+    from opgov.resources import data_argument
     from opgov.services.governance import load_decisions
 
+    file = data_argument(file)
     with command(write=True) as ctx:
         result = load_decisions(ctx, file)
     print_json(result) if json_out else say(

@@ -98,8 +98,11 @@ def import_cmd(
         return
     say(f"snapshot {result.label}: {result.operators} operators; {len(result.added)} added, "
         f"{len(result.removed)} removed, {len(result.changed)} schema-changed"
+        + (f", {len(result.own_entry)} now with their own entry" if result.own_entry else "")
         + (" (baseline)" if result.baseline else ""))
-    for title, names in (("added", result.added), ("removed", result.removed), ("changed", result.changed)):
+    own = [f"{name} (was autogen of {of})" for name, of in result.own_entry.items()]
+    for title, names in (("added", result.added), ("removed", result.removed), ("changed", result.changed),
+                         ("now has its own entry", own)):
         if names and not result.baseline:
             shown = ", ".join(names[:12]) + (f", … (+{len(names) - 12})" if len(names) > 12 else "")
             say(f"  {title}: {shown}")

@@ -621,16 +621,19 @@ def _parse_schema(text: str) -> FunctionSchema:
 
 
 def _check_defaults_last(args: list[Argument]) -> None:
-    """PyTorch refuses a positional argument without a default after one with a default."""
+    """What PyTorch refuses (``FunctionSchema::checkSchema``): a positional argument without a
+    default after one with a default, unless it is a list (``int[] dims``, ``Tensor?[] indices``),
+    which PyTorch has always allowed there (``permute(Tensor(a) self, int x=1, int[] dims)``
+    parses). torchgen's parser accepts all of these; torch refuses the rest when it loads them."""
     with_default: Argument | None = None
     for arg in args:
         if arg.kwarg_only:
             return
         if arg.default is not None:
             with_default = with_default or arg
-        elif with_default is not None:
+        elif with_default is not None and not isinstance(arg.type, ListType):
             raise _Invalid(f"positional argument {arg.name!r} has no default but follows "
-                           f"{with_default.name!r}, which has one")
+                           f"{with_default.name!r}, which has one (only a list may)")
 
 
 def _split_list(text: str) -> list[str]:

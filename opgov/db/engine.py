@@ -15,11 +15,12 @@ from typing import Iterator
 from sqlalchemy import Engine, create_engine, event, text
 
 from opgov.core.errors import BadInput, DatabaseBehind
+from opgov.resources import migrations_dir
 
 # The newest migration. tests/db/test_migrations.py checks it against the migrations folder, so the
 # "is the database behind?" check costs one query instead of loading Alembic on every command.
 HEAD_REVISION = "0008"
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
+MIGRATIONS_DIR = migrations_dir()
 
 
 def default_url() -> str:
@@ -44,6 +45,8 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
         if url.startswith("sqlite"):
             path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
             if path and path != ":memory:":
+                if Path(path).is_dir():
+                    raise BadInput(f"database {path} is a directory, not a SQLite file")
                 if create:
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
                 elif not Path(path).is_file():
@@ -52,7 +55,7 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
             _sqlite_transactions(engine)
         else:
             engine = create_engine(url, pool_pre_ping=False)
-    except DatabaseBehind:
+    except (DatabaseBehind, BadInput):
         raise
     except Exception as err:  # noqa: BLE001 - any driver or URL problem is bad input
         raise BadInput(f"cannot use database {url!r}: {err}") from None
@@ -80,8 +83,10 @@ def current_revision(engine: Engine) -> str | None:
     with engine.connect() as connection:
         try:
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        except Exception:  # noqa: BLE001 - no table yet: an empty database
-            return None
+        except Exception as err:  # noqa: BLE001
+            if "alembic_version" in str(getattr(err, "orig", err)):  # no such table yet: an empty database
+                return None
+            raise  # not a database at all: the caller says so
 
 
 def ensure_current(engine: Engine) -> None:
@@ -89,9 +94,7 @@ def ensure_current(engine: Engine) -> None:
     try:
         revision = current_revision(engine)
     except Exception as err:  # noqa: BLE001
-        reason = getattr(err, "orig", None) or err  # the driver's own words, without SQLAlchemy's footer
-        reason = "; ".join(line.strip() for line in str(reason).splitlines() if line.strip())
-        raise BadInput(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
+        raise unusable(engine, err) from None
     if revision == HEAD_REVISION:
         return
     where = engine.url.render_as_string(hide_password=True)
@@ -99,6 +102,43 @@ def ensure_current(engine: Engine) -> None:
         raise DatabaseBehind(f"database {where} is not initialised: run `opgov db upgrade`")
     raise DatabaseBehind(f"database {where} is at revision {revision}, this opgov needs {HEAD_REVISION}: "
                          "run `opgov db upgrade`")
+
+
+def unusable(engine: Engine, err: BaseException) -> BadInput:
+    """A driver's error (not a database file, a directory, a server that does not answer) as the
+    one line the user sees: the URL without its password and the driver's own words."""
+    reason = getattr(err, "orig", None) or err  # without SQLAlchemy's SQL and footer
+    reason = "; ".join(line.strip() for line in str(reason).splitlines() if line.strip())
+    return BadInput(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}")
+
+
+def sqlite_paths_to_create(url: str) -> list[Path]:
+    """The SQLite file of ``url`` and those of its folders that do not exist yet, deepest first:
+    what `opgov db upgrade` would leave behind, and removes again when it fails."""
+    if not url.startswith("sqlite") or "///" not in url:
+        return []
+    path = url.split("///", 1)[1].split("?", 1)[0]
+    if not path or path == ":memory:":
+        return []
+    missing, candidate = [], Path(path)
+    while not candidate.exists() and candidate != candidate.parent:
+        missing.append(candidate)
+        candidate = candidate.parent
+    return missing
+
+
+def remove_created(paths: list[Path]) -> None:
+    """Undo what a failed first `db upgrade` created (the file, its journal, empty folders)."""
+    for path in paths:
+        for leftover in (path, path.with_name(path.name + "-journal"), path.with_name(path.name + "-wal"),
+                         path.with_name(path.name + "-shm")):
+            if leftover.is_file():
+                leftover.unlink()
+        if path.is_dir():
+            try:
+                path.rmdir()
+            except OSError:  # not empty: something else put a file there
+                pass
 
 
 def alembic_config(engine: Engine, connection=None):

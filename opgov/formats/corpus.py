@@ -105,7 +105,7 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
             raise BadInput(f"corpus {corpus.name!r} has no model {model!r}{hint}", file=corpus.path)
         return list(corpus.models[model].ops(stage))
     path = Path(spec)
-    if not path.is_file():
+    if not path.exists():
         raise BadInput(f"{spec!r} is neither a file nor CORPUS#model")
     text = read_text(path)
     stripped = text.lstrip()

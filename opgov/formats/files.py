@@ -19,8 +19,8 @@ __all__ = ["context", "read_text"]
 
 def read_text(path: str | Path, *, exact: bool = False) -> str:
     """A UTF-8 text file, or one line of :class:`BadInput` naming it (no such file, a directory,
-    not readable, binary or not UTF-8). ``exact`` keeps line endings as they are (the sync bot
-    rewrites files byte for byte)."""
+    not readable, binary or not UTF-8, empty). ``exact`` keeps line endings as they are (the sync
+    bot rewrites files byte for byte). Every file a command is given is read here."""
     name = str(path)
     try:
         with open(path, encoding="utf-8", newline="" if exact else None) as handle:
@@ -36,6 +36,8 @@ def read_text(path: str | Path, *, exact: bool = False) -> str:
     if "\x00" in text:
         raise BadInput("a binary file (it holds NUL bytes), expected text", file=name,
                        line=text.count("\n", 0, text.index("\x00")) + 1)
+    if not text.strip():
+        raise BadInput("is empty", file=name)
     return text
 
 

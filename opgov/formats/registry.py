@@ -86,7 +86,7 @@ def read_tags_yaml(path: str | Path) -> dict[str, int]:
     path = str(path)
     root = _compose(read_text(path), path)
     if root is None:
-        return {}
+        raise BadInput("declares no tags: expected a list of '- tag: NAME' items", file=path)
     if not isinstance(root, yaml.SequenceNode):
         raise BadInput("expected a list of '- tag: NAME' items", file=path, line=1)
     declared: dict[str, int] = {}
@@ -138,7 +138,9 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
     if text is None:
         text = read_text(path)
     root = _compose(text, path)
-    items = [] if root is None else root.value
+    if root is None:
+        raise BadInput("holds no entries: expected a list of '- func: ...' entries", file=path)
+    items = root.value
     if root is not None and not isinstance(root, yaml.SequenceNode):
         raise BadInput("expected a list of '- func: ...' entries", file=path, line=root.start_mark.line + 1)
     declared = read_tags_yaml(tags_yaml) if tags_yaml is not None else None

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict
 from opgov.core.compat import SEVERITIES, BcException, Finding
 from opgov.core.vocab import FindingKind, Severity
 
-__all__ = ["CheckReport", "ExceptionOut", "FindingOut", "Summary", "make_report", "render_github",
-           "render_json", "render_text"]
+__all__ = ["CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary", "make_report", "render_github",
+           "render_json", "render_rules", "render_text"]
 
 
 class FindingOut(BaseModel):
@@ -132,7 +132,7 @@ _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info"
 _MEANING = {"error": "backward-compatibility breaks the policy does not allow",
             "warning": "forward-compatibility breaks (calls made with the new schema may fail on older releases)",
             "waived": "backward-compatibility breaks covered by a recorded exception or upgrader",
-            "info": "new operators and completed deletions"}
+            "info": "new operators, operators now with their own entry, and completed deletions"}
 
 
 def _by_severity(findings: Sequence[FindingOut]) -> list[FindingOut]:
@@ -174,3 +174,24 @@ def render_text(report: CheckReport) -> str:
         lines.append("")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
+
+
+# --- the rules themselves (check-bc --list-rules) ---------------------------------------------
+
+
+class RuleOut(BaseModel):
+    """One registered rule, as ``check-bc --list-rules --format json`` lists it."""
+
+    id: str
+    kind: str  # bc, fc or new
+    purpose: str
+
+
+def render_rules(rules: Iterable, fmt: str) -> str:
+    """The rules registry: a JSON list for ``json``, one aligned line per rule otherwise."""
+    outs = [RuleOut(id=r.id, kind=r.kind, purpose=r.purpose) for r in rules]
+    if fmt == "json":
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(list[RuleOut]).dump_json(outs, indent=2).decode() + "\n"
+    return "".join(f"{r.id:34} {r.kind:3} {r.purpose}\n" for r in outs)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import inspect, select
 
 from opgov.core.clock import SystemClock, parse_time
-from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_engine, resolve_url,
-                             transaction, upgrade)
+from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_engine, remove_created,
+                             resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import Ctx, is_simulation
@@ -16,9 +16,18 @@ from opgov.services.results import DatabaseStatus, EventView, RevisionChange
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> RevisionChange:
     """Migrate to ``revision``. ``simulation`` only on a new database: it marks the database as
     one where a claimed time is honoured, which an existing database can never become."""
-    engine = make_engine(resolve_url(db), create=True)
+    url = resolve_url(db)
+    created = sqlite_paths_to_create(url)  # removed again if this fails: a failed upgrade leaves nothing
     try:
-        before = current_revision(engine)
+        engine = make_engine(url, create=True)
+    except BaseException:
+        remove_created(created)
+        raise
+    try:
+        try:
+            before = current_revision(engine)
+        except Exception as err:  # noqa: BLE001 - not a database, a directory, a server that does not answer
+            raise unusable(engine, err) from None
         if simulation and before is not None:
             with transaction(engine) as session:
                 if "settings" not in inspect(session.connection()).get_table_names() or not is_simulation(session):
@@ -29,6 +38,8 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         except Exception as err:  # noqa: BLE001 - an unknown revision or an unreachable server
             if err.__class__.__module__.startswith("alembic"):
                 raise BadInput(f"cannot upgrade to {revision!r}: {err}") from None
+            if err.__class__.__module__.startswith("sqlalchemy"):
+                raise unusable(engine, err) from None
             raise
         if simulation and before is None:
             with transaction(engine) as session:
@@ -36,6 +47,10 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
                 session.add(Event(at=SystemClock().now(), actor="opgov", action="db.simulation",
                                   subject="database", after={"simulation": True}, reason=None))
         return RevisionChange(before=before, after=current_revision(engine))
+    except BaseException:
+        engine.dispose()
+        remove_created(created)
+        raise
     finally:
         engine.dispose()
 
@@ -43,7 +58,10 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
 def downgrade_database(db: str | None, revision: str) -> RevisionChange:
     engine = make_engine(resolve_url(db))
     try:
-        before = current_revision(engine)
+        try:
+            before = current_revision(engine)
+        except Exception as err:  # noqa: BLE001 - not a database, a server that does not answer
+            raise unusable(engine, err) from None
         try:
             downgrade(engine, revision)
         except Exception as err:  # noqa: BLE001
@@ -62,7 +80,10 @@ def database_status(db: str | None) -> DatabaseStatus:
     except DatabaseBehind:  # no file yet
         return DatabaseStatus(url=url, revision=None, head=HEAD_REVISION, up_to_date=False, simulation=False)
     try:
-        revision = current_revision(engine)
+        try:
+            revision = current_revision(engine)
+        except Exception as err:  # noqa: BLE001 - not a database, a server that does not answer
+            raise unusable(engine, err) from None
         simulation = False
         if revision is not None:
             with transaction(engine) as session:

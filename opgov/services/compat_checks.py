@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from sqlalchemy import insert, select
@@ -30,6 +30,7 @@ class Side:
     lines: dict[str, int]
     core: set[str]
     revision: str | None = None  # for git:REF sides: ``file`` is the path in the repository at REF
+    autogen: dict[str, str] = field(default_factory=dict)  # operator declared by autogen: → declaring entry
 
 
 def _exceptions(session, today: date) -> list:
@@ -64,7 +65,7 @@ def raw_findings(old: Side, new: Side) -> list:
     bases = {n.split(".")[0] for n in changed}
     old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
     new_map = {n: FunctionSchema.parse(s) for n, s in new.schemas.items() if n in added or n.split(".")[0] in bases}
-    raw = [f for f in compat.compare(old_map, new_map) if f.kind != "new" or f.operator in added]
+    raw = [f for f in compat.compare(old_map, new_map, old.autogen) if f.kind != "new" or f.operator in added]
     # An operator only `autogen:` declares has no schema text to compare, but its removal is a
     # removal all the same (the weekly report lists it with the others): one story.
     raw += [compat.RawFinding(n, FindingKind.bc, "operator-removed",
@@ -176,9 +177,12 @@ def snapshot_side(session, snapshot_id: int) -> Side:
     decided_core, decided_other, _ = _decided(session)
     core = {r.qualname for r in rows if "core" in (r.tags or [])}
     core = (core - decided_other) | (decided_core & {r.qualname for r in rows})
+    # an autogen-declared operator is stored without a schema, at the line of the entry declaring it
+    declaring = {r.line: r.qualname for r in rows if r.schema is not None}
     return Side(label=label, file=source,
                 schemas={r.qualname: r.schema for r in rows if r.schema is not None},
-                lines={r.qualname: r.line for r in rows}, core=core)
+                lines={r.qualname: r.line for r in rows}, core=core,
+                autogen={r.qualname: declaring.get(r.line, "another entry") for r in rows if r.schema is None})
 
 
 def _yaml_side(label: str, path: str, text: str | None = None) -> Side:
@@ -188,7 +192,8 @@ def _yaml_side(label: str, path: str, text: str | None = None) -> Side:
     registry = read_registry(path, text=text, buildable=False)
     return Side(label=label, file=path, schemas={n: op.schema for n, op in registry.ops.items() if op.schema},
                 lines={n: op.line for n, op in registry.ops.items()},
-                core={n for n, op in registry.ops.items() if "core" in op.tags})
+                core={n for n, op in registry.ops.items() if "core" in op.tags},
+                autogen={n: op.autogen_of for n, op in registry.ops.items() if op.schema is None and op.autogen_of})
 
 
 def _git_side(spec: str) -> Side:

@@ -261,7 +261,8 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     yaml_core = {name: name in tagged for name in present}
     used_by: dict[str, list[str]] = {}
     if models:
-        from opgov.core.corpus import load_corpus, merge_models
+        from opgov.core.corpus import merge_models
+        from opgov.formats.corpus import load_corpus
 
         for model in merge_models([load_corpus(f) for f in corpus_files(models)]).values():
             for op in {*model.exported_ops, *model.core_aten_ops}:

@@ -27,6 +27,8 @@ class _Tally:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    # operators another entry's autogen: declared that now have their own entry → that entry
+    own_entry: dict[str, str] = field(default_factory=dict)
     findings: dict[str, int] = field(default_factory=dict)  # severity → count
     baseline: bool = False
     historical: bool = False  # stored in its place in history (import --historical)
@@ -35,8 +37,8 @@ class _Tally:
         from opgov.services.results import ImportResult
 
         return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
-                            changed=self.changed, findings=self.findings, baseline=self.baseline,
-                            historical=self.historical)
+                            changed=self.changed, own_entry=self.own_entry, findings=self.findings,
+                            baseline=self.baseline, historical=self.historical)
 
 
 def list_snapshots(ctx: Ctx) -> list:
@@ -201,7 +203,8 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
     result = _Tally(label=label, operators=len(registry.ops), baseline=baseline)
     c = operators.c
     known = {row.qualname: row for row in session.execute(
-        select(c.id, c.qualname, c.schema, c.present, c.tags, c.category_source, c.category, c.lifecycle))}
+        select(c.id, c.qualname, c.schema, c.present, c.tags, c.category_source, c.category, c.lifecycle,
+               c.autogen_of))}
 
     new_rows, updates, versions, events = [], [], [], []
     for name, op in registry.ops.items():
@@ -233,7 +236,12 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
             events.append({"action": "operator.reappeared", "subject": name, "after": {"schema": op.schema}})
         if row.schema != op.schema:
             versions.append({"operator_id": row.id, "snapshot_id": snapshot_id, "schema": op.schema})
-            if row.present:
+            if row.present and row.schema is None and row.autogen_of is not None and op.schema is not None:
+                # not a schema change: torchgen generated it from another entry until now
+                result.own_entry[name] = row.autogen_of
+                events.append({"action": "operator.own_entry", "subject": name,
+                               "before": {"autogen_of": row.autogen_of}, "after": {"schema": op.schema}})
+            elif row.present:
                 result.changed.append(name)
                 events.append({"action": "operator.schema_changed", "subject": name,
                                "before": {"schema": row.schema}, "after": {"schema": op.schema}})

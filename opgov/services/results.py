@@ -180,6 +180,10 @@ class ImportResult(Result):
     added: list[str] = Field(default_factory=list, description="new (or reappeared) operators")
     removed: list[str] = Field(default_factory=list)
     changed: list[str] = Field(default_factory=list, description="operators whose schema changed")
+    own_entry: dict[str, str] = Field(default_factory=dict,
+                                      description="operators another entry's autogen: declared that now have "
+                                                  "their own entry → the entry that declared them (not new, "
+                                                  "not a schema change)")
     findings: dict[str, int] = Field(default_factory=dict, description="compatibility findings: severity → count")
     unchanged_file: bool = Field(default=False, description="the same label and content were imported before")
     baseline: bool = Field(default=False, description="the first snapshot of the database")

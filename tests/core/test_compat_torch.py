@@ -40,6 +40,14 @@ class Oracle:
                 self.cache[text] = None
         return self.cache[text]
 
+    def reason(self, text: str) -> str:
+        """Why torch refuses ``text`` ("" when it parses)."""
+        try:
+            self.parse_schema("aten::" + text)
+        except RuntimeError as err:
+            return str(err)
+        return ""
+
     def verdicts(self, old: str, new: str) -> tuple[bool, bool] | None:
         o, n = self.parse(old), self.parse(new)
         if o is None or n is None:
@@ -189,24 +197,21 @@ def _edits(schema: FunctionSchema):
         return (p < n and args[p][1]) or (p > 0 and args[p - 1][1])
 
     def with_args(new_args):
-        # PyTorch refuses a positional argument without a default after one with a default;
-        # edits that would produce one are not schemas at all.
-        seen_default = False
-        for text, kw in new_args:
-            if kw:
-                break
-            has_default = Argument.parse(text).default is not None
-            if seen_default and not has_default:
-                return None
-            seen_default = seen_default or has_default
+        # PyTorch accepts a positional argument with a default before one without
+        # (`permute(Tensor(a) self, int x=1, int[] dims)`), so every edit is a schema to judge
         return _render(name, new_args, rets)
 
     def insert(p: int, text: str, kw: bool | None = None):
         return with_args(args[:p] + [(text, kw_at(p) if kw is None else kw)] + args[p:])
 
-    # adding arguments
-    yield insert(first_out, "int zz=1")
-    yield insert(first_out, "int zz")
+    # adding arguments, with and without a default, at every position (keyword-only where the
+    # neighbours are, and positional at the boundary)
+    for p in range(n + 1):
+        yield insert(p, "int zz=1")
+        yield insert(p, "int zz")
+        if kw_at(p) and (p == 0 or not args[p - 1][1]):
+            yield insert(p, "int zz=1", kw=False)
+            yield insert(p, "int zz", kw=False)
     yield insert(first_out, "int[2] zz=1")
     yield insert(first_out, "int? zz=None")
     yield insert(first_out, "int zz=1", kw=False) if first_out == 0 or not args[first_out - 1][1] else None
@@ -277,19 +282,27 @@ def test_synthesized_edits_agree_with_torch(torch_mod, pytorch_versions, pytorch
     oracle = Oracle(torch_mod)
     newest = pytorch_versions[-1]
     disagreements: list[tuple] = []
-    mine_rejects: list[str] = []
-    pairs = skipped = 0
+    mine_rejects: list[str] = []  # torch parses it, opgov refuses it
+    mine_accepts: list[str] = []  # torch refuses it, opgov parses it
+    pairs = rejected = 0
     for text in _funcs(pytorch_release(newest)):
         if oracle.parse(text) is None:
             continue
         schema = FunctionSchema.parse(text)
         for edited in dict.fromkeys(e for e in _edits(schema) if e is not None and e != text):
-            if oracle.parse(edited) is None:
-                skipped += 1
-                continue
             try:
                 FunctionSchema.parse(edited)
+                ours = True
             except SchemaParseError:
+                ours = False
+            if oracle.parse(edited) is None:  # e.g. `int zz` after a default: only a list may follow one
+                rejected += 1
+                # opgov does not yet check a default's literal against a list type (`int[] x=0`,
+                # `int[1] x=0.0`, which torch refuses); the order of defaults it checks as torch does
+                if ours and "follows default argument" in oracle.reason(edited):
+                    mine_accepts.append(edited)
+                continue
+            if not ours:
                 mine_rejects.append(edited)
                 continue
             for old, new in ((text, edited), (edited, text)):
@@ -297,7 +310,8 @@ def test_synthesized_edits_agree_with_torch(torch_mod, pytorch_versions, pytorch
                 expected = oracle.verdicts(old, new)
                 if _ours(old, new) != expected:
                     disagreements.append((old, new, expected))
-    assert mine_rejects == []
+    assert mine_rejects[:20] == []
+    assert mine_accepts[:20] == []
     assert disagreements[:20] == []
     assert pairs > 100_000
-    assert skipped < pairs / 100
+    assert rejected > 1_000  # the edits reach what torch refuses, and opgov refuses the same

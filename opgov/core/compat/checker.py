@@ -130,14 +130,23 @@ def _finding(operator: str, kind: str, breaks: list[Break], old: FunctionSchema 
                       None if new is None else str(new), tuple(b.rule for b in others))
 
 
-def compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema]) -> list[RawFinding]:
+def own_entry_message(declared_by: str) -> str:
+    """The one wording for an operator that another entry's ``autogen:`` declared and that now has
+    its own entry: check-bc's finding and the import summary say the same."""
+    return f"Now has its own entry (was autogen of {declared_by}); not a new operator."
+
+
+def compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema],
+            old_autogen: Mapping[str, str] | None = None) -> list[RawFinding]:
     """Check every operator of ``old`` against ``new``; keys are canonical names.
 
     BC: an old schema is fine when some overload of the same name in ``new`` is backward
     compatible with it (PyTorch's BC script; since the check also compares overload names, that
     is the overload of the same full name). FC: checked for operators present in both. New
     operators are reported as informational. One finding per operator and kind, old operators in
-    ``old``'s order (BC before FC), then new operators in ``new``'s order.
+    ``old``'s order (BC before FC), then new operators in ``new``'s order. ``old_autogen`` names
+    the operators the old registry declared by ``autogen:`` (→ the declaring entry): one of them
+    with its own entry in ``new`` is not new (``operator-own-entry``).
     """
     overloads: dict[str, list[str]] = {}
     for name in new:
@@ -164,5 +173,9 @@ def compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema]
                 findings.append(_finding(name, FC, fc, old_schema, new_schema))
     for name, new_schema in new.items():
         if name not in old:
-            findings.append(RawFinding(name, NEW, "operator-added", "New operator.", None, str(new_schema)))
+            if old_autogen and name in old_autogen:
+                findings.append(RawFinding(name, NEW, "operator-own-entry", own_entry_message(old_autogen[name]),
+                                           None, str(new_schema)))
+            else:
+                findings.append(RawFinding(name, NEW, "operator-added", "New operator.", None, str(new_schema)))
     return findings

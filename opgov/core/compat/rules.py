@@ -338,6 +338,9 @@ RULES: tuple[Rule, ...] = (
          "An out argument was renamed, moved, retyped or re-annotated.", out_argument_changed),
     Rule("operator-removed", BC, _OP, "The operator (this overload) is gone from the new registry."),
     Rule("operator-added", NEW, _OP, "A new operator appeared (informational)."),
+    Rule("operator-own-entry", NEW, _OP,
+         "An operator another entry's autogen: declared now has its own entry (informational; not a new "
+         "operator)."),
 )
 
 

@@ -1,0 +1,55 @@
+"""Where the files opgov ships live: the Alembic migrations and the data files a command can load
+by name (the 2023 review's decisions, the export-composites rules).
+
+In the repository they stay at the top level (``migrations/``, ``data/``); a wheel carries them
+inside the package as ``opgov/_migrations`` and ``opgov/_data`` (setup.py maps the folders). Both
+lookups try the installed place first, then the checkout, so an editable install and a wheel
+install find the same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_CHECKOUT = _PACKAGE.parent
+
+# name → path under data/ (the names `opgov decisions load NAME` / `opgov decomps load NAME` accept)
+SHIPPED_DATA = {
+    "core-aten-review-2023": "decisions/core-aten-review-2023.yaml",
+    "export-composites": "decomps/export-composites.yaml",
+}
+
+
+def _first(*candidates: Path) -> Path:
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    return candidates[0]
+
+
+def migrations_dir() -> Path:
+    """The Alembic script directory (holding env.py and versions/)."""
+    return _first(_PACKAGE / "_migrations", _CHECKOUT / "migrations")
+
+
+def shipped_data(name: str) -> Path | None:
+    """The shipped data file called ``name`` (``core-aten-review-2023``, with or without
+    ``.yaml``, or its repository path ``data/decisions/core-aten-review-2023.yaml``), else None."""
+    for key, relative in SHIPPED_DATA.items():
+        if name in (key, f"{key}.yaml", f"data/{relative}"):
+            break
+    else:
+        return None
+    path = _first(_PACKAGE / "_data" / relative, _CHECKOUT / "data" / relative)
+    return path if path.is_file() else None
+
+
+def data_argument(file: str) -> str:
+    """A FILE argument as given, or, when no such file exists and it names a shipped data file,
+    that file's path: `opgov decisions load core-aten-review-2023` works from any directory and
+    any install."""
+    if Path(file).exists():
+        return file
+    shipped = shipped_data(file)
+    return str(shipped) if shipped is not None else file

@@ -1,0 +1,156 @@
+"""Every file argument of every command, given an empty file, a binary file (a .pt2 archive) or a
+directory: exit 2, one line on stderr naming the file, no traceback, nothing written."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import click
+import pytest
+import typer
+
+import opgov.cli.main  # noqa: F401 - registers every command on the app
+from opgov.cli.app import app
+from conftest import SAMPLE, db_fingerprint
+
+V1, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "tags.yaml"
+
+# How each file argument is given, with valid values for the rest; {bad} is the bad file and
+# {good} a valid copy of the sample registry. The test below checks that this covers every file
+# argument in the command tree.
+INVOCATIONS: dict[tuple[str, str], list[str]] = {
+    ("import", "native_functions_yaml"): ["import", "{bad}", "--label", "bad"],
+    ("import", "tags_yaml"): ["import", "{good}", "--label", "bad", "--tags-yaml", "{bad}"],
+    ("check-bc", "old"): ["check-bc", "{bad}", "{good}"],
+    ("check-bc", "new"): ["check-bc", "{good}", "{bad}"],
+    ("sync-yaml", "native_functions_yaml"): ["sync-yaml", "{bad}", "--check"],
+    ("sync-yaml", "tags_yaml"): ["sync-yaml", "{good}", "--tags-yaml", "{bad}", "--check"],
+    ("check-model", "ops"): ["check-model", "{bad}"],
+    ("check-model", "models"): ["check-model", "{bad}"],  # the MODEL... argument (runtimes branch)
+    ("check-decomps", "models"): ["check-decomps", "--models", "{bad}"],
+    ("runtimes add", "ops"): ["runtimes", "add", "et@1.0", "--ops", "{bad}"],
+    ("runtimes coverage", "models"): ["runtimes", "coverage", "--models", "{bad}"],
+    ("decisions load", "file"): ["decisions", "load", "{bad}"],
+    ("decomps load", "file"): ["decomps", "load", "{bad}"],
+    ("opset build", "models"): ["opset", "build", "--models", "{bad}"],
+    # the PR gate (where it is part of the command tree)
+    ("check-pr", "base"): ["check-pr", "--base", "{bad}", "--head", "{good}"],
+    ("check-pr", "head"): ["check-pr", "--base", "{good}", "--head", "{bad}"],
+    ("check-pr", "config"): ["check-pr", "--base", "{good}", "--head", "{good}", "--config", "{bad}"],
+    ("allowlist convert", "file"): ["allowlist", "convert", "{bad}"],
+    ("allowlist convert", "config"): ["allowlist", "convert", "{allowlist}", "--config", "{bad}"],
+}
+# An empty policy file is a policy of defaults: only binary files and directories are bad there.
+EMPTY_IS_FINE = {("check-pr", "config"), ("allowlist convert", "config")}
+# Where a file is written, not read: only a directory is bad there.
+OUTPUTS = {
+    ("report weekly", "out"): ["report", "weekly", "--out", "{bad}"],
+    ("decisions export", "file"): ["decisions", "export", "{bad}"],
+    ("runtimes coverage", "out"): ["runtimes", "coverage", "--out", "{bad}"],
+    ("check-pr", "sarif"): ["check-pr", "--base", "{good}", "--head", "{good}", "--sarif", "{bad}"],
+    ("check-pr", "junit"): ["check-pr", "--base", "{good}", "--head", "{good}", "--junit", "{bad}"],
+    ("check-pr", "requests"): ["check-pr", "--base", "{good}", "--head", "{good}", "--requests", "{bad}"],
+}
+FILE_METAVARS = {"FILE", "PATH", "OPS", "CORPUS", "REF|FILE"}
+FILE_HELP = ("yaml path", "a file", "a corpus", "tags.yaml")
+
+
+def file_arguments() -> set[tuple[str, str]]:
+    """(command, parameter) for every parameter of the command tree that names a file: by its
+    name (``*_yaml``, ``file``), its metavar, or its help ("yaml path", "a file", …)."""
+    found = set()
+
+    def walk(group: click.Group, prefix: tuple[str, ...]) -> None:
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                walk(command, (*prefix, name))
+                continue
+            for param in command.params:
+                metavar = (param.metavar or "").strip("[]")
+                help_text = (getattr(param, "help", "") or "").lower()
+                if (param.name.endswith("_yaml") or param.name == "file" or metavar in FILE_METAVARS
+                        or metavar.endswith("_YAML") or any(words in help_text for words in FILE_HELP)):
+                    found.add((" ".join((*prefix, name)), param.name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+def all_parameters() -> set[tuple[str, str]]:
+    found = set()
+
+    def walk(group: click.Group, prefix: tuple[str, ...]) -> None:
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                walk(command, (*prefix, name))
+            else:
+                found.update((" ".join((*prefix, name)), p.name) for p in command.params)
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+PRESENT = all_parameters()
+READS = sorted(k for k in INVOCATIONS if k in PRESENT)
+WRITES = sorted(k for k in OUTPUTS if k in PRESENT)
+CASES = [(target, kind) for target in READS for kind in ("empty", "binary", "directory")
+         if not (kind == "empty" and target in EMPTY_IS_FINE)]
+
+
+def test_every_file_argument_is_covered():
+    assert file_arguments() == set(READS) | set(WRITES)
+
+
+@pytest.fixture
+def bad_files(tmp_path) -> dict[str, Path]:
+    empty = tmp_path / "empty.yaml"
+    empty.write_bytes(b"")
+    binary = tmp_path / "model.pt2"  # what torch.export.save writes: a zip archive
+    with zipfile.ZipFile(binary, "w") as archive:
+        archive.writestr("model/data.pkl", bytes(range(256)) * 8)
+        archive.writestr("model/version", "7\n")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    return {"empty": empty, "binary": binary, "directory": folder}
+
+
+@pytest.fixture
+def populated(cli, tmp_path):
+    """A database with a snapshot (so commands get as far as reading their file)."""
+    cli.ok("import", V1, "--tags-yaml", TAGS, "--label", "v1")
+    good = tmp_path / "good" / "native_functions.yaml"
+    good.parent.mkdir()
+    shutil.copyfile(V1, good)
+    shutil.copyfile(TAGS, good.parent / "tags.yaml")
+    return cli, good
+
+
+@pytest.mark.parametrize(("target", "kind"), CASES, ids=[f"{t[0]}:{t[1]}-{k}" for t, k in CASES])
+def test_bad_file_is_one_line_and_exit_2(populated, bad_files, kind, target):
+    cli, good = populated
+    _expect_bad_input(cli, INVOCATIONS[target], bad_files[kind], good)
+
+
+@pytest.mark.parametrize("target", WRITES, ids=lambda t: f"{t[0]}:{t[1]}")
+def test_output_into_a_directory_is_one_line_and_exit_2(populated, bad_files, target):
+    cli, good = populated
+    _expect_bad_input(cli, OUTPUTS[target], bad_files["directory"], good)
+
+
+def _expect_bad_input(cli, template: list[str], bad: Path, good: Path) -> None:
+    allowlist = good.parent / "check_forward_backward_compatibility.py"
+    allowlist.write_text("ALLOW_LIST = []\n", encoding="utf-8")
+    args = [a.format(bad=bad, good=good, allowlist=allowlist) for a in template]
+    before = db_fingerprint(cli.url)
+    good_bytes = good.read_bytes()
+    result = cli(*args)
+    shown = f"opgov {' '.join(args)}"
+    assert result.code == 2, f"{shown} exited {result.code}: {result.err}{result.out}"
+    assert "Traceback" not in result.err and "Traceback" not in result.out, shown
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, f"{shown}: {result.err}"
+    assert lines[0].startswith("opgov: error: ") and bad.name in lines[0], f"{shown}: {lines[0]}"
+    assert db_fingerprint(cli.url) == before, f"{shown} changed the database"
+    assert good.read_bytes() == good_bytes
