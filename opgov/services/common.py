@@ -135,15 +135,22 @@ def latest_snapshot_id(session) -> int | None:
 _LOCKS = {"import": 0x6F70676F76_01}  # one PostgreSQL advisory lock per kind of exclusive work
 
 
-def serialize(ctx: Ctx, what: str) -> None:
-    """Hold an exclusive lock on ``what`` until the transaction ends, so two such commands never
-    interleave (two imports would each diff against the same previous snapshot). On SQLite every
-    write transaction already begins with ``BEGIN IMMEDIATE``, which serialises writers."""
+def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
+    """Hold a lock on ``what`` until the transaction ends.
+
+    An import takes the ``"import"`` lock exclusively: two imports never interleave (each would
+    diff against the same previous snapshot). Every other writer of operator rows (votes that
+    decide, lifecycle steps, ticks, loading decisions) takes it ``shared``, first thing: they run
+    side by side, but never while an import is between reading the operators and writing them
+    back, so an import can never revert a decision it did not see. On SQLite every write
+    transaction already begins with ``BEGIN IMMEDIATE``, which serialises writers.
+    """
     from sqlalchemy import text
 
     bind = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.get_bind()
     if bind.dialect.name == "postgresql":
-        ctx.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCKS[what]})
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        ctx.session.execute(text(f"SELECT {function}(:key)"), {"key": _LOCKS[what]})
 
 
 # --- roles ----------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
                                    get_setting, latest_snapshot, log_event, require, require_text, role_of,
-                                   single_user_mode)
+                                   serialize, single_user_mode)
 
 KIND_TO_CATEGORY = {"core": "core", "decompose": "decomposable", "custom": "custom"}
 
@@ -154,6 +154,7 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> dict[s
     it is rejected and closed."""
     comment = require_text(comment, "the comment")
     session = ctx.session
+    serialize(ctx, "import", shared=True)  # a vote may decide: never in the middle of an import
     proposal = find_proposal(session, proposal_id, lock=True)
     require(ctx, "review", "review proposals")
     if proposal.status != "open":
@@ -187,7 +188,10 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> dict[s
 
 
 def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
-    session, now, op = ctx.session, ctx.now(), proposal.operator
+    session, now = ctx.session, ctx.now()
+    # lock the operator and read it afresh: what we write back is derived from what we read
+    op = session.scalars(select(Operator).where(Operator.id == proposal.operator_id).with_for_update()
+                         .execution_options(populate_existing=True)).one()
     category = KIND_TO_CATEGORY[proposal.kind]
     # the rules or categories may have changed since the proposal was made
     refuse_if_breaks(session, _changes(op, proposal.kind, list(proposal.targets)),
@@ -263,10 +267,11 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
     require(ctx, "decisions", "load decisions")
     records = read_decisions_file(path)
     session = ctx.session
+    serialize(ctx, "import", shared=True)  # categories are read, then written back
     ops = {}
     for record in records:  # validate everything before writing anything
         try:
-            ops[record.op] = find_operator(session, record.op)
+            ops[record.op] = find_operator(session, record.op, lock=True)
         except BadInput as err:
             raise BadInput(err.message, file=path, line=record.line) from None
         for target in record.into:

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
-from opgov.services.common import Ctx, find_operator, get_int_setting, log_event, require, require_text
+from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
+                                   serialize)
 
 
 def periods(ctx: Ctx) -> Periods:
@@ -46,6 +47,7 @@ def _next_view(ctx: Ctx, op: Operator) -> dict[str, Any] | None:
 
 def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = None) -> dict[str, Any]:
     reason = require_text(reason, "the reason")
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     replacement_name = None
     if replacement:
@@ -63,12 +65,14 @@ def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = 
 
 
 def mark_deprecated(ctx: Ctx, op_name: str, *, reason: str | None = None) -> dict[str, Any]:
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deprecated", reason)
 
 
 def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> dict[str, Any]:
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deleted", reason)
@@ -76,6 +80,7 @@ def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> dict[str, An
 
 def undeprecate(ctx: Ctx, op_name: str, *, reason: str) -> dict[str, Any]:
     reason = require_text(reason, "the reason")
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "active", reason)
@@ -89,6 +94,7 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> dict[str, An
         raise BadInput("--within must be 0 or more days")
     if apply:
         require(ctx, "tick", "apply due lifecycle transitions")
+        serialize(ctx, "import", shared=True)
     now, policy = ctx.now(), periods(ctx)
     horizon = now + timedelta(days=within_days)
     due_now, coming, applied = [], [], []
