@@ -91,3 +91,5 @@ def test_import_races_votes_deprecations_and_ticks(make_cli, any_db_url, pytorch
     assert sorted(r[0] for r in steps) == sorted(ticked)  # applied once each, by one of the two ticks
     assert _rows(any_db_url, "SELECT label FROM snapshots ORDER BY id") == [("2.12.0",), ("2.13.0",)]
     assert len(_rows(any_db_url, "SELECT id FROM decisions")) == len(voted)
+    # the writers appended to the log one after another: one chain, no fork
+    assert cli.ok("log", "verify").out.split(", ")[1].startswith("chain intact")

@@ -171,12 +171,17 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
 
 @app.command("log")
 def log_cmd(
-    op: Optional[str] = typer.Argument(None, metavar="[OP]", help="Only events about this operator."),
+    op: Optional[str] = typer.Argument(None, metavar="[OP | verify]",
+                                       help="Only events about this operator; `verify` checks the hash chain."),
     since: Optional[str] = typer.Option(None, "--since", metavar="DATE"),
     limit: int = typer.Option(200, "--limit", help="Newest N events (0: all)."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """The append-only event log, oldest first."""
+    """The append-only event log, oldest first. `opgov log verify` checks that no event was changed,
+    removed or inserted since it was written: exit 1 naming the first broken link."""
+    if op == "verify":
+        _log_verify(json_out)
+        return
     from opgov.services.admin import read_log
 
     with command(write=False) as ctx:
@@ -186,3 +191,18 @@ def log_cmd(
         return
     table(None, ["when", "actor", "action", "subject", "reason"],
           [[e["at"][:19], e["actor"], e["action"], e["subject"], e["reason"]] for e in events])
+
+
+def _log_verify(json_out: bool) -> None:
+    from opgov.services.admin import verify_log
+
+    with command(write=False) as ctx:
+        report = verify_log(ctx)
+    if json_out:
+        print_json(report)
+    elif report["intact"]:
+        say(f"{report['events']} events, chain intact (head {report['head']})")
+    else:
+        say(f"chain broken at event {report['broken']['event']}: {report['broken']['problem']}")
+    if not report["intact"]:
+        raise typer.Exit(1)

@@ -18,7 +18,7 @@ from opgov.core.errors import BadInput, DatabaseBehind
 
 # The newest migration. tests/test_migrations.py checks it against the migrations folder, so the
 # "is the database behind?" check costs one query instead of loading Alembic on every command.
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent.parent / "migrations"
 
 

@@ -11,7 +11,7 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_en
                              transaction, upgrade)
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
-from opgov.services.common import Ctx, is_simulation
+from opgov.services.common import Ctx, is_simulation, log_event
 
 
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> tuple[str | None, str | None]:
@@ -34,8 +34,8 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         if simulation and before is None:
             with transaction(engine) as session:
                 session.merge(Setting(key="simulation", value="true"))
-                session.add(Event(at=SystemClock().now(), actor="opgov", action="db.simulation",
-                                  subject="database", after={"simulation": True}, reason=None))
+                log_event(Ctx(session, "opgov", SystemClock()), "db.simulation", "database",
+                          after={"simulation": True})
         return before, current_revision(engine)
     finally:
         engine.dispose()
@@ -90,3 +90,19 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
     events = list(ctx.session.scalars(query))[::-1]
     return [{"id": e.id, "at": e.at.isoformat(), "actor": e.actor, "action": e.action, "subject": e.subject,
              "before": e.before, "after": e.after, "reason": e.reason} for e in events]
+
+
+def verify_log(ctx: Ctx) -> dict[str, Any]:
+    """Walk the event log's hash chain, oldest first; the first broken link, if any."""
+    from opgov.core.eventlog import verify_chain
+    from opgov.db import tables
+
+    events = tables.events
+    rows = ctx.session.execute(select(events.c.id, events.c.at, events.c.actor, events.c.action, events.c.subject,
+                                      events.c.before, events.c.after, events.c.reason, events.c.prev_hash,
+                                      events.c.hash).order_by(events.c.id).execution_options(yield_per=2000))
+    report = verify_chain(row._mapping for row in rows)
+    intact = report.broken is None
+    return {"events": report.events, "intact": intact, "head": report.head if intact else None,
+            "broken": None if report.broken is None else {"event": report.broken.event_id,
+                                                          "problem": report.broken.problem}}

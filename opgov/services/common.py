@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select
 
 from opgov.core.clock import Clock
+from opgov.core.eventlog import GENESIS, event_hash, plain_json
 from opgov.db import tables
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import parse_op_name
@@ -67,22 +69,62 @@ def is_simulation(session) -> bool:
 
 
 # --- the event log --------------------------------------------------------------------------------
+#
+# Events are appended when the transaction commits, not when they are logged: then, under one lock
+# (PostgreSQL: an advisory lock; SQLite: the write lock BEGIN IMMEDIATE took), each gets the next id,
+# the hash of the event before it and its own hash (opgov.core.eventlog). Two writers can never
+# fork the chain, and the lock is the last one a transaction takes, so it cannot deadlock.
+
+_PENDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection → events to append
+_EVENTS_LOCK = 0x6F70676F76_02
+_hooks_installed = False
 
 
 def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | None = None,
               after: dict[str, Any] | None = None, reason: str | None = None) -> None:
-    ctx.session.execute(insert(tables.events), [{"at": ctx.now(), "actor": ctx.actor, "action": action,
-                                         "subject": subject, "before": before, "after": after,
-                                         "reason": reason}])
+    log_events(ctx, [{"action": action, "subject": subject, "before": before, "after": after, "reason": reason}])
 
 
 def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
-    """Many events at once (an import); each row has action, subject and optionally before/after."""
+    """Many events at once (an import); each row has action, subject and optionally before/after/reason."""
     if not rows:
         return
+    _install_hooks()
     at = ctx.now()
-    ctx.session.execute(insert(tables.events), [{"at": at, "actor": ctx.actor, "before": None, "after": None,
-                                         "reason": None, **row} for row in rows])
+    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
+    pending = _PENDING.setdefault(connection, [])
+    for row in rows:
+        event = {"at": at, "actor": ctx.actor, "before": None, "after": None, "reason": None, **row}
+        event["before"], event["after"] = plain_json(event["before"]), plain_json(event["after"])
+        pending.append(event)
+
+
+def _install_hooks() -> None:
+    global _hooks_installed
+    if not _hooks_installed:
+        from sqlalchemy import Engine, event
+
+        event.listen(Engine, "commit", _append_pending)
+        event.listen(Engine, "rollback", lambda connection: _PENDING.pop(connection, None))
+        _hooks_installed = True
+
+
+def _append_pending(connection) -> None:
+    rows = _PENDING.pop(connection, None)
+    if not rows:
+        return
+    from sqlalchemy import text
+
+    events = tables.events
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _EVENTS_LOCK})
+    last = connection.execute(select(events.c.id, events.c.hash).order_by(events.c.id.desc()).limit(1)).first()
+    next_id, previous = (last.id + 1, last.hash or GENESIS) if last is not None else (1, GENESIS)
+    for offset, row in enumerate(rows):
+        row["id"] = next_id + offset
+        row["prev_hash"] = previous
+        row["hash"] = previous = event_hash(row, previous)
+    connection.execute(insert(events), rows)
 
 
 # --- lookups --------------------------------------------------------------------------------------
