@@ -83,3 +83,38 @@ def test_db_commands(make_cli, sqlite_url):
     cli.ok("db", "downgrade", "base")
     assert cli.ok("db", "current", "--json").json()["revision"] is None
     assert cli("db", "upgrade", "nonsense").code == 2
+
+
+def test_downgrade_is_for_maintainers_and_spares_governance_data(make_cli, any_db_url):
+    """`db downgrade` drops tables and the log with them: maintainers only, and refused while the
+    database holds governance data unless --force; a downgraded database never becomes a
+    simulation database."""
+    from conftest import SAMPLE, db_fingerprint
+
+    cli = make_cli(any_db_url)
+    cli.ok("members", "add", "chair", "--role", "maintainer", actor="chair")
+    cli.ok("members", "add", "dev", "--role", "developer", actor="chair")
+    cli.ok("members", "add", "bot", "--role", "bot", actor="chair")
+    cli.ok("import", SAMPLE / "native_functions.v1.yaml", "--label", "v1", actor="bot")
+    before = db_fingerprint(any_db_url)
+    for actor in ("dev", "bot", "stranger"):
+        result = cli("db", "downgrade", "base", "--force", actor=actor)
+        assert result.code == 1 and "may not downgrade the database" in result.err, result.err
+    result = cli("db", "downgrade", "0005", actor="chair")
+    assert result.code == 1
+    assert result.err.strip() == ("opgov: refused: the database holds governance data (2 members, 4 events); "
+                                  "downgrading to 0005 may drop it: pass --force to downgrade anyway")
+    assert db_fingerprint(any_db_url) == before
+    # forced by a maintainer: done, and on the record for as long as the log survives
+    cli.ok("db", "downgrade", "0005", "--force", actor="chair")
+    assert cli.ok("db", "current", "--json").json()["revision"] == "0005"
+    cli.ok("db", "upgrade")
+    log = cli.ok("log", "--json", "--limit", "1").json()
+    assert log[0]["action"] == "db.downgrade" and log[0]["actor"] == "chair" and log[0]["after"]["forced"] is True
+    cli.ok("db", "downgrade", "base", "--force", actor="chair")
+    # the kind of a database is fixed when it is created: a real one stays real after base
+    result = cli("db", "upgrade", "--simulation")
+    assert result.code == 1 and "created before" in result.err
+    assert cli.ok("db", "current", "--json").json()["revision"] is None
+    cli.ok("db", "upgrade")
+    assert cli.ok("db", "current", "--json").json()["simulation"] is False

@@ -30,11 +30,15 @@ def db_upgrade(
 
 
 @db_app.command("downgrade")
-def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g. 0003 or base.")) -> None:
-    """Undo migrations down to REVISION (base removes every table)."""
+def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g. 0003 or base."),
+                 force: bool = typer.Option(False, "--force",
+                                            help="Downgrade even though governance data would be lost.")) -> None:
+    """Undo migrations down to REVISION (base removes every table). Maintainers only; refused
+    while the database holds governance data unless --force."""
+    from opgov.cli.runtime import resolve_actor
     from opgov.services.admin import downgrade_database
 
-    before, after = downgrade_database(GLOBALS.db, revision)
+    before, after = downgrade_database(GLOBALS.db, revision, actor=resolve_actor(GLOBALS.actor), force=force)
     say(f"database at revision {after or 'base'} (was {before})")
 
 

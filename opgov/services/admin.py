@@ -7,8 +7,7 @@ from typing import Any
 from sqlalchemy import inspect, select
 
 from opgov.core.clock import SystemClock, parse_time
-from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_engine, resolve_url,
-                             transaction, upgrade)
+from opgov.db.engine import HEAD_REVISION, current_revision, make_engine, resolve_url, transaction, upgrade
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import Ctx, is_simulation, log_event
@@ -20,6 +19,9 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
     engine = make_engine(resolve_url(db), create=True)
     try:
         before = current_revision(engine)
+        if simulation and before is None and _was_created(engine):
+            raise PolicyRefusal("--simulation applies only when creating a database; this one was created "
+                                "before and downgraded: its kind is fixed (create a new database instead)")
         if simulation and before is not None:
             with transaction(engine) as session:
                 if "settings" not in inspect(session.connection()).get_table_names() or not is_simulation(session):
@@ -41,16 +43,67 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         engine.dispose()
 
 
-def downgrade_database(db: str | None, revision: str) -> tuple[str | None, str | None]:
+def _was_created(engine) -> bool:
+    """Has ``opgov db upgrade`` run here before? Alembic's version table outlives a downgrade to base."""
+    with engine.connect() as connection:
+        return "alembic_version" in inspect(connection).get_table_names()
+
+
+# what a downgrade would destroy: rows beyond those a new database starts with
+GOVERNANCE_DATA = {
+    "members": "SELECT count(*) - 1 FROM members",  # the first maintainer bootstraps the database
+    "proposals": "SELECT count(*) FROM proposals",
+    "decisions": "SELECT count(*) FROM decisions",
+    "lifecycle_steps": "SELECT count(*) FROM lifecycle_steps",
+    "events": "SELECT count(*) FROM events WHERE action NOT LIKE 'db.%'",
+}
+
+
+def governance_data(connection) -> dict[str, int]:
+    """How many rows of governance data the database holds, per table (only tables with some)."""
+    from sqlalchemy import text
+
+    present = set(inspect(connection).get_table_names())
+    counts = {table: connection.execute(text(sql)).scalar() or 0
+              for table, sql in GOVERNANCE_DATA.items() if table in present}
+    return {table: n for table, n in counts.items() if n > 0}
+
+
+def downgrade_database(db: str | None, revision: str, *, actor: str, force: bool = False
+                       ) -> tuple[str | None, str | None]:
+    """Undo migrations down to ``revision``: for maintainers only, and refused while the database
+    holds governance data (which the dropped tables and columns would take with them) unless
+    ``force``. The downgrade is logged first, in the same transaction."""
+    from alembic import command
+
+    from opgov.db.engine import alembic_config
+    from opgov.services.common import flush_events, require
+
     engine = make_engine(resolve_url(db))
     try:
         before = current_revision(engine)
-        try:
-            downgrade(engine, revision)
-        except Exception as err:  # noqa: BLE001
-            if err.__class__.__module__.startswith("alembic"):
-                raise BadInput(f"cannot downgrade to {revision!r}: {err}") from None
-            raise
+        if before is None:
+            raise BadInput("the database is not initialised: there is nothing to downgrade")
+        with engine.begin() as connection:
+            ctx = Ctx(connection, actor, SystemClock())
+            if revision != before:
+                if "members" in inspect(connection).get_table_names():
+                    require(ctx, "downgrade", "downgrade the database (maintainers only)")
+                held = governance_data(connection)
+                if held and not force:
+                    listed = ", ".join(f"{n} {table.replace('_', ' ')[:None if n > 1 else -1]}" for table, n in held.items())
+                    raise PolicyRefusal(f"the database holds governance data ({listed}); downgrading to "
+                                        f"{revision} may drop it: pass --force to downgrade anyway")
+                if before == HEAD_REVISION:  # an older events table is not this opgov's to append to
+                    log_event(ctx, "db.downgrade", "database", before={"revision": before},
+                              after={"revision": revision, "forced": force, "governance_data": held})
+                    flush_events(ctx)  # written before the migrations change the events table
+            try:
+                command.downgrade(alembic_config(engine, connection), revision)
+            except Exception as err:  # noqa: BLE001
+                if err.__class__.__module__.startswith("alembic"):
+                    raise BadInput(f"cannot downgrade to {revision!r}: {err}") from None
+                raise
         return before, current_revision(engine)
     finally:
         engine.dispose()

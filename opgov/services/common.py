@@ -99,6 +99,13 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
         pending.append(event)
 
 
+def flush_events(ctx: Ctx) -> None:
+    """Append the events logged so far now, rather than at commit (before a migration changes the
+    events table)."""
+    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
+    _append_pending(connection)
+
+
 def _install_hooks() -> None:
     global _hooks_installed
     if not _hooks_installed:
