@@ -57,7 +57,7 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     engine = make_engine(resolve_url(GLOBALS.db))
     try:
         ensure_current(engine)
-        with transaction(engine, orm=orm) as session:
+        with transaction(engine, orm=orm, write=write) as session:
             claimed = claimed_time()
             clock: Clock = SystemClock()
             if claimed is not None:

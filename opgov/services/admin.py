@@ -7,7 +7,8 @@ from typing import Any
 from sqlalchemy import inspect, select
 
 from opgov.core.clock import SystemClock, parse_time
-from opgov.db.engine import HEAD_REVISION, current_revision, make_engine, resolve_url, transaction, upgrade
+from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, make_engine, resolve_url,
+                             transaction, upgrade)
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import Ctx, is_simulation, log_event
@@ -19,6 +20,9 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
     engine = make_engine(resolve_url(db), create=True)
     try:
         before = current_revision(engine)
+        if before is not None and before not in known_revisions():
+            raise BadInput(f"the database is at revision {before}, which this opgov does not know: it was made by "
+                           f"a newer opgov (this one goes up to {HEAD_REVISION}); upgrade opgov")
         if simulation and before is None and _was_created(engine):
             raise PolicyRefusal("--simulation applies only when creating a database; this one was created "
                                 "before and downgraded: its kind is fixed (create a new database instead)")
@@ -119,8 +123,9 @@ def database_status(db: str | None) -> dict[str, Any]:
         revision = current_revision(engine)
         simulation = False
         if revision is not None:
-            with transaction(engine) as session:
-                simulation = is_simulation(session)
+            with transaction(engine, write=False) as session:
+                if "settings" in inspect(session.connection()).get_table_names():
+                    simulation = is_simulation(session)
         return {"url": engine.url.render_as_string(hide_password=True), "revision": revision,
                 "head": HEAD_REVISION, "up_to_date": revision == HEAD_REVISION, "simulation": simulation}
     finally:
