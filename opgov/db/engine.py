@@ -66,6 +66,9 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
             _sqlite_transactions(engine, timeout)
         else:
             engine = create_engine(url, pool_pre_ping=False)
+        from opgov.db.limits import before_execute
+
+        event.listen(engine, "before_execute", before_execute)  # values must fit their columns
     except DatabaseBehind:
         raise
     except Exception as err:  # noqa: BLE001 - any driver or URL problem is bad input

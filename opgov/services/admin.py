@@ -140,8 +140,8 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
         query = query.where(Event.subject == find_operator(ctx.session, op).qualname)
     if since:
         query = query.where(Event.at >= parse_time(since, what="--since"))
-    if limit < 0:
-        raise BadInput("--limit must be 0 or more")
+    if not 0 <= limit <= 2**31 - 1:
+        raise BadInput(f"--limit must be between 0 and {2**31 - 1}, got {limit}")
     query = query.order_by(Event.id.desc())
     if limit:
         query = query.limit(limit)

@@ -48,6 +48,12 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "deprecated_days": "180",
     "simulation": "false",
 }
+# the values each setting may take: beyond them the lifecycle timers and reports cannot compute dates
+SETTING_RANGE: dict[str, tuple[int, int]] = {
+    "quorum": (1, 100),
+    "deprecating_days": (1, 36500),
+    "deprecated_days": (1, 36500),
+}
 SETTING_HELP = {
     "quorum": "approvals a proposal needs to be decided",
     "deprecating_days": "days an operator stays deprecating before it may be marked deprecated",
@@ -61,7 +67,16 @@ def get_setting(session, key: str) -> str:
 
 
 def get_int_setting(session, key: str) -> int:
-    return int(get_setting(session, key))
+    value = get_setting(session, key)
+    low, high = SETTING_RANGE.get(key, (None, None))
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or (low is not None and not low <= number <= high):
+        raise BadInput(f"setting {key} is {value!r}, outside {low} to {high}: set it again with "
+                       f"`opgov config set {key} N`")
+    return number
 
 
 def is_simulation(session) -> bool:
@@ -157,9 +172,10 @@ def find_operator(session: Session, text: str, *, lock: bool = False) -> Operato
 
 
 def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> Proposal:
+    from opgov.db.limits import check_id
     from opgov.db.models import Proposal
 
-    query = select(Proposal).where(Proposal.id == proposal_id)
+    query = select(Proposal).where(Proposal.id == check_id(proposal_id, "proposal"))
     if lock:
         query = query.with_for_update()
     proposal = session.scalars(query).first()

@@ -203,7 +203,9 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[dict[str
 
 
 def remove_exception(ctx: Ctx, exception_id: int) -> dict[str, Any]:
-    row = ctx.session.get(BcException, exception_id)
+    from opgov.db.limits import MAX_INTEGER
+
+    row = ctx.session.get(BcException, exception_id) if 0 < exception_id <= MAX_INTEGER else None
     if row is None:
         raise BadInput(f"unknown exception {exception_id} (see `opgov exceptions list`)")
     if row.removed_at is not None:

@@ -10,9 +10,9 @@ from sqlalchemy import func, select
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
 from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, PolicyRefusal
-from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
-                                   get_setting, latest_snapshot, log_event, require, require_text, role_of,
-                                   serialize, single_user_mode)
+from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
+                                   get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
+                                   role_of, serialize, single_user_mode)
 
 KIND_TO_CATEGORY = {"core": "core", "decompose": "decomposable", "custom": "custom"}
 
@@ -67,8 +67,9 @@ def set_setting(ctx: Ctx, key: str, value: str) -> dict[str, Any]:
         number = int(value)
     except ValueError:
         raise BadInput(f"{key} must be a whole number, got {value!r}") from None
-    if number < 1:
-        raise BadInput(f"{key} must be at least 1")
+    low, high = SETTING_RANGE[key]
+    if not low <= number <= high:
+        raise BadInput(f"{key} must be between {low} and {high}, got {number}")
     require(ctx, "config", "change settings")
     before = get_setting(ctx.session, key)
     ctx.session.merge(Setting(key=key, value=str(number)))

@@ -90,8 +90,8 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> dict[str, An
     """Transitions due now, and those coming due within ``within_days``; ``apply`` performs the due
     ones. Each operator row is locked and re-checked before it moves, so two bots ticking at once
     never apply a transition twice."""
-    if within_days < 0:
-        raise BadInput("--within must be 0 or more days")
+    if not 0 <= within_days <= 36500:
+        raise BadInput(f"--within must be between 0 and 36500 days, got {within_days}")
     if apply:
         require(ctx, "tick", "apply due lifecycle transitions")
         serialize(ctx, "import", shared=True)
