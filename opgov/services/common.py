@@ -147,6 +147,9 @@ def _append_pending(connection) -> None:
         row["prev_hash"] = previous
         row["hash"] = previous = event_hash(row, previous)
     connection.execute(insert(events), rows)
+    if connection.dialect.name == "postgresql":  # keep the id sequence past the ids given here
+        connection.execute(text("SELECT setval(pg_get_serial_sequence('events', 'id'), :last)"),
+                           {"last": rows[-1]["id"]})
 
 
 # --- lookups --------------------------------------------------------------------------------------

@@ -272,7 +272,7 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
     ops = {}
     for record in records:  # validate everything before writing anything
         try:
-            ops[record.op] = find_operator(session, record.op, lock=True)
+            ops[record.op] = find_operator(session, record.op)
         except BadInput as err:
             raise BadInput(err.message, file=path, line=record.line) from None
         for target in record.into:
@@ -280,6 +280,9 @@ def load_decisions(ctx: Ctx, path: str) -> dict[str, Any]:
                 find_operator(session, target)
             except BadInput as err:
                 raise BadInput(f"target of {record.op}: {err.message}", file=path, line=record.line) from None
+    # lock the operators whose categories are about to be written, in the order tick locks them
+    session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
+                    .order_by(Operator.qualname).with_for_update().execution_options(populate_existing=True)).all()
     latest = latest_snapshot(session)
     loaded, superseded = 0, []
     for record in records:
