@@ -164,3 +164,39 @@ def test_migration_chains_the_events_already_there(any_db_url, make_cli):
     finally:
         engine.dispose()
     assert cli.ok("log", "verify").out.startswith("4 events, chain intact")
+
+
+def test_verify_names_an_event_slipped_in_with_raw_sql(make_cli, any_db_url):
+    """INSERT is allowed (the log grows), but an event opgov did not append carries no valid link."""
+    cli = make_cli(any_db_url)
+    count = _busy_log(cli)
+    _raw(any_db_url, "INSERT INTO events (id, at, actor, action, subject, reason) VALUES "
+                     f"({count + 1}, CURRENT_TIMESTAMP, 'alice@example.com', 'category.decided', 'aten::roll', 'ok')")
+    cli.ok("members", "add", "carol", "--role", "developer")  # later events do not hide it
+    result = cli("log", "verify")
+    assert result.code == 1
+    assert result.out.startswith(f"chain broken at event {count + 1}: it has no hash: it was not appended by opgov")
+
+
+def test_chain_rules_without_a_database():
+    """Reordering two events, or changing any field, breaks the chain at the first event touched."""
+    from datetime import datetime, timezone
+
+    from opgov.core.eventlog import GENESIS, event_hash, verify_chain
+
+    events, previous = [], GENESIS
+    for n in range(1, 5):
+        event = {"id": n, "at": datetime(2026, 1, n, tzinfo=timezone.utc), "actor": "a", "action": "x",
+                 "subject": f"s{n}", "before": None, "after": {"n": n, "ü": [1, 2]}, "reason": None}
+        event["prev_hash"], event["hash"] = previous, event_hash(event, previous)
+        previous = event["hash"]
+        events.append(event)
+    intact = verify_chain(events)
+    assert intact.broken is None and intact.events == 4 and intact.head == events[-1]["hash"]
+    swapped = [events[0], events[2], events[1], events[3]]
+    assert verify_chain(swapped).broken.event_id == 3
+    for field, value in (("actor", "b"), ("after", {"n": 2, "ü": [2, 1]}), ("id", 7),
+                         ("at", datetime(2026, 1, 2, 0, 0, 0, 1, tzinfo=timezone.utc))):
+        changed = [dict(e) for e in events]
+        changed[1][field] = value
+        assert str(verify_chain(changed).broken).startswith(f"event {changed[1]['id']}: its content does not match")
