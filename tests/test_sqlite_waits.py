@@ -99,3 +99,13 @@ def test_a_database_from_a_newer_opgov(make_cli, any_db_url):
         assert result.code == 2, result.err
         assert "at revision 0099, which this opgov does not know: it was made by a newer opgov" in result.err
         assert "upgrade opgov" in result.err
+
+
+def test_a_file_that_is_not_a_database(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("hello\n")
+    for args in (["db", "current"], ["db", "upgrade"], ["ops", "list"], ["log", "verify"]):
+        result = _opgov(f"sqlite:///{path}", *args)
+        assert result.returncode == 2, f"{args}: {result.stderr}"
+        assert result.stderr == f"opgov: error: cannot open database sqlite:///{path}: file is not a database\n"
+    assert path.read_text() == "hello\n"

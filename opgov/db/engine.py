@@ -134,10 +134,12 @@ def current_revision(engine: Engine) -> str | None:
             if "alembic_version" not in inspect(connection).get_table_names():
                 return None
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:  # noqa: BLE001 - not a database, an unreachable server, a lock
         if _is_locked(err):
             raise busy(engine, time.monotonic() - started) from None
-        raise
+        reason = getattr(err, "orig", None) or err  # the driver's own words, without SQLAlchemy's footer
+        reason = "; ".join(line.strip() for line in str(reason).splitlines() if line.strip())
+        raise BadInput(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
 
 
 def known_revisions() -> set[str]:
@@ -148,14 +150,7 @@ def known_revisions() -> set[str]:
 
 def ensure_current(engine: Engine) -> None:
     """Refuse to work on a database whose schema is not at this opgov's head revision."""
-    try:
-        revision = current_revision(engine)
-    except DatabaseBusy:
-        raise
-    except Exception as err:  # noqa: BLE001
-        reason = getattr(err, "orig", None) or err  # the driver's own words, without SQLAlchemy's footer
-        reason = "; ".join(line.strip() for line in str(reason).splitlines() if line.strip())
-        raise BadInput(f"cannot open database {engine.url.render_as_string(hide_password=True)}: {reason}") from None
+    revision = current_revision(engine)
     if revision == HEAD_REVISION:
         return
     where = engine.url.render_as_string(hide_password=True)
