@@ -93,3 +93,54 @@ def test_import_races_votes_deprecations_and_ticks(make_cli, any_db_url, pytorch
     assert len(_rows(any_db_url, "SELECT id FROM decisions")) == len(voted)
     # the writers appended to the log one after another: one chain, no fork
     assert cli.ok("log", "verify").out.split(", ")[1].startswith("chain intact")
+
+
+def test_racing_checks_that_read_before_they_write(make_cli, any_db_url):
+    """Two maintainers removing each other at once leave one maintainer; the same proposal made
+    twice at once is opened once."""
+    import threading
+
+    from opgov.core.clock import FixedClock
+    from opgov.db.engine import make_engine, transaction
+    from opgov.services.common import Ctx
+    from opgov.services.governance import propose, remove_member
+
+    from conftest import SAMPLE
+
+    cli = make_cli(any_db_url)
+    cli.ok("import", SAMPLE / "native_functions.v1.yaml", "--label", "v1", actor="a")
+    for name in ("a", "b"):
+        cli.ok("members", "add", name, "--role", "maintainer", actor="a")
+    engine = make_engine(resolve_url(any_db_url))
+    outcomes: list = []
+
+    def run(fn):
+        barrier.wait()
+        try:
+            with transaction(engine) as session:
+                fn(session)
+            outcomes.append("ok")
+        except Exception as err:  # noqa: BLE001
+            outcomes.append(type(err).__name__)
+
+    try:
+        clock = FixedClock(T0)
+        for round_ in range(2):
+            barrier = threading.Barrier(2)
+            if round_ == 0:
+                jobs = [lambda s: remove_member(Ctx(s, "a", clock), "b"),
+                        lambda s: remove_member(Ctx(s, "b", clock), "a")]
+            else:
+                jobs = [lambda s: propose(Ctx(s, left, clock), "aten::glu", "core", "r")] * 2
+            threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=120)
+            assert sorted(outcomes) == ["PolicyRefusal", "ok"], outcomes
+            outcomes.clear()
+            if round_ == 0:
+                [(left,)] = _rows(any_db_url, "SELECT name FROM members WHERE role = 'maintainer'")
+        assert len(_rows(any_db_url, "SELECT id FROM proposals WHERE status = 'open'")) == 1
+    finally:
+        engine.dispose()

@@ -43,8 +43,10 @@ def list_members(ctx: Ctx) -> list[dict[str, Any]]:
 
 
 def remove_member(ctx: Ctx, name: str) -> None:
-    require(ctx, "members", "remove members")
     session = ctx.session
+    # lock the maintainers first, then check: two removing each other at once must not leave none
+    session.scalars(select(Member.id).where(Member.role == "maintainer").with_for_update()).all()
+    require(ctx, "members", "remove members")
     member = session.scalars(select(Member).where(Member.name == name)).first()
     if member is None:
         raise BadInput(f"unknown member {name!r}")
@@ -111,7 +113,7 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
     session = ctx.session
-    op = find_operator(session, op_name)
+    op = find_operator(session, op_name, lock=True)  # one open proposal of a kind per operator, even in a race
     require(ctx, "propose", "make proposals")
     category = KIND_TO_CATEGORY[kind]
     if op.lifecycle == "deleted":
