@@ -35,13 +35,13 @@ def create_app(config: Config | None = None) -> FastAPI:
         url = resolve_url(config.db)
         engine = make_engine(url)
         ensure_current(engine)
-        read_engine = _sqlite_read_engine(url) if url.startswith("sqlite") else engine
-        app.state.engine, app.state.read_engine, app.state.config = engine, read_engine, config
+        # one engine: make_engine sets up SQLite's waits (busy timeout, ?timeout= in the URL) and
+        # its transactions (writers BEGIN IMMEDIATE; reads, transaction(write=False), BEGIN DEFERRED)
+        app.state.engine, app.state.config = engine, config
         try:
             yield
         finally:
             engine.dispose()
-            read_engine.dispose()
 
     app = FastAPI(title="opgov", version=__version__, lifespan=lifespan, responses=ERRORS,
                   description="The operator-governance metadata service of PyTorch's core ATen opset: operators "
@@ -54,26 +54,3 @@ def create_app(config: Config | None = None) -> FastAPI:
                    reports.router, checks.router):
         app.include_router(router)
     return app
-
-
-def _sqlite_read_engine(url: str):
-    """For read-only requests on SQLite: transactions begin DEFERRED, so reads run side by side
-    instead of queueing behind ``BEGIN IMMEDIATE`` as writers do (:mod:`opgov.db.engine`)."""
-    from sqlalchemy import create_engine, event
-
-    engine = create_engine(url, connect_args={"timeout": 30})
-
-    @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection, _record):
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA query_only=ON")  # a read request can never write
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(connection):
-        connection.exec_driver_sql("BEGIN")
-
-    return engine

@@ -27,7 +27,8 @@ def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool
     from opgov.services.tokens import authenticate
 
     config = request.app.state.config
-    with transaction(request.app.state.engine if write else request.app.state.read_engine) as session:
+    # a read begins DEFERRED on SQLite and may not write (opgov.db.engine's shared lock/wait set-up)
+    with transaction(request.app.state.engine, write=write) as session:
         actor, token_id = ANONYMOUS, None
         if authorization:
             scheme, _, token = authorization.partition(" ")

@@ -31,11 +31,15 @@ def db_upgrade(
 
 
 @db_app.command("downgrade")
-def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g. 0003 or base.")) -> None:
-    """Undo migrations down to REVISION (base removes every table)."""
+def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g. 0003 or base."),
+                 force: bool = typer.Option(False, "--force",
+                                            help="Downgrade even though governance data would be lost.")) -> None:
+    """Undo migrations down to REVISION (base removes every table). Maintainers only; refused
+    while the database holds governance data unless --force."""
+    from opgov.cli.runtime import resolve_actor
     from opgov.services.admin import downgrade_database
 
-    done = downgrade_database(GLOBALS.db, revision)
+    done = downgrade_database(GLOBALS.db, revision, actor=resolve_actor(GLOBALS.actor), force=force)
     say(f"database at revision {done.after or 'base'} (was {done.before})")
 
 
@@ -199,12 +203,17 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
 
 @app.command("log")
 def log_cmd(
-    op: Optional[str] = typer.Argument(None, metavar="[OP]", help="Only events about this operator."),
+    op: Optional[str] = typer.Argument(None, metavar="[OP | verify]",
+                                       help="Only events about this operator; `verify` checks the hash chain."),
     since: Optional[str] = typer.Option(None, "--since", metavar="DATE"),
     limit: int = typer.Option(200, "--limit", help="Newest N events (0: all)."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """The append-only event log, oldest first."""
+    """The append-only event log, oldest first. `opgov log verify` checks that no event was changed,
+    removed or inserted since it was written: exit 1 naming the first broken link."""
+    if op == "verify":
+        _log_verify(json_out)
+        return
     server = remote()
     if server is not None:
         from opgov.core.errors import BadInput
@@ -223,3 +232,18 @@ def log_cmd(
         return
     table(None, ["when", "actor", "action", "subject", "reason"],
           [[second(e.at), e.actor, e.action, e.subject, e.reason] for e in events])
+
+
+def _log_verify(json_out: bool) -> None:
+    from opgov.services.admin import verify_log
+
+    with command(write=False) as ctx:
+        report = verify_log(ctx)
+    if json_out:
+        print_json(report)
+    elif report.intact:
+        say(f"{report.events} events, chain intact (head {report.head})")
+    else:
+        say(f"chain broken at event {report.broken.event}: {report.broken.problem}")
+    if not report.intact:
+        raise typer.Exit(1)

@@ -84,7 +84,7 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     engine = make_engine(resolve_url(GLOBALS.db))
     try:
         ensure_current(engine)
-        with transaction(engine, orm=orm) as session:
+        with transaction(engine, orm=orm, write=write) as session:
             claimed = claimed_time()
             clock: Clock = SystemClock()
             if claimed is not None:
@@ -95,7 +95,12 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
                                         "created with `opgov db upgrade --simulation`")
                 else:
                     clock = FixedClock(parse_time(claimed, what="--now"))
-            yield Ctx(session=session, actor=resolve_actor(GLOBALS.actor), clock=clock)
+            actor = resolve_actor(GLOBALS.actor)
+            if len(actor) > 200:  # what every actor column holds
+                from opgov.core.errors import BadInput
+
+                raise BadInput(f"--actor is {len(actor)} characters long; at most 200 fit")
+            yield Ctx(session=session, actor=actor, clock=clock)
     finally:
         engine.dispose()
 

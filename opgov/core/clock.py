@@ -33,9 +33,14 @@ def parse_time(text: str, *, what: str = "time") -> datetime:
         raw = raw[:-1] + "+00:00"
     try:
         value = datetime.fromisoformat(raw)
-    except ValueError:
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        value = value.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         raise BadInput(f"{what} {text!r} is not an ISO 8601 date or time") from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    # the timers add up to 100 years to a time, and the reports look back from it: keep clear of
+    # the calendar's ends (years 1 and 9999)
+    if not 1900 <= value.year <= 2999:
+        raise BadInput(f"{what} {text!r} is outside the years opgov keeps time in (1900 to 2999)")
+    return value
 

@@ -14,13 +14,24 @@ from typing import Iterator
 
 from sqlalchemy import Engine, create_engine, event, text
 
-from opgov.core.errors import BadInput, DatabaseBehind
+from opgov.core.errors import BadInput, DatabaseBehind, OpgovError
 from opgov.resources import migrations_dir
 
 # The newest migration. tests/db/test_migrations.py checks it against the migrations folder, so the
 # "is the database behind?" check costs one query instead of loading Alembic on every command.
 HEAD_REVISION = "0008"
 MIGRATIONS_DIR = migrations_dir()
+
+
+LOCK_TIMEOUT = 30.0  # seconds a SQLite command waits for another writer; `?timeout=N` in the URL changes it
+READ_ONLY = "opgov_read_only"  # execution option: this transaction only reads
+
+
+class DatabaseBusy(OpgovError):
+    """Another writer held the database for longer than we would wait. Exit code 1: nothing is
+    wrong with the command; run it again."""
+
+    exit_code = 1
 
 
 def default_url() -> str:
@@ -51,10 +62,16 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
                 elif not Path(path).is_file():
                     raise DatabaseBehind(f"database {path} does not exist: run `opgov db upgrade`")
-            engine = create_engine(url, connect_args={"timeout": 30})
-            _sqlite_transactions(engine)
+            from sqlalchemy.engine import make_url
+
+            timeout = _timeout(make_url(url).query.get("timeout"))
+            engine = create_engine(url, connect_args={"timeout": timeout})
+            _sqlite_transactions(engine, timeout)
         else:
             engine = create_engine(url, pool_pre_ping=False)
+        from opgov.db.limits import before_execute
+
+        event.listen(engine, "before_execute", before_execute)  # values must fit their columns
     except (DatabaseBehind, BadInput):
         raise
     except Exception as err:  # noqa: BLE001 - any driver or URL problem is bad input
@@ -62,44 +79,89 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
     return engine
 
 
-def _sqlite_transactions(engine: Engine) -> None:
-    """Make pysqlite honour transactions: BEGIN IMMEDIATE so concurrent writers queue up
-    instead of losing updates, foreign keys on."""
+def _timeout(value: str | None) -> float:
+    if value is None:
+        return LOCK_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86400:
+        raise BadInput(f"timeout={value!r} in the database URL must be a number of seconds (0 to 86400)")
+    return seconds
+
+
+def _sqlite_transactions(engine: Engine, timeout: float = LOCK_TIMEOUT) -> None:
+    """Make pysqlite honour transactions: a writer begins with BEGIN IMMEDIATE, so concurrent
+    writers queue up instead of losing updates; a reader (``READ_ONLY``) with a plain BEGIN, so it
+    never waits for a writer's lock, only for a commit being written. Foreign keys on."""
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record):
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        read_only = connection.get_execution_options().get(READ_ONLY, False)
+        # a reading transaction cannot write either (`opgov serve`'s GET requests, read commands)
+        connection.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def reader(engine: Engine) -> Engine:
+    """The same engine, for transactions that only read."""
+    return engine.execution_options(**{READ_ONLY: True})
+
+
+def _is_locked(err: BaseException) -> bool:
+    return "database is locked" in str(getattr(err, "orig", None) or err)
+
+
+def busy(engine: Engine, waited: float) -> DatabaseBusy:
+    seconds = max(1, round(waited))
+    return DatabaseBusy(f"database {engine.url.render_as_string(hide_password=True)} is locked by another writer; "
+                        f"waited {seconds} s (run the command again when it is done)")
 
 
 def current_revision(engine: Engine) -> str | None:
-    with engine.connect() as connection:
-        try:
-            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        except Exception as err:  # noqa: BLE001
-            if "alembic_version" in str(getattr(err, "orig", err)):  # no such table yet: an empty database
+    """The database's Alembic revision; None for a database ``opgov db upgrade`` never ran on."""
+    import time
+
+    from sqlalchemy import inspect
+
+    started = time.monotonic()
+    try:
+        with reader(engine).connect() as connection:
+            if "alembic_version" not in inspect(connection).get_table_names():
                 return None
-            raise  # not a database at all: the caller says so
+            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except Exception as err:  # noqa: BLE001 - not a database, an unreachable server, a lock
+        if _is_locked(err):
+            raise busy(engine, time.monotonic() - started) from None
+        raise unusable(engine, err) from None
+
+
+def known_revisions() -> set[str]:
+    """The revisions this opgov's migrations know (from their file names, without loading Alembic)."""
+    versions = MIGRATIONS_DIR / "versions"
+    return {path.name.split("_", 1)[0] for path in versions.glob("*.py") if path.name[:1].isdigit()}
 
 
 def ensure_current(engine: Engine) -> None:
     """Refuse to work on a database whose schema is not at this opgov's head revision."""
-    try:
-        revision = current_revision(engine)
-    except Exception as err:  # noqa: BLE001
-        raise unusable(engine, err) from None
+    revision = current_revision(engine)  # BadInput (not a database) or DatabaseBusy (locked) itself
     if revision == HEAD_REVISION:
         return
     where = engine.url.render_as_string(hide_password=True)
     if revision is None:
         raise DatabaseBehind(f"database {where} is not initialised: run `opgov db upgrade`")
+    if revision not in known_revisions():
+        raise DatabaseBehind(f"database {where} is at revision {revision}, which this opgov does not know: it was "
+                             f"made by a newer opgov (this one goes up to {HEAD_REVISION}); upgrade opgov")
     raise DatabaseBehind(f"database {where} is at revision {revision}, this opgov needs {HEAD_REVISION}: "
                          "run `opgov db upgrade`")
 
@@ -167,19 +229,32 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 
 @contextmanager
-def transaction(engine: Engine, *, orm: bool = True) -> Iterator:
+def transaction(engine: Engine, *, orm: bool = True, write: bool = True) -> Iterator:
     """One command, one transaction: commit on success, roll back on any error.
 
     Yields an ORM ``Session``, or with ``orm=False`` a Core ``Connection`` (for the hot paths
     that never import ``sqlalchemy.orm``). Both have ``execute``, ``scalar`` and ``scalars``.
+    ``write=False`` is for commands that only read: on SQLite they do not take the write lock.
+    Waiting too long for another writer's lock raises :class:`DatabaseBusy`.
     """
-    if not orm:
-        with engine.begin() as connection:
-            yield connection
-        return
-    from sqlalchemy.orm import Session
+    import time
 
-    with Session(engine, expire_on_commit=False) as session:
-        with session.begin():
-            yield session
+    from sqlalchemy.exc import OperationalError
+
+    bind = engine if write else reader(engine)
+    started = time.monotonic()
+    try:
+        if not orm:
+            with bind.begin() as connection:
+                yield connection
+            return
+        from sqlalchemy.orm import Session
+
+        with Session(bind, expire_on_commit=False) as session:
+            with session.begin():
+                yield session
+    except OperationalError as err:
+        if _is_locked(err):
+            raise busy(engine, time.monotonic() - started) from None
+        raise
 

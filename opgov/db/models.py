@@ -86,6 +86,8 @@ class Event(Base):
     before: Mapped[dict[str, Any] | None]
     after: Mapped[dict[str, Any] | None]
     reason: Mapped[str | None]
+    prev_hash: Mapped[str | None]
+    hash: Mapped[str | None]
     token_id: Mapped[int | None]
 
 

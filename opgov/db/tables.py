@@ -102,8 +102,9 @@ snapshot_entries = Table(
     Column("line", Integer, nullable=False),
 )
 
-# the append-only event log: opgov inserts rows and never updates or deletes them (the migration
-# also installs a trigger that refuses UPDATE and DELETE)
+# the append-only event log: opgov inserts rows and never updates or deletes them (the migrations
+# also install triggers that refuse UPDATE, DELETE, REPLACE and TRUNCATE). Each event carries the
+# hash of the previous one and its own (revision 0006; opgov.core.eventlog): `opgov log verify`.
 events = Table(
     "events", metadata, _id(),
     Column("at", UTCDateTime, nullable=False),
@@ -113,6 +114,8 @@ events = Table(
     Column("before", JSON),
     Column("after", JSON),
     Column("reason", Text),
+    Column("prev_hash", String(64)),
+    Column("hash", String(64)),
     # the API token a request of `opgov serve` was made with (revision 0008); null otherwise
     Column("token_id", Integer),
     Index("ix_events_subject", "subject"),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from sqlalchemy import inspect, select
 
 from opgov.core.clock import SystemClock, parse_time
-from opgov.db.engine import (HEAD_REVISION, current_revision, downgrade, make_engine, remove_created,
+from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, make_engine, remove_created,
                              resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
-from opgov.services.common import Ctx, is_simulation
-from opgov.services.results import DatabaseStatus, EventView, RevisionChange
+from opgov.services.common import Ctx, is_simulation, log_event
+from opgov.services.results import DatabaseStatus, EventView, LogVerification, RevisionChange
 
 
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> RevisionChange:
@@ -24,10 +24,13 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         remove_created(created)
         raise
     try:
-        try:
-            before = current_revision(engine)
-        except Exception as err:  # noqa: BLE001 - not a database, a directory, a server that does not answer
-            raise unusable(engine, err) from None
+        before = current_revision(engine)  # one line for a file or server that is no database
+        if before is not None and before not in known_revisions():
+            raise BadInput(f"the database is at revision {before}, which this opgov does not know: it was made by "
+                           f"a newer opgov (this one goes up to {HEAD_REVISION}); upgrade opgov")
+        if simulation and before is None and _was_created(engine):
+            raise PolicyRefusal("--simulation applies only when creating a database; this one was created "
+                                "before and downgraded: its kind is fixed (create a new database instead)")
         if simulation and before is not None:
             with transaction(engine) as session:
                 if "settings" not in inspect(session.connection()).get_table_names() or not is_simulation(session):
@@ -44,8 +47,8 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         if simulation and before is None:
             with transaction(engine) as session:
                 session.merge(Setting(key="simulation", value="true"))
-                session.add(Event(at=SystemClock().now(), actor="opgov", action="db.simulation",
-                                  subject="database", after={"simulation": True}, reason=None))
+                log_event(Ctx(session, "opgov", SystemClock()), "db.simulation", "database",
+                          after={"simulation": True})
         return RevisionChange(before=before, after=current_revision(engine))
     except BaseException:
         engine.dispose()
@@ -55,19 +58,66 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         engine.dispose()
 
 
-def downgrade_database(db: str | None, revision: str) -> RevisionChange:
+def _was_created(engine) -> bool:
+    """Has ``opgov db upgrade`` run here before? Alembic's version table outlives a downgrade to base."""
+    with engine.connect() as connection:
+        return "alembic_version" in inspect(connection).get_table_names()
+
+
+# what a downgrade would destroy: rows beyond those a new database starts with
+GOVERNANCE_DATA = {
+    "members": "SELECT count(*) - 1 FROM members",  # the first maintainer bootstraps the database
+    "proposals": "SELECT count(*) FROM proposals",
+    "decisions": "SELECT count(*) FROM decisions",
+    "lifecycle_steps": "SELECT count(*) FROM lifecycle_steps",
+    "events": "SELECT count(*) FROM events WHERE action NOT LIKE 'db.%'",
+}
+
+
+def governance_data(connection) -> dict[str, int]:
+    """How many rows of governance data the database holds, per table (only tables with some)."""
+    from sqlalchemy import text
+
+    present = set(inspect(connection).get_table_names())
+    counts = {table: connection.execute(text(sql)).scalar() or 0
+              for table, sql in GOVERNANCE_DATA.items() if table in present}
+    return {table: n for table, n in counts.items() if n > 0}
+
+
+def downgrade_database(db: str | None, revision: str, *, actor: str, force: bool = False) -> RevisionChange:
+    """Undo migrations down to ``revision``: for maintainers only, and refused while the database
+    holds governance data (which the dropped tables and columns would take with them) unless
+    ``force``. The downgrade is logged first, in the same transaction."""
+    from alembic import command
+
+    from opgov.db.engine import alembic_config
+    from opgov.services.common import flush_events, require
+
     engine = make_engine(resolve_url(db))
     try:
-        try:
-            before = current_revision(engine)
-        except Exception as err:  # noqa: BLE001 - not a database, a server that does not answer
-            raise unusable(engine, err) from None
-        try:
-            downgrade(engine, revision)
-        except Exception as err:  # noqa: BLE001
-            if err.__class__.__module__.startswith("alembic"):
-                raise BadInput(f"cannot downgrade to {revision!r}: {err}") from None
-            raise
+        before = current_revision(engine)
+        if before is None:
+            raise BadInput("the database is not initialised: there is nothing to downgrade")
+        with engine.begin() as connection:
+            ctx = Ctx(connection, actor, SystemClock())
+            if revision != before:
+                if "members" in inspect(connection).get_table_names():
+                    require(ctx, "downgrade", "downgrade the database (maintainers only)")
+                held = governance_data(connection)
+                if held and not force:
+                    listed = ", ".join(f"{n} {table.replace('_', ' ')[:None if n > 1 else -1]}" for table, n in held.items())
+                    raise PolicyRefusal(f"the database holds governance data ({listed}); downgrading to "
+                                        f"{revision} may drop it: pass --force to downgrade anyway")
+                if before == HEAD_REVISION:  # an older events table is not this opgov's to append to
+                    log_event(ctx, "db.downgrade", "database", before={"revision": before},
+                              after={"revision": revision, "forced": force, "governance_data": held})
+                    flush_events(ctx)  # written before the migrations change the events table
+            try:
+                command.downgrade(alembic_config(engine, connection), revision)
+            except Exception as err:  # noqa: BLE001
+                if err.__class__.__module__.startswith("alembic"):
+                    raise BadInput(f"cannot downgrade to {revision!r}: {err}") from None
+                raise
         return RevisionChange(before=before, after=current_revision(engine))
     finally:
         engine.dispose()
@@ -80,14 +130,12 @@ def database_status(db: str | None) -> DatabaseStatus:
     except DatabaseBehind:  # no file yet
         return DatabaseStatus(url=url, revision=None, head=HEAD_REVISION, up_to_date=False, simulation=False)
     try:
-        try:
-            revision = current_revision(engine)
-        except Exception as err:  # noqa: BLE001 - not a database, a server that does not answer
-            raise unusable(engine, err) from None
+        revision = current_revision(engine)  # one line for a file or server that is no database
         simulation = False
         if revision is not None:
-            with transaction(engine) as session:
-                simulation = is_simulation(session)
+            with transaction(engine, write=False) as session:
+                if "settings" in inspect(session.connection()).get_table_names():
+                    simulation = is_simulation(session)
         return DatabaseStatus(url=engine.url.render_as_string(hide_password=True), revision=revision,
                               head=HEAD_REVISION, up_to_date=revision == HEAD_REVISION, simulation=simulation)
     finally:
@@ -109,11 +157,29 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
         query = query.where(Event.action.startswith(action) if action.endswith(".") else Event.action == action)
     if before_id is not None:
         query = query.where(Event.id < before_id)
-    if limit < 0:
-        raise BadInput("--limit must be 0 or more")
+    if not 0 <= limit <= 2**31 - 1:
+        raise BadInput(f"--limit must be between 0 and {2**31 - 1}, got {limit}")
     query = query.order_by(Event.id.desc())
     if limit:
         query = query.limit(limit)
     events = list(ctx.session.scalars(query))[::-1]
     return [EventView(id=e.id, at=e.at, actor=e.actor, action=e.action, subject=e.subject, before=e.before,
                       after=e.after, reason=e.reason, token=e.token_id) for e in events]
+
+
+def verify_log(ctx: Ctx) -> LogVerification:
+    """Walk the event log's hash chain, oldest first; the first broken link, if any."""
+    from opgov.core.eventlog import verify_chain
+    from opgov.db import tables
+    from opgov.services.results import ChainBreak
+
+    events = tables.events
+    rows = ctx.session.execute(select(events.c.id, events.c.at, events.c.actor, events.c.action, events.c.subject,
+                                      events.c.before, events.c.after, events.c.reason, events.c.token_id,
+                                      events.c.prev_hash, events.c.hash)
+                               .order_by(events.c.id).execution_options(yield_per=2000))
+    report = verify_chain(row._mapping for row in rows)
+    intact = report.broken is None
+    return LogVerification(events=report.events, intact=intact, head=report.head if intact else None,
+                           broken=None if report.broken is None else ChainBreak(event=report.broken.event_id,
+                                                                                problem=report.broken.problem))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, insert, select
 
 from opgov.core.clock import Clock
+from opgov.core.eventlog import GENESIS, event_hash, plain_json
 from opgov.db import tables
 from opgov.core.errors import BadInput, Forbidden, NotFound
 from opgov.core.names import parse_op_name
@@ -47,6 +49,12 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "deprecated_days": "180",
     "simulation": "false",
 }
+# the values each setting may take: beyond them the lifecycle timers and reports cannot compute dates
+SETTING_RANGE: dict[str, tuple[int, int]] = {
+    "quorum": (1, 100),
+    "deprecating_days": (1, 36500),
+    "deprecated_days": (1, 36500),
+}
 SETTING_HELP = {
     "quorum": "approvals a proposal needs to be decided",
     "deprecating_days": "days an operator stays deprecating before it may be marked deprecated",
@@ -60,7 +68,16 @@ def get_setting(session, key: str) -> str:
 
 
 def get_int_setting(session, key: str) -> int:
-    return int(get_setting(session, key))
+    value = get_setting(session, key)
+    low, high = SETTING_RANGE.get(key, (None, None))
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or (low is not None and not low <= number <= high):
+        raise BadInput(f"setting {key} is {value!r}, outside {low} to {high}: set it again with "
+                       f"`opgov config set {key} N`")
+    return number
 
 
 def is_simulation(session) -> bool:
@@ -68,22 +85,73 @@ def is_simulation(session) -> bool:
 
 
 # --- the event log --------------------------------------------------------------------------------
+#
+# Events are appended when the transaction commits, not when they are logged: then, under one lock
+# (PostgreSQL: an advisory lock; SQLite: the write lock BEGIN IMMEDIATE took), each gets the next id,
+# the hash of the event before it and its own hash (opgov.core.eventlog). Two writers can never
+# fork the chain, and the lock is the last one a transaction takes, so it cannot deadlock.
+
+_PENDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection → events to append
+_EVENTS_LOCK = 0x6F70676F76_02
+_hooks_installed = False
 
 
 def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | None = None,
               after: dict[str, Any] | None = None, reason: str | None = None) -> None:
-    ctx.session.execute(insert(tables.events), [{"at": ctx.now(), "actor": ctx.actor, "action": action,
-                                         "subject": subject, "before": before, "after": after,
-                                         "reason": reason, "token_id": ctx.token_id}])
+    log_events(ctx, [{"action": action, "subject": subject, "before": before, "after": after, "reason": reason}])
 
 
 def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
-    """Many events at once (an import); each row has action, subject and optionally before/after."""
+    """Many events at once (an import); each row has action, subject and optionally before/after/reason."""
     if not rows:
         return
+    _install_hooks()
     at = ctx.now()
-    ctx.session.execute(insert(tables.events), [{"at": at, "actor": ctx.actor, "before": None, "after": None,
-                                         "reason": None, "token_id": ctx.token_id, **row} for row in rows])
+    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
+    pending = _PENDING.setdefault(connection, [])
+    for row in rows:
+        event = {"at": at, "actor": ctx.actor, "before": None, "after": None, "reason": None,
+                 "token_id": ctx.token_id, **row}
+        event["before"], event["after"] = plain_json(event["before"]), plain_json(event["after"])
+        pending.append(event)
+
+
+def flush_events(ctx: Ctx) -> None:
+    """Append the events logged so far now, rather than at commit (before a migration changes the
+    events table)."""
+    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
+    _append_pending(connection)
+
+
+def _install_hooks() -> None:
+    global _hooks_installed
+    if not _hooks_installed:
+        from sqlalchemy import Engine, event
+
+        event.listen(Engine, "commit", _append_pending)
+        event.listen(Engine, "rollback", lambda connection: _PENDING.pop(connection, None))
+        _hooks_installed = True
+
+
+def _append_pending(connection) -> None:
+    rows = _PENDING.pop(connection, None)
+    if not rows:
+        return
+    from sqlalchemy import text
+
+    events = tables.events
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _EVENTS_LOCK})
+    last = connection.execute(select(events.c.id, events.c.hash).order_by(events.c.id.desc()).limit(1)).first()
+    next_id, previous = (last.id + 1, last.hash or GENESIS) if last is not None else (1, GENESIS)
+    for offset, row in enumerate(rows):
+        row["id"] = next_id + offset
+        row["prev_hash"] = previous
+        row["hash"] = previous = event_hash(row, previous)
+    connection.execute(insert(events), rows)
+    if connection.dialect.name == "postgresql":  # keep the id sequence past the ids given here
+        connection.execute(text("SELECT setval(pg_get_serial_sequence('events', 'id'), :last)"),
+                           {"last": rows[-1]["id"]})
 
 
 # --- lookups --------------------------------------------------------------------------------------
@@ -109,9 +177,10 @@ def find_operator(session: Session, text: str, *, lock: bool = False) -> Operato
 
 
 def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> Proposal:
+    from opgov.db.limits import check_id
     from opgov.db.models import Proposal
 
-    query = select(Proposal).where(Proposal.id == proposal_id)
+    query = select(Proposal).where(Proposal.id == check_id(proposal_id, "proposal"))
     if lock:
         query = query.with_for_update()
     proposal = session.scalars(query).first()
@@ -158,15 +227,22 @@ def history_order(rows) -> list:
 _LOCKS = {"import": 0x6F70676F76_01}  # one PostgreSQL advisory lock per kind of exclusive work
 
 
-def serialize(ctx: Ctx, what: str) -> None:
-    """Hold an exclusive lock on ``what`` until the transaction ends, so two such commands never
-    interleave (two imports would each diff against the same previous snapshot). On SQLite every
-    write transaction already begins with ``BEGIN IMMEDIATE``, which serialises writers."""
+def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
+    """Hold a lock on ``what`` until the transaction ends.
+
+    An import takes the ``"import"`` lock exclusively: two imports never interleave (each would
+    diff against the same previous snapshot). Every other writer of operator rows (votes that
+    decide, lifecycle steps, ticks, loading decisions) takes it ``shared``, first thing: they run
+    side by side, but never while an import is between reading the operators and writing them
+    back, so an import can never revert a decision it did not see. On SQLite every write
+    transaction already begins with ``BEGIN IMMEDIATE``, which serialises writers.
+    """
     from sqlalchemy import text
 
     bind = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.get_bind()
     if bind.dialect.name == "postgresql":
-        ctx.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCKS[what]})
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        ctx.session.execute(text(f"SELECT {function}(:key)"), {"key": _LOCKS[what]})
 
 
 # --- roles ----------------------------------------------------------------------------------------

@@ -308,7 +308,9 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[Exceptio
 
 
 def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
-    row = ctx.session.get(BcException, exception_id)
+    from opgov.db.limits import MAX_INTEGER
+
+    row = ctx.session.get(BcException, exception_id) if 0 < exception_id <= MAX_INTEGER else None
     if row is None:
         from opgov.core.errors import NotFound
 

@@ -9,9 +9,9 @@ from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Se
 from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.vocab import ProposalKind
-from opgov.services.common import (ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting,
-                                   get_setting, latest_snapshot, log_event, require, require_text, role_of,
-                                   single_user_mode)
+from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
+                                   get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
+                                   role_of, serialize, single_user_mode)
 from opgov.services.results import (DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
@@ -44,8 +44,10 @@ def list_members(ctx: Ctx) -> list[MemberView]:
 
 
 def remove_member(ctx: Ctx, name: str) -> MemberView:
-    require(ctx, "members", "remove members")
     session = ctx.session
+    # lock the maintainers first, then check: two removing each other at once must not leave none
+    session.scalars(select(Member.id).where(Member.role == "maintainer").with_for_update()).all()
+    require(ctx, "members", "remove members")
     member = session.scalars(select(Member).where(Member.name == name)).first()
     if member is None:
         raise BadInput(f"unknown member {name!r}")
@@ -70,8 +72,9 @@ def set_setting(ctx: Ctx, key: str, value: str) -> SettingChange:
         number = int(value)
     except ValueError:
         raise BadInput(f"{key} must be a whole number, got {value!r}") from None
-    if number < 1:
-        raise BadInput(f"{key} must be at least 1")
+    low, high = SETTING_RANGE[key]
+    if not low <= number <= high:
+        raise BadInput(f"{key} must be between {low} and {high}, got {number}")
     require(ctx, "config", "change settings")
     before = get_setting(ctx.session, key)
     ctx.session.merge(Setting(key=key, value=str(number)))
@@ -113,7 +116,7 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
     session = ctx.session
-    op = find_operator(session, op_name)
+    op = find_operator(session, op_name, lock=True)  # one open proposal of a kind per operator, even in a race
     require(ctx, "propose", "make proposals")
     category = KIND_TO_CATEGORY[kind]
     if op.lifecycle == "deleted":
@@ -162,6 +165,7 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
     it is rejected and closed."""
     comment = require_text(comment, "the comment")
     session = ctx.session
+    serialize(ctx, "import", shared=True)  # a vote may decide: never in the middle of an import
     proposal = find_proposal(session, proposal_id, lock=True)
     require(ctx, "review", "review proposals")
     if proposal.status != "open":
@@ -195,7 +199,10 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
 
 
 def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
-    session, now, op = ctx.session, ctx.now(), proposal.operator
+    session, now = ctx.session, ctx.now()
+    # lock the operator and read it afresh: what we write back is derived from what we read
+    op = session.scalars(select(Operator).where(Operator.id == proposal.operator_id).with_for_update()
+                         .execution_options(populate_existing=True)).one()
     category = KIND_TO_CATEGORY[proposal.kind]
     # the rules or categories may have changed since the proposal was made
     refuse_if_breaks(session, _changes(op, proposal.kind, list(proposal.targets)),
@@ -271,6 +278,7 @@ def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
     require(ctx, "decisions", "load decisions")
     records = read_decisions_file(path)
     session = ctx.session
+    serialize(ctx, "import", shared=True)  # categories are read, then written back
     ops = {}
     for record in records:  # validate everything before writing anything
         try:
@@ -282,6 +290,9 @@ def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
                 find_operator(session, target)
             except BadInput as err:
                 raise BadInput(f"target of {record.op}: {err.message}", file=path, line=record.line) from None
+    # lock the operators whose categories are about to be written, in the order tick locks them
+    session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
+                    .order_by(Operator.qualname).with_for_update().execution_options(populate_existing=True)).all()
     latest = latest_snapshot(session)
     loaded, superseded = 0, []
     for record in records:

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, case, insert, select, update
 
 from opgov.db.tables import operators, schema_versions, snapshot_entries, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
@@ -260,7 +260,11 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
                 schema=bindparam("schema"), tags=bindparam("tags"), present=bindparam("present"),
                 last_snapshot_id=bindparam("last_snapshot_id"), kind=bindparam("kind"),
                 composite_implicit=bindparam("composite_implicit"), autogen_of=bindparam("autogen_of"),
-                category=bindparam("category"), category_source=bindparam("category_source"),
+                # re-checked as the row is written, not as it was read: a decision made by then stays
+                category=case((table.c.category_source == "decision", table.c.category),
+                              else_=bindparam("category")),
+                category_source=case((table.c.category_source == "decision", table.c.category_source),
+                                     else_=bindparam("category_source")),
                 version=table.c.version + 1),
             updates, execution_options={"synchronize_session": False})
     if removed:

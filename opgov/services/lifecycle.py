@@ -9,7 +9,8 @@ from sqlalchemy import select
 from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
-from opgov.services.common import Ctx, find_operator, get_int_setting, log_event, require, require_text
+from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
+                                   serialize)
 from opgov.services.results import LifecycleStepResult, NextStep, TickItem, TickResult
 
 
@@ -93,6 +94,7 @@ def _next_view(ctx: Ctx, op: Operator) -> NextStep | None:
 
 def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = None) -> LifecycleStepResult:
     reason = require_text(reason, "the reason")
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     replacement_name = None
     if replacement:
@@ -120,12 +122,14 @@ def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = 
 
 
 def mark_deprecated(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleStepResult:
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deprecated", reason)
 
 
 def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleStepResult:
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deleted", reason)
@@ -133,6 +137,7 @@ def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleSte
 
 def undeprecate(ctx: Ctx, op_name: str, *, reason: str) -> LifecycleStepResult:
     reason = require_text(reason, "the reason")
+    serialize(ctx, "import", shared=True)
     op = find_operator(ctx.session, op_name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "active", reason)
@@ -142,10 +147,11 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:
     """Transitions due now, and those coming due within ``within_days``; ``apply`` performs the due
     ones. Each operator row is locked and re-checked before it moves, so two bots ticking at once
     never apply a transition twice."""
-    if within_days < 0:
-        raise BadInput("--within must be 0 or more days")
+    if not 0 <= within_days <= 36500:
+        raise BadInput(f"--within must be between 0 and 36500 days, got {within_days}")
     if apply:
         require(ctx, "tick", "apply due lifecycle transitions")
+        serialize(ctx, "import", shared=True)
     now, policy = ctx.now(), periods(ctx)
     horizon = now + timedelta(days=within_days)
     due_now, coming, applied = [], [], []

@@ -152,6 +152,22 @@ class EventView(Result):
     token: int | None = Field(default=None, description="the API token the request was made with, if any")
 
 
+class ChainBreak(Result):
+    """The first broken link of the event log's hash chain."""
+
+    event: int = Field(description="the id of the first event whose link is broken")
+    problem: str = Field(description="what is wrong with it (changed, inserted, removed or not appended by opgov)")
+
+
+class LogVerification(Result):
+    """``opgov log verify``: the event log's hash chain, walked oldest first."""
+
+    events: int = Field(description="events walked (up to and including a broken one)")
+    intact: bool = Field(description="every event's prev_hash and hash match")
+    head: str | None = Field(description="the hash of the last event when intact (64 zeros for an empty log)")
+    broken: ChainBreak | None = Field(description="the first broken link, when not intact")
+
+
 class DatabaseStatus(Result):
     """``opgov db current``."""
 

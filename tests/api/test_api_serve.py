@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 from xml.etree import ElementTree as ET
@@ -455,3 +456,41 @@ def test_remote_cli_refusals(server):
     gone = run_cli("--server", "http://127.0.0.1:9", "ops", "show", "aten::glu")
     assert gone.returncode == 2 and "cannot reach the opgov server" in gone.stderr
     assert "Traceback" not in gone.stderr + bad.stderr + actor.stderr + write.stderr
+
+
+def test_log_verify_after_api_writes(server):
+    """Events the service appends (with the token they were made with) continue the hash chain:
+    `opgov log verify` finds it intact, and the token is part of what each hash covers."""
+    with server.client("dev") as dev:
+        created = dev.post("/api/v1/proposals", json={"operator": "aten::hardswish", "kind": "custom",
+                                                      "rationale": "chain"})
+        assert created.status_code == 201, created.text
+    events = json.loads(opgov(server.db, "log", "--json", "--limit", "1"))
+    assert events[-1]["action"] == "proposal.open" and events[-1]["token"] is not None
+    verified = json.loads(opgov(server.db, "log", "verify", "--json"))
+    assert verified["intact"] is True and verified["events"] >= event_count(server)
+
+    from opgov.core.eventlog import event_hash
+
+    last = events[-1]
+    row = {"id": last["id"], "at": datetime.fromisoformat(last["at"]), "actor": last["actor"],
+           "action": last["action"], "subject": last["subject"], "before": last["before"], "after": last["after"],
+           "reason": last["reason"]}
+    previous = json.loads(opgov(server.db, "log", "--json", "--limit", "2"))[0]
+    assert previous["id"] == last["id"] - 1
+    # the stored hash is the one over the content with the token; without it, it would differ
+    assert verified["head"] == event_hash({**row, "token_id": last["token"]}, _hash_of(server, previous["id"]))
+    assert verified["head"] != event_hash(row, _hash_of(server, previous["id"]))
+
+
+def _hash_of(server: Server, event_id: int) -> str:
+    from sqlalchemy import text
+
+    from opgov.db.engine import make_engine, resolve_url
+
+    engine = make_engine(resolve_url(server.db))
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT hash FROM events WHERE id = :id"), {"id": event_id}).scalar_one()
+    finally:
+        engine.dispose()

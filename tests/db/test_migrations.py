@@ -19,7 +19,7 @@ def test_head_constant_matches_migrations(sqlite_url):
     script = ScriptDirectory.from_config(alembic_config(engine))
     assert script.get_current_head() == HEAD_REVISION
     revisions = [r.revision for r in script.walk_revisions()]
-    assert len(revisions) == len(set(revisions)) == 6
+    assert len(revisions) == len(set(revisions)) == 8
 
 
 def test_models_and_migrations_agree_and_round_trip(any_db_url):
@@ -34,7 +34,7 @@ def test_models_and_migrations_agree_and_round_trip(any_db_url):
         with engine.connect() as conn:
             assert set(inspect(conn).get_table_names()) <= {"alembic_version"}
         # step by step, up and down
-        for revision in ("0001", "0002", "0003", "0004", "0005", "0007", "0008"):
+        for revision in ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008"):
             upgrade(engine, revision)
             assert current_revision(engine) == revision
         for revision in ("0005", "0004", "0003", "0002", "0001"):
@@ -105,5 +105,76 @@ def test_token_column_keeps_the_event_log_append_only(any_db_url):
             assert "append-only" in str(err)
         else:
             raise AssertionError("UPDATE events was allowed")
+    finally:
+        engine.dispose()
+
+
+def test_downgrade_is_for_maintainers_and_spares_governance_data(make_cli, any_db_url):
+    """`db downgrade` drops tables and the log with them: maintainers only, and refused while the
+    database holds governance data unless --force; a downgraded database never becomes a
+    simulation database."""
+    from conftest import SAMPLE, db_fingerprint
+
+    cli = make_cli(any_db_url)
+    cli.ok("members", "add", "chair", "--role", "maintainer", actor="chair")
+    cli.ok("members", "add", "dev", "--role", "developer", actor="chair")
+    cli.ok("members", "add", "bot", "--role", "bot", actor="chair")
+    cli.ok("import", SAMPLE / "native_functions.v1.yaml", "--label", "v1", actor="bot")
+    before = db_fingerprint(any_db_url)
+    for actor in ("dev", "bot", "stranger"):
+        result = cli("db", "downgrade", "base", "--force", actor=actor)
+        assert result.code == 1 and "may not downgrade the database" in result.err, result.err
+    result = cli("db", "downgrade", "0005", actor="chair")
+    assert result.code == 1
+    assert result.err.strip() == ("opgov: refused: the database holds governance data (2 members, 4 events); "
+                                  "downgrading to 0005 may drop it: pass --force to downgrade anyway")
+    assert db_fingerprint(any_db_url) == before
+    # forced by a maintainer: done, and on the record for as long as the log survives
+    cli.ok("db", "downgrade", "0005", "--force", actor="chair")
+    assert cli.ok("db", "current", "--json").json()["revision"] == "0005"
+    cli.ok("db", "upgrade")
+    log = cli.ok("log", "--json", "--limit", "1").json()
+    assert log[0]["action"] == "db.downgrade" and log[0]["actor"] == "chair" and log[0]["after"]["forced"] is True
+    cli.ok("db", "downgrade", "base", "--force", actor="chair")
+    # the kind of a database is fixed when it is created: a real one stays real after base
+    result = cli("db", "upgrade", "--simulation")
+    assert result.code == 1 and "created before" in result.err
+    assert cli.ok("db", "current", "--json").json()["revision"] is None
+    cli.ok("db", "upgrade")
+    assert cli.ok("db", "current", "--json").json()["simulation"] is False
+
+
+def test_event_log_guards_survive_0007_and_0008_both_ways(any_db_url):
+    """0006's guards (REPLACE on SQLite, TRUNCATE on PostgreSQL, and UPDATE/DELETE) are still in
+    force after 0007 and 0008, and after 0008 is undone and redone."""
+    engine = make_engine(resolve_url(any_db_url), create=True)
+    sqlite = any_db_url.startswith("sqlite")
+    attacks = (["INSERT OR REPLACE INTO events (id, at, actor, action, subject) "
+                "VALUES (1, CURRENT_TIMESTAMP, 'mallory', 'x', 'y')"] if sqlite else ["TRUNCATE events"])
+    attacks += ["UPDATE events SET actor = 'mallory'", "DELETE FROM events"]
+
+    def refused_everywhere():
+        for attack in attacks:
+            try:
+                with engine.begin() as conn:
+                    conn.execute(text(attack))
+            except Exception as err:  # noqa: BLE001 - each driver raises its own class
+                assert "append-only" in str(err), attack
+            else:
+                raise AssertionError(f"{attack} was allowed at {current_revision(engine)}")
+
+    try:
+        upgrade(engine, "0006")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO events (at, actor, action, subject) VALUES (CURRENT_TIMESTAMP, 'a', 'x', 'y')"))
+        for revision in ("0006", "0007", "0008"):
+            upgrade(engine, revision)
+            refused_everywhere()
+        downgrade(engine, "0007")
+        refused_everywhere()
+        downgrade(engine, "0006")
+        refused_everywhere()
+        upgrade(engine)
+        refused_everywhere()
     finally:
         engine.dispose()

@@ -1,0 +1,68 @@
+"""Values must fit their columns on every database.
+
+PostgreSQL refuses a string longer than its ``VARCHAR(n)`` (with a driver error the user would
+see as a traceback); SQLite stores it regardless. opgov checks every INSERT and UPDATE against the
+column lengths of :mod:`opgov.db.tables` before it reaches either database, so the same input is
+refused the same way on both: bad input (exit 2) naming the field, nothing written.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Iterable
+
+from opgov.core.errors import BadInput
+
+MAX_INTEGER = 2**31 - 1  # PostgreSQL's INTEGER, which every id column is
+
+
+@lru_cache(maxsize=None)
+def _limits(table) -> dict[str, tuple[str, int]]:
+    """column key → (column name, maximum length) for the bounded string columns of ``table``."""
+    from sqlalchemy import String
+
+    limits = {}
+    for column in table.columns:
+        length = getattr(column.type, "length", None)
+        if isinstance(column.type, String) and length:
+            limits[column.key] = (column.name, length)
+    return limits
+
+
+def check_lengths(table, rows: Iterable[dict[str, Any]]) -> None:
+    """Raise :class:`BadInput` for the first string in ``rows`` too long for its column."""
+    limits = _limits(table)
+    if not limits:
+        return
+    for row in rows:
+        for key, value in row.items():
+            bound = limits.get(key)
+            if bound is not None and isinstance(value, str) and len(value) > bound[1]:
+                name, limit = bound
+                raise BadInput(f"{name} is {len(value)} characters long; at most {limit} fit "
+                               f"({table.name}.{name}): {value[:40]!r}…")
+
+
+def before_execute(_connection, clause, multiparams, params, _options) -> None:
+    """SQLAlchemy ``before_execute`` hook: check what an INSERT or UPDATE is about to write."""
+    from sqlalchemy import Table
+    from sqlalchemy.sql.dml import Insert, Update
+
+    if not isinstance(clause, (Insert, Update)) or not isinstance(clause.table, Table):
+        return
+    rows = list(multiparams) if multiparams else [params] if params else []
+    literal = getattr(clause, "_values", None)  # .values(name=value) given on the statement
+    if literal:
+        rows.append({getattr(k, "key", k): getattr(v, "value", None) for k, v in literal.items()})
+    for multi in getattr(clause, "_multi_values", ()) or ():
+        for row in multi:
+            if isinstance(row, dict):
+                rows.append({getattr(k, "key", k): getattr(v, "value", None) for k, v in row.items()})
+    check_lengths(clause.table, (r for r in rows if isinstance(r, dict)))
+
+
+def check_id(value: int, what: str) -> int:
+    """An id typed by a user: beyond the integer range it cannot exist."""
+    if not 0 < value <= MAX_INTEGER:
+        raise BadInput(f"unknown {what} {value}")
+    return value
