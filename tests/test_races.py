@@ -88,7 +88,10 @@ def test_import_races_votes_deprecations_and_ticks(make_cli, any_db_url, pytorch
         {op: "deprecating" for op in deprecated} | {op: "deprecated" for op in ticked})
     steps = _rows(any_db_url, "SELECT o.qualname FROM lifecycle_steps s JOIN operators o ON o.id = s.operator_id "
                               "WHERE s.to_state = 'deprecated'")
-    assert sorted(r[0] for r in steps) == sorted(ticked)  # applied once each, by one of the two ticks
+    stepped = [r[0] for r in steps]
+    # applied once each, by one of the two ticks; their torchgen families (in-place, out=) move with them
+    assert len(stepped) == len(set(stepped)) and set(ticked) <= set(stepped)
+    assert all(lifecycle[op] == "deprecated" for op in stepped)
     assert _rows(any_db_url, "SELECT label FROM snapshots ORDER BY id") == [("2.12.0",), ("2.13.0",)]
     assert len(_rows(any_db_url, "SELECT id FROM decisions")) == len(voted)
     # the writers appended to the log one after another: one chain, no fork

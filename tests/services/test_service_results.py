@@ -92,6 +92,8 @@ def test_governance_and_lifecycle_results(engine):
     step = run(engine, "chair", 3, deprecate, "aten::mish", reason="unused")
     assert isinstance(step, LifecycleStepResult)
     assert (step.from_state, step.to_state) == ("active", "deprecating")
+    assert step.family == ["aten::mish.out", "aten::mish_"]  # its torchgen family moves with it
+    assert json.loads(step.to_json())["family"] == ["aten::mish.out", "aten::mish_"]
     assert step.next is not None and step.next.possible_from == T0 + timedelta(days=3 + 14)
     as_json = json.loads(step.to_json())
     assert as_json["from"] == "active" and as_json["to"] == "deprecating"
@@ -100,7 +102,8 @@ def test_governance_and_lifecycle_results(engine):
     assert mish.sunset == T0 + timedelta(days=3 + 14 + 180)
 
     due = run(engine, "bot", 20, tick, within_days=0)
-    assert isinstance(due, TickResult) and [i.operator for i in due.due] == ["aten::mish"]
+    assert isinstance(due, TickResult)
+    assert [i.operator for i in due.due] == ["aten::mish", "aten::mish.out", "aten::mish_"]
     assert due.due[0].days_left == 0 and due.applied == []
 
 
