@@ -62,10 +62,10 @@ def _sync_scan(path):
 
 
 def _sync_tags(path):
-    from opgov.core import yamlsync
     from opgov.formats.files import read_text
+    from opgov.formats.tags import ensure_tags_declared
 
-    return yamlsync.ensure_tags_declared(read_text(str(path), exact=True), ["core", "deprecated"], path=str(path))
+    return ensure_tags_declared(read_text(str(path), exact=True), ["core", "deprecated"], path=str(path))
 
 
 def _decisions(path):
