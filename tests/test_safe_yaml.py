@@ -39,7 +39,7 @@ def _decisions(path):
 
 
 def _rules(path):
-    from opgov.core.decomps import load_rules_file
+    from opgov.formats.rules import load_rules_file
 
     return load_rules_file(path)
 
@@ -204,7 +204,7 @@ def test_decisions_load_with_a_number_as_decider_is_bad_input(cli, tmp_path):
 
 
 def test_the_real_files_have_no_aliases_or_duplicates(pytorch_versions, pytorch_release, decisions_2023):
-    from opgov.core.decomps import load_rules_file
+    from opgov.formats.rules import load_rules_file
     from opgov.formats.decisions import read_decisions_file
     from opgov.formats.registry import read_registry
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import re
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -108,13 +109,18 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
 def print_json(data: Any) -> None:
     """A service's typed result (or a list of them) as JSON: the documented shape."""
     if hasattr(data, "model_dump_json"):
-        sys.stdout.write(data.model_dump_json(indent=2, by_alias=True) + "\n")
+        text = data.model_dump_json(indent=2, by_alias=True)
     elif isinstance(data, list):
         from pydantic_core import to_json
 
-        sys.stdout.write(to_json(data, indent=2, by_alias=True).decode() + "\n")
+        text = to_json(data, indent=2, by_alias=True).decode()
     else:
-        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+        text = json.dumps(data, indent=2, default=str)
+    # pydantic escapes C0 controls only: C1 controls and bidi overrides too, as \uXXXX (same JSON value)
+    sys.stdout.write(_UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def day(value: Any) -> str:
