@@ -18,8 +18,13 @@ REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.wheel
 
 
+# the fresh venv must see only what is installed in it, never a checkout on PYTHONPATH
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def _run(cmd, *, cwd, env=None, timeout=600) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env or CLEAN_ENV, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +50,7 @@ def test_wheel_install_runs_the_everyday_commands(installed, pytorch_release, tm
     where = _run([installed / "python", "-c", "import opgov; print(opgov.__file__)"], cwd=tmp_path)
     assert Path(where.stdout.strip()).is_relative_to(installed.parent), where.stdout
 
-    env = {**os.environ, "OPGOV_DATABASE_URL": f"sqlite:///{tmp_path / 'opgov.db'}", "COLUMNS": "200"}
-    env.pop("PYTHONPATH", None)
+    env = {**CLEAN_ENV, "OPGOV_DATABASE_URL": f"sqlite:///{tmp_path / 'opgov.db'}", "COLUMNS": "200"}
 
     def opgov(*args, expect=0) -> str:
         result = _run([installed / "opgov", *args], cwd=tmp_path, env=env)
