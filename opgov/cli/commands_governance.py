@@ -82,6 +82,27 @@ def config_list(json_out: bool = JsonOpt) -> None:
             say(f"{key} = {value}")
 
 
+def _remote_post(path: str, body: dict):
+    """With --server: POST ``body`` and return the proposal the server answers; else None."""
+    server = remote()
+    if server is None:
+        return None
+    from opgov.services.results import ProposalView
+
+    return server.post(path, ProposalView, json_body=body)
+
+
+def _remote_step(op: str, verb: str, body: dict):
+    """With --server: the lifecycle step ``verb`` of ``op`` on the server; else None."""
+    server = remote()
+    if server is None:
+        return None
+    from opgov.cli.remote import path_segment
+    from opgov.services.results import LifecycleStepResult
+
+    return server.post(f"/api/v1/operators/{path_segment(op)}/{verb}", LifecycleStepResult, json_body=body)
+
+
 def _proposed(view, json_out: bool) -> None:
     if json_out:
         print_json(view)
@@ -96,8 +117,10 @@ def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = R
     """Propose adding a functional operator to the core opset."""
     from opgov.services.governance import propose
 
-    with command(write=True) as ctx:
-        view = propose(ctx, op, "core", rationale)
+    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "core", "rationale": rationale})
+    if view is None:
+        with command(write=True) as ctx:
+            view = propose(ctx, op, "core", rationale)
     _proposed(view, json_out)
 
 
@@ -109,8 +132,12 @@ def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
     """Propose that an operator decomposes into (core) operators."""
     from opgov.services.governance import propose
 
-    with command(write=True) as ctx:
-        view = propose(ctx, op, "decompose", rationale, targets=[t for t in into.split(",") if t.strip()])
+    targets = [t for t in into.split(",") if t.strip()]
+    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "decompose", "rationale": rationale,
+                                              "targets": targets})
+    if view is None:
+        with command(write=True) as ctx:
+            view = propose(ctx, op, "decompose", rationale, targets=targets)
     _proposed(view, json_out)
 
 
@@ -120,8 +147,10 @@ def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str =
     """Propose keeping an operator custom (needs special handling by backends)."""
     from opgov.services.governance import propose
 
-    with command(write=True) as ctx:
-        view = propose(ctx, op, "custom", rationale)
+    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "custom", "rationale": rationale})
+    if view is None:
+        with command(write=True) as ctx:
+            view = propose(ctx, op, "custom", rationale)
     _proposed(view, json_out)
 
 
@@ -135,8 +164,10 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
 
     if approve == reject:
         raise BadInput("give exactly one of --approve or --reject")
-    with command(write=True) as ctx:
-        view = review(ctx, proposal_id, approve=approve, comment=comment)
+    view = _remote_post(f"/api/v1/proposals/{proposal_id}/votes", {"approve": approve, "comment": comment})
+    if view is None:
+        with command(write=True) as ctx:
+            view = review(ctx, proposal_id, approve=approve, comment=comment)
     if json_out:
         print_json(view)
         return
@@ -149,8 +180,10 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
     """Withdraw an open proposal (your own; maintainers any)."""
     from opgov.services.governance import withdraw
 
-    with command(write=True) as ctx:
-        view = withdraw(ctx, proposal_id)
+    view = _remote_post(f"/api/v1/proposals/{proposal_id}/withdraw", {})
+    if view is None:
+        with command(write=True) as ctx:
+            view = withdraw(ctx, proposal_id)
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
@@ -240,8 +273,10 @@ def deprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typ
     """Tag an operator deprecating (torch.export warns on it)."""
     from opgov.services.lifecycle import deprecate
 
-    with command(write=True) as ctx:
-        result = deprecate(ctx, op, reason=reason, replacement=replacement)
+    result = _remote_step(op, "deprecate", {"reason": reason, "replacement": replacement})
+    if result is None:
+        with command(write=True) as ctx:
+            result = deprecate(ctx, op, reason=reason, replacement=replacement)
     _stepped(result, json_out)
 
 
@@ -251,8 +286,10 @@ def mark_deprecated_cmd(op: str = typer.Argument(..., metavar="OP"),
     """deprecating → deprecated, no sooner than deprecating_days after (torch.export fails on it)."""
     from opgov.services.lifecycle import mark_deprecated
 
-    with command(write=True) as ctx:
-        result = mark_deprecated(ctx, op, reason=reason)
+    result = _remote_step(op, "mark-deprecated", {"reason": reason})
+    if result is None:
+        with command(write=True) as ctx:
+            result = mark_deprecated(ctx, op, reason=reason)
     _stepped(result, json_out)
 
 
@@ -262,8 +299,10 @@ def delete_cmd(op: str = typer.Argument(..., metavar="OP"), reason: Optional[str
     """deprecated → deleted, no sooner than deprecated_days after; the sync bot removes the entry."""
     from opgov.services.lifecycle import delete
 
-    with command(write=True) as ctx:
-        result = delete(ctx, op, reason=reason)
+    result = _remote_step(op, "delete", {"reason": reason})
+    if result is None:
+        with command(write=True) as ctx:
+            result = delete(ctx, op, reason=reason)
     _stepped(result, json_out)
 
 
@@ -273,8 +312,10 @@ def undeprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = t
     """Back to active from deprecating or deprecated (not from deleted)."""
     from opgov.services.lifecycle import undeprecate
 
-    with command(write=True) as ctx:
-        result = undeprecate(ctx, op, reason=reason)
+    result = _remote_step(op, "undeprecate", {"reason": reason})
+    if result is None:
+        with command(write=True) as ctx:
+            result = undeprecate(ctx, op, reason=reason)
     _stepped(result, json_out)
 
 

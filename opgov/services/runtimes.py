@@ -227,10 +227,11 @@ def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, Ru
 
 
 def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str], *, released: date | None = None,
-                replace: bool = False) -> RuntimeAdded:
+                replace: bool = False, names: Sequence[str] | None = None) -> RuntimeAdded:
     """Register ``runtime`` (NAME@VERSION) as implementing the operators of ``ops_files`` (their
     union). Registering the same operators again changes nothing; other operators for a
-    registered runtime are refused unless ``replace``."""
+    registered runtime are refused unless ``replace``. ``names``: what to record as the files'
+    paths (the service: the names of uploads, not their temporary paths)."""
     from opgov.formats.oplists import read_op_file, union
 
     rid = parse_runtime_id(runtime)
@@ -238,8 +239,10 @@ def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str], *, released: d
         raise BadInput("give at least one --ops FILE")
     lists = [read_op_file(path, accept=RUNTIME_FORMATS) for path in ops_files]
     kernels = list(union(lists))
-    sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst),
-                         sha256=hashlib.sha256(Path(lst.path).read_bytes()).hexdigest()) for lst in lists]
+    shown = list(names) if names is not None else [lst.path for lst in lists]
+    sources = [OpsSource(path=name, format=lst.format, entries=len(lst),
+                         sha256=hashlib.sha256(Path(lst.path).read_bytes()).hexdigest())
+               for name, lst in zip(shown, lists, strict=True)]
     require(ctx, "runtimes", "register runtimes")
     r = runtimes.c
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
