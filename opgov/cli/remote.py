@@ -18,7 +18,8 @@ from typing import Any
 from opgov.core.errors import BadInput, PolicyRefusal
 
 REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, propose-*, review, withdraw, deprecate, "
-                   "mark-deprecated, delete, undeprecate, check-model, runtimes and upgraders")
+                   "mark-deprecated, delete, undeprecate, exceptions add/list, check-bc, check-model, "
+                   "report weekly, runtimes and upgraders")
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,22 @@ def same(twins: Twins, *argv: str, code: int = 0, who: str = "chair") -> str:
     return remote[1] or remote[2]
 
 
+def same_json(twins: Twins, *argv: str, moments: tuple[str, ...] = ("added_at", "created_at")) -> object:
+    """As :func:`same` for ``--json`` output holding the moments each side wrote it: those may differ."""
+    import json
+
+    def scrub(value):
+        if isinstance(value, dict):
+            return {k: "<moment>" if k in moments else scrub(v) for k, v in value.items()}
+        return [scrub(v) for v in value] if isinstance(value, list) else value
+
+    local = _run(twins, [*argv, "--json"], remote=False)
+    remote = _run(twins, [*argv, "--json"], remote=True)
+    assert local[0] == remote[0] == 0, (local[2], remote[2])
+    assert scrub(json.loads(remote[1])) == scrub(json.loads(local[1]))
+    return json.loads(remote[1])
+
+
 def test_runtimes_remote_like_local(twins):
     for version, released in (("0.2.0", "2024-04-26"), ("1.3.0", "2026-05-26")):
         out = same(twins, "runtimes", "add", f"executorch@{version}", "--ops", f"{version}-portable-functions.yaml",
@@ -133,7 +149,7 @@ def test_upgraders_remote_like_local(twins):
     assert same(twins, *add).startswith("unchanged linspace_0_7")
     assert same(twins, *add, who="dev", code=1)
     assert "linspace_0_7" in same(twins, "upgraders", "list")
-    same(twins, "upgraders", "list", "--json")
+    assert same_json(twins, "upgraders", "list")["upgraders"][0]["name"] == "linspace_0_7"
     assert "version map:" in same(twins, "upgraders", "show", "linspace_0_7")
     assert "unknown upgrader nope" in same(twins, "upgraders", "show", "nope", code=2)
     assert "unknown operator aten::linspaec" in same(twins, "upgraders", "add", "aten::linspaec", "--versions",
@@ -224,3 +240,24 @@ def test_governance_remote_like_local(twins):
     same(twins, "delete", "aten::_foobar", code=1)  # not deprecated
     same(twins, "undeprecate", "aten::_foobar", "--reason", "still used", "--json")
     same(twins, "deprecate", "aten::nope_op", "--reason", "x", code=2)
+
+
+def test_checks_and_reports_remote_like_local(twins):
+    from tests.conftest import SAMPLE
+
+    for name in ("native_functions.v1.yaml", "native_functions.v2.yaml"):
+        shutil.copyfile(SAMPLE / name, twins.work / name)
+    out = same(twins, "check-bc", "native_functions.v1.yaml", "native_functions.v2.yaml", code=1)
+    assert "native_functions.v2.yaml" in out and "opgov-upload" not in out
+    same(twins, "check-bc", "native_functions.v1.yaml", "native_functions.v2.yaml", "--format", "json", code=1)
+    same(twins, "check-bc", "native_functions.v1.yaml", "missing.yaml", code=2)
+    assert same(twins, "exceptions", "add", "aten::_foreach_*", "--reason", "rework", "--expires",
+                "2099-01-01").startswith("exception 1: aten::_foreach_* through 2099-01-01")
+    same(twins, "exceptions", "add", "aten::x", "--reason", "r", "--expires", "2000-01-01", code=2)
+    same(twins, "exceptions", "add", "aten::x", "--reason", "r", "--expires", "2099-01-01", who="dev", code=1)
+    assert same_json(twins, "exceptions", "list")[0]["pattern"] == "aten::_foreach_*"
+    same(twins, "report", "weekly", "--as-of", "2026-06-01", "--format", "md")
+    same(twins, "report", "weekly", "--as-of", "2026-06-01", "--format", "json")
+    # a command without an endpoint says so in one line
+    code, _, err = _run(twins, ["members", "list"], remote=True)
+    assert code == 2 and err.count("\n") == 1 and "does not work with --server" in err

@@ -34,8 +34,11 @@ def check_bc(request: Request, ctx: Reader, old: UploadFile = File(..., descript
     ``opgov check-bc`` exit 1. Writes nothing."""
     from opgov.services.compat_checks import check_bc_texts
 
+    from opgov.api.uploads import shown_name
+
     limit = request.app.state.config.max_upload_bytes
-    return check_bc_texts(read_text(old, limit), read_text(new, limit), session=ctx.session, today=ctx.now().date())
+    sides = [(shown_name(upload), read_text(upload, limit)[1]) for upload in (old, new)]  # named as the client named them
+    return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 
 class ModelCheckRequest(BaseModel):
