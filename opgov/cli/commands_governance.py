@@ -327,9 +327,17 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     from opgov.services.lifecycle import tick
     from opgov.services.upgraders import upgrader_timers
 
-    with command(write=apply) as ctx:
-        result = tick(ctx, apply=apply, within_days=within)
-        upgraders = upgrader_timers(ctx, within_days=within)  # reported, never applied: a person replaces them
+    server = remote()
+    if server is not None:  # the server's clock; a token is needed even without --apply
+        from opgov.services.results import TickResult
+        from opgov.services.upgraders import UpgraderTimers
+
+        result = server.post("/api/v1/tick", TickResult, json_body={"apply": apply, "within_days": within})
+        upgraders = server.get("/api/v1/upgraders/timers", UpgraderTimers, within_days=within)
+    else:
+        with command(write=apply) as ctx:
+            result = tick(ctx, apply=apply, within_days=within)
+            upgraders = upgrader_timers(ctx, within_days=within)  # reported, never applied: a person replaces them
     if json_out:
         print_json({**result.model_dump(mode="json"), "upgraders": upgraders.model_dump(mode="json")})
         return

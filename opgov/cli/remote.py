@@ -18,7 +18,7 @@ from typing import Any
 from opgov.core.errors import BadInput, PolicyRefusal
 
 REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, propose-*, review, withdraw, deprecate, "
-                   "mark-deprecated, delete, undeprecate, exceptions add/list, check-bc, check-model, "
+                   "mark-deprecated, delete, undeprecate, tick, exceptions add/list, check-bc, check-model, "
                    "report weekly, runtimes and upgraders")
 
 

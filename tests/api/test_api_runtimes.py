@@ -218,6 +218,8 @@ def test_upgrader_endpoints(twins):
         assert anon.get("/api/v1/upgraders").json()["current_version"] >= 8
         assert anon.get("/api/v1/upgraders/linspace_0_7").json()["version_map_entry"]
         assert problem(anon.get("/api/v1/upgraders/nope"), 404)
+        # its version bump is more than 180 days old: it may be replaced now, as `opgov tick` says
+        assert [t["name"] for t in anon.get("/api/v1/upgraders/timers").json()["due"]] == ["linspace_0_7"]
         assert httpx.get(f"{twins.server.url}/openapi.json").json()["paths"]["/api/v1/check-model"]["post"][
             "requestBody"]["content"].keys() == {"application/json", "multipart/form-data"}
 
@@ -238,8 +240,11 @@ def test_governance_remote_like_local(twins):
     assert "deprecating" in same(twins, "deprecate", "aten::_foobar", "--reason", "unused")
     same(twins, "mark-deprecated", "aten::_foobar", code=1)  # too early
     same(twins, "delete", "aten::_foobar", code=1)  # not deprecated
-    same(twins, "undeprecate", "aten::_foobar", "--reason", "still used", "--json")
+    assert same_json(twins, "undeprecate", "aten::_foobar", "--reason", "still used", moments=("at",))["to"] == "active"
     same(twins, "deprecate", "aten::nope_op", "--reason", "x", code=2)
+    same(twins, "tick", "--within", "30")
+    same(twins, "tick", "--apply", "--within", "400", "--json")
+    same(twins, "tick", "--apply", who="dev", code=1)  # developers do not apply lifecycle steps
 
 
 def test_checks_and_reports_remote_like_local(twins):
@@ -250,7 +255,10 @@ def test_checks_and_reports_remote_like_local(twins):
     out = same(twins, "check-bc", "native_functions.v1.yaml", "native_functions.v2.yaml", code=1)
     assert "native_functions.v2.yaml" in out and "opgov-upload" not in out
     same(twins, "check-bc", "native_functions.v1.yaml", "native_functions.v2.yaml", "--format", "json", code=1)
-    same(twins, "check-bc", "native_functions.v1.yaml", "missing.yaml", code=2)
+    # a side that is no file: locally it may be a snapshot label; a server is sent files only
+    code, _, err = _run(twins, ["check-bc", "native_functions.v1.yaml", "2.13.0"], remote=True)
+    assert code == 2 and err == ("opgov: error: 2.13.0: with --server, OLD and NEW must be native_functions.yaml "
+                                 "files (snapshot labels and git: refs work only with --db)\n")
     assert same(twins, "exceptions", "add", "aten::_foreach_*", "--reason", "rework", "--expires",
                 "2099-01-01").startswith("exception 1: aten::_foreach_* through 2099-01-01")
     same(twins, "exceptions", "add", "aten::x", "--reason", "r", "--expires", "2000-01-01", code=2)

@@ -37,7 +37,8 @@ def check_bc(request: Request, ctx: Reader, old: UploadFile = File(..., descript
     from opgov.api.uploads import shown_name
 
     limit = request.app.state.config.max_upload_bytes
-    sides = [(shown_name(upload), read_text(upload, limit)[1]) for upload in (old, new)]  # named as the client named them
+    # the findings name the files as the client named them
+    sides = [(shown_name(upload), read_text(upload, limit)[1]) for upload in (old, new)]
     return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 

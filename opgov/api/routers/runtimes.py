@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from fastapi import APIRouter, Depends, File, Form, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
 from opgov.api.uploads import check_length, read_bytes, saved, shown_name
 from opgov.services.runtimes import CoverageMatrix, RuntimeAdded, RuntimeDetail, RuntimeList
-from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderView
+from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
 
 router = APIRouter(prefix="/api/v1")
 
@@ -81,6 +81,15 @@ def list_upgraders(ctx: Reader) -> UpgraderList:
     from opgov.services.upgraders import list_upgraders
 
     return list_upgraders(ctx)
+
+
+@router.get("/upgraders/timers", response_model=UpgraderTimers, tags=["upgraders"])
+def upgrader_timers(ctx: Reader, within_days: int = Query(0, ge=0)) -> UpgraderTimers:
+    """Upgraders that may be replaced now (180 days after their version bump), and those that may
+    within ``within_days``: what `opgov tick` reports besides the lifecycle."""
+    from opgov.services.upgraders import upgrader_timers
+
+    return upgrader_timers(ctx, within_days=within_days)
 
 
 @router.get("/upgraders/{name}", response_model=UpgraderView, tags=["upgraders"])
