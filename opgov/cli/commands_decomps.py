@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from opgov.cli.app import CheckFormat, JsonOpt, app
-from opgov.cli.runtime import command, print_json, say, table
+from opgov.cli.runtime import command, print_json, remote, say, table
 from opgov.core.vocab import Preset
 
 
@@ -196,8 +196,16 @@ def check_model_cmd(
         from opgov.render.runtimes import render_check
         from opgov.services.runtimes import check_model_on_runtime
 
-        with command(write=False, orm=False) as ctx:
-            checked = check_model_on_runtime(ctx, models, runtime)
+        server = remote()
+        if server is not None:
+            from opgov.cli.remote import model_files
+            from opgov.services.runtimes import RuntimeModelCheck
+
+            checked = server.post("/api/v1/check-model", RuntimeModelCheck,
+                                  files=model_files(models), fields={"runtime": runtime})
+        else:
+            with command(write=False, orm=False) as ctx:
+                checked = check_model_on_runtime(ctx, models, runtime)
         sys.stdout.write(render_check(checked, fmt.value))
         if not checked.runs:
             raise typer.Exit(1)
@@ -205,8 +213,24 @@ def check_model_cmd(
     from opgov.render.decomps_text import render_model_check
     from opgov.services.decompositions import check_model
 
-    with command(write=False, orm=False) as ctx:
-        result = check_model(ctx, models, runtime=runtime)
+    server = remote()
+    if server is not None:
+        from opgov.cli.remote import model_files
+        from opgov.core.corpus import Finding, ModelCheck
+        from opgov.render.decomps import ModelCheckReport
+
+        report = server.post("/api/v1/check-model", ModelCheckReport, files=model_files(models),
+                             fields={"runtime": runtime})
+
+        def back(found) -> tuple:
+            return tuple(Finding(f.rule, f.op, f.message, f.replacement, f.date) for f in found)
+
+        result = ModelCheck(ops=tuple(report.operators), errors=back(report.errors), warnings=back(report.warnings),
+                            notes=back(report.notes), earliest_snapshot=report.earliest_snapshot,
+                            snapshots_checked=report.snapshots_checked)
+    else:
+        with command(write=False, orm=False) as ctx:
+            result = check_model(ctx, models, runtime=runtime)
     text = render_model_check(result, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if not result.ok:

@@ -82,6 +82,27 @@ def config_list(json_out: bool = JsonOpt) -> None:
             say(f"{key} = {value}")
 
 
+def _remote_post(path: str, body: dict):
+    """With --server: POST ``body`` and return the proposal the server answers; else None."""
+    server = remote()
+    if server is None:
+        return None
+    from opgov.services.results import ProposalView
+
+    return server.post(path, ProposalView, json_body=body)
+
+
+def _remote_step(op: str, verb: str, body: dict):
+    """With --server: the lifecycle step ``verb`` of ``op`` on the server; else None."""
+    server = remote()
+    if server is None:
+        return None
+    from opgov.cli.remote import path_segment
+    from opgov.services.results import LifecycleStepResult
+
+    return server.post(f"/api/v1/operators/{path_segment(op)}/{verb}", LifecycleStepResult, json_body=body)
+
+
 def _proposed(view, json_out: bool) -> None:
     if json_out:
         print_json(view)
@@ -97,8 +118,10 @@ def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = R
     """Propose adding a functional operator to the core opset."""
     from opgov.services.governance import propose
 
-    with command(write=True) as ctx:
-        view = propose(ctx, op, "core", rationale)
+    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "core", "rationale": rationale})
+    if view is None:
+        with command(write=True) as ctx:
+            view = propose(ctx, op, "core", rationale)
     _proposed(view, json_out)
 
 
@@ -110,8 +133,12 @@ def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
     """Propose that an operator decomposes into (core) operators."""
     from opgov.services.governance import propose
 
-    with command(write=True) as ctx:
-        view = propose(ctx, op, "decompose", rationale, targets=[t for t in into.split(",") if t.strip()])
+    targets = [t for t in into.split(",") if t.strip()]
+    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "decompose", "rationale": rationale,
+                                              "targets": targets})
+    if view is None:
+        with command(write=True) as ctx:
+            view = propose(ctx, op, "decompose", rationale, targets=targets)
     _proposed(view, json_out)
 
 
@@ -121,8 +148,10 @@ def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str =
     """Propose keeping an operator custom (needs special handling by backends)."""
     from opgov.services.governance import propose
 
-    with command(write=True) as ctx:
-        view = propose(ctx, op, "custom", rationale)
+    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "custom", "rationale": rationale})
+    if view is None:
+        with command(write=True) as ctx:
+            view = propose(ctx, op, "custom", rationale)
     _proposed(view, json_out)
 
 
@@ -136,8 +165,10 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
 
     if approve == reject:
         raise BadInput("give exactly one of --approve or --reject")
-    with command(write=True) as ctx:
-        view = review(ctx, proposal_id, approve=approve, comment=comment)
+    view = _remote_post(f"/api/v1/proposals/{proposal_id}/votes", {"approve": approve, "comment": comment})
+    if view is None:
+        with command(write=True) as ctx:
+            view = review(ctx, proposal_id, approve=approve, comment=comment)
     if json_out:
         print_json(view)
         return
@@ -150,8 +181,10 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
     """Withdraw an open proposal (your own; maintainers any)."""
     from opgov.services.governance import withdraw
 
-    with command(write=True) as ctx:
-        view = withdraw(ctx, proposal_id)
+    view = _remote_post(f"/api/v1/proposals/{proposal_id}/withdraw", {})
+    if view is None:
+        with command(write=True) as ctx:
+            view = withdraw(ctx, proposal_id)
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
@@ -251,8 +284,10 @@ def deprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typ
     """Tag an operator deprecating (torch.export warns on it)."""
     from opgov.services.lifecycle import deprecate
 
-    with command(write=True) as ctx:
-        result = deprecate(ctx, op, reason=reason, replacement=replacement)
+    result = _remote_step(op, "deprecate", {"reason": reason, "replacement": replacement})
+    if result is None:
+        with command(write=True) as ctx:
+            result = deprecate(ctx, op, reason=reason, replacement=replacement)
     _stepped(result, json_out)
 
 
@@ -262,8 +297,10 @@ def mark_deprecated_cmd(op: str = typer.Argument(..., metavar="OP"),
     """deprecating → deprecated, no sooner than deprecating_days after (torch.export fails on it)."""
     from opgov.services.lifecycle import mark_deprecated
 
-    with command(write=True) as ctx:
-        result = mark_deprecated(ctx, op, reason=reason)
+    result = _remote_step(op, "mark-deprecated", {"reason": reason})
+    if result is None:
+        with command(write=True) as ctx:
+            result = mark_deprecated(ctx, op, reason=reason)
     _stepped(result, json_out)
 
 
@@ -273,8 +310,10 @@ def delete_cmd(op: str = typer.Argument(..., metavar="OP"), reason: Optional[str
     """deprecated → deleted, no sooner than deprecated_days after; the sync bot removes the entry."""
     from opgov.services.lifecycle import delete
 
-    with command(write=True) as ctx:
-        result = delete(ctx, op, reason=reason)
+    result = _remote_step(op, "delete", {"reason": reason})
+    if result is None:
+        with command(write=True) as ctx:
+            result = delete(ctx, op, reason=reason)
     _stepped(result, json_out)
 
 
@@ -284,8 +323,10 @@ def undeprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = t
     """Back to active from deprecating or deprecated (not from deleted)."""
     from opgov.services.lifecycle import undeprecate
 
-    with command(write=True) as ctx:
-        result = undeprecate(ctx, op, reason=reason)
+    result = _remote_step(op, "undeprecate", {"reason": reason})
+    if result is None:
+        with command(write=True) as ctx:
+            result = undeprecate(ctx, op, reason=reason)
     _stepped(result, json_out)
 
 
@@ -297,9 +338,17 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     from opgov.services.lifecycle import tick
     from opgov.services.upgraders import upgrader_timers
 
-    with command(write=apply) as ctx:
-        result = tick(ctx, apply=apply, within_days=within)
-        upgraders = upgrader_timers(ctx, within_days=within)  # reported, never applied: a person replaces them
+    server = remote()
+    if server is not None:  # the server's clock; a token is needed even without --apply
+        from opgov.services.results import TickResult
+        from opgov.services.upgraders import UpgraderTimers
+
+        result = server.post("/api/v1/tick", TickResult, json_body={"apply": apply, "within_days": within})
+        upgraders = server.get("/api/v1/upgraders/timers", UpgraderTimers, within_days=within)
+    else:
+        with command(write=apply) as ctx:
+            result = tick(ctx, apply=apply, within_days=within)
+            upgraders = upgrader_timers(ctx, within_days=within)  # reported, never applied: a person replaces them
     if json_out:
         print_json({**result.model_dump(mode="json"), "upgraders": upgraders.model_dump(mode="json")})
         return

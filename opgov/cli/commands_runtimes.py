@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, print_json, say, table
+from opgov.cli.runtime import command, print_json, remote, say, table
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
                            no_args_is_help=True)
@@ -48,8 +48,16 @@ def runtimes_add(
     from opgov.services.runtimes import add_runtime
 
     day = parse_time(released, what="--released").date() if released else None
-    with command(write=True, orm=False) as ctx:
-        result = add_runtime(ctx, runtime, ops, released=day, replace=replace)
+    server = remote()
+    if server is not None:
+        from opgov.services.runtimes import RuntimeAdded
+
+        result = server.post("/api/v1/runtimes", RuntimeAdded, files=[("ops", path) for path in ops],
+                             fields={"runtime": runtime, "released": day.isoformat() if day else None,
+                                     "replace": replace})
+    else:
+        with command(write=True, orm=False) as ctx:
+            result = add_runtime(ctx, runtime, ops, released=day, replace=replace)
     if json_out:
         print_json(result)
         return
@@ -65,10 +73,14 @@ def runtimes_add(
 def runtimes_list(json_out: bool = JsonOpt) -> None:
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
-    from opgov.services.runtimes import list_runtimes
+    from opgov.services.runtimes import RuntimeList, list_runtimes
 
-    with command(write=False, orm=False) as ctx:
-        result = list_runtimes(ctx)
+    server = remote()
+    if server is not None:
+        result = server.get("/api/v1/runtimes", RuntimeList)
+    else:
+        with command(write=False, orm=False) as ctx:
+            result = list_runtimes(ctx)
     if json_out:
         print_json(result)
         return
@@ -87,10 +99,16 @@ def runtimes_list(json_out: bool = JsonOpt) -> None:
 def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), json_out: bool = JsonOpt) -> None:
     """One runtime: where its operators came from, what it gained, the core operators it lacks."""
     from opgov.render.runtimes import render_detail
-    from opgov.services.runtimes import show_runtime
+    from opgov.services.runtimes import RuntimeDetail, show_runtime
 
-    with command(write=False, orm=False) as ctx:
-        result = show_runtime(ctx, runtime)
+    server = remote()
+    if server is not None:
+        from opgov.cli.remote import path_segment
+
+        result = server.get(f"/api/v1/runtimes/{path_segment(runtime)}", RuntimeDetail)
+    else:
+        with command(write=False, orm=False) as ctx:
+            result = show_runtime(ctx, runtime)
     if json_out:
         print_json(result)
     else:
@@ -116,8 +134,17 @@ def runtimes_coverage(
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    with command(write=False, orm=False) as ctx:
-        result = coverage_matrix(ctx, models=models, stage=stage.value)
+    server = remote()
+    if server is not None:
+        if models is not None:
+            raise BadInput("--models with --server: the server uses the models it bundles (OPGOV_MODELS_DIR "
+                           "on the server); leave out --models")
+        from opgov.services.runtimes import CoverageMatrix
+
+        result = server.get("/api/v1/runtimes/coverage", CoverageMatrix, stage=stage.value)
+    else:
+        with command(write=False, orm=False) as ctx:
+            result = coverage_matrix(ctx, models=models, stage=stage.value)
     text = render_matrix(result, fmt.value)
     if out is None:
         sys.stdout.write(text)

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, print_json, say, table
+from opgov.cli.runtime import command, print_json, remote, say, table
 
 upgraders_app = typer.Typer(help="Operator upgraders and version bumps (the operator versioning guide).",
                             no_args_is_help=True)
@@ -51,9 +51,17 @@ def upgraders_add(
     from opgov.services.upgraders import add_upgrader
 
     day = parse_time(bumped_on, what="--bumped-on").date() if bumped_on else None
-    with command(write=True, orm=False) as ctx:
-        result = add_upgrader(ctx, operator, versions=versions, old_schema=old_schema, bumped_on=day, reason=reason,
-                              name=name, replaces=replaces)
+    server = remote()
+    if server is not None:
+        from opgov.services.upgraders import UpgraderAdded
+
+        result = server.post("/api/v1/upgraders", UpgraderAdded, json_body={
+            "operator": operator, "versions": versions, "old_schema": old_schema,
+            "bumped_on": day.isoformat() if day else None, "reason": reason, "name": name, "replaces": replaces})
+    else:
+        with command(write=True, orm=False) as ctx:
+            result = add_upgrader(ctx, operator, versions=versions, old_schema=old_schema, bumped_on=day,
+                                  reason=reason, name=name, replaces=replaces)
     if json_out:
         print_json(result)
         return
@@ -66,10 +74,14 @@ def upgraders_add(
 @upgraders_app.command("list")
 def upgraders_list(json_out: bool = JsonOpt) -> None:
     """Every upgrader, and the version bumps on record."""
-    from opgov.services.upgraders import list_upgraders
+    from opgov.services.upgraders import UpgraderList, list_upgraders
 
-    with command(write=False, orm=False) as ctx:
-        result = list_upgraders(ctx)
+    server = remote()
+    if server is not None:
+        result = server.get("/api/v1/upgraders", UpgraderList)
+    else:
+        with command(write=False, orm=False) as ctx:
+            result = list_upgraders(ctx)
     if json_out:
         print_json(result)
         return
@@ -86,10 +98,16 @@ def upgraders_list(json_out: bool = JsonOpt) -> None:
 @upgraders_app.command("show")
 def upgraders_show(name: str = typer.Argument(..., metavar="UPGRADER"), json_out: bool = JsonOpt) -> None:
     """One upgrader: its operator and versions, the bump and why, its version-map entry."""
-    from opgov.services.upgraders import show_upgrader
+    from opgov.services.upgraders import UpgraderView, show_upgrader
 
-    with command(write=False, orm=False) as ctx:
-        view = show_upgrader(ctx, name)
+    server = remote()
+    if server is not None:
+        from opgov.cli.remote import path_segment
+
+        view = server.get(f"/api/v1/upgraders/{path_segment(name)}", UpgraderView)
+    else:
+        with command(write=False, orm=False) as ctx:
+            view = show_upgrader(ctx, name)
     if json_out:
         print_json(view)
         return

@@ -17,7 +17,9 @@ from typing import Any
 
 from opgov.core.errors import BadInput, PolicyRefusal
 
-REMOTE_COMMANDS = "ops list, ops show, proposals, proposals show and log"
+REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, propose-*, review, withdraw, deprecate, "
+                   "mark-deprecated, delete, undeprecate, tick, exceptions add/list, check-bc, check-model, "
+                   "report weekly, runtimes and upgraders")
 
 
 @dataclass(frozen=True)
@@ -27,22 +29,74 @@ class Remote:
 
     def get(self, path: str, result_type: Any, **params: Any) -> Any:
         """GET ``path`` and parse the answer as ``result_type`` (a model, or ``list[Model]``)."""
-        from pydantic import TypeAdapter
-
         query = urllib.parse.urlencode({k: v for k, v in params.items() if v not in (None, False)}, doseq=True)
-        request = urllib.request.Request(f"{self.url}{path}" + (f"?{query}" if query else ""),
+        return self._send("GET", path + (f"?{query}" if query else ""), result_type)
+
+    def get_text(self, path: str, **params: Any) -> str:
+        """GET ``path`` as text (a rendering the server makes: Markdown, plain text)."""
+        query = urllib.parse.urlencode({k: v for k, v in params.items() if v not in (None, False)}, doseq=True)
+        return self._send("GET", path + (f"?{query}" if query else ""), None).decode("utf-8")
+
+    def post(self, path: str, result_type: Any, *, json_body: Any = None,
+             files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
+        """POST a JSON body, or a multipart form of ``files`` ([(field, local path)]) and ``fields``;
+        parse the answer as ``result_type``."""
+        if files is None:
+            data = json.dumps(json_body if json_body is not None else {}).encode("utf-8")
+            return self._send("POST", path, result_type, data, "application/json")
+        data, content_type = _multipart(files, fields or {})
+        return self._send("POST", path, result_type, data, content_type)
+
+    def _send(self, method: str, path: str, result_type: Any, data: bytes | None = None,
+              content_type: str | None = None) -> Any:
+        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
                                          headers={"Accept": "application/json"})
+        if content_type:
+            request.add_header("Content-Type", content_type)
         if self.token:
             request.add_header("Authorization", f"Bearer {self.token}")
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - the user's server
+            with urllib.request.urlopen(request, timeout=300) as response:  # noqa: S310 - the user's server
                 body = response.read()
         except urllib.error.HTTPError as err:
             raise _error(err.code, err.read()) from None
         except (urllib.error.URLError, OSError) as err:
             reason = getattr(err, "reason", err)
             raise BadInput(f"cannot reach the opgov server at {self.url}: {reason}") from None
+        if result_type is None:
+            return body
+        from pydantic import TypeAdapter
+
         return TypeAdapter(result_type).validate_json(body)
+
+
+def _multipart(files: list[tuple[str, str]], fields: dict[str, Any]) -> tuple[bytes, str]:
+    """A multipart/form-data body (RFC 7578). A file is named as the user gave it, so the server's
+    answers and messages name it the same way as a local run does."""
+    import uuid
+    from pathlib import Path
+
+    boundary = f"opgov-{uuid.uuid4().hex}"
+    parts: list[bytes] = []
+    for name, value in fields.items():
+        if value is None or value is False:
+            continue
+        text = "true" if value is True else str(value)
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+                     + text.encode("utf-8") + b"\r\n")
+    for name, path in files:
+        local = Path(path)
+        if not local.is_file():
+            raise BadInput("no such file", file=path)
+        try:
+            content = local.read_bytes()
+        except OSError as err:
+            raise BadInput(f"cannot read: {err.strerror or err}", file=path) from None
+        shown = path.replace("\\", "/").replace('"', "%22").replace("\r", "").replace("\n", "")
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{shown}"\r\n'
+                     f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
 def _error(status: int, body: bytes):
@@ -53,6 +107,21 @@ def _error(status: int, body: bytes):
     if status in (403, 409):
         return PolicyRefusal(str(detail))
     return BadInput(str(detail))
+
+
+def model_files(specs: list[str]) -> list[tuple[str, str]]:
+    """check-model's MODEL... as files to upload; CORPUS#model names a corpus on this machine, which
+    a server cannot read: refused, as a spec that is neither is, with the local message."""
+    from pathlib import Path
+
+    from opgov.formats.corpus import resolve_model_ops
+
+    for spec in specs:
+        if not Path(spec).is_file():
+            resolve_model_ops(spec)  # raises the message a local run gives for what is not a file
+            raise BadInput(f"{spec}: with --server, name model files (.pt2, selected_operators.yaml, op lists); "
+                           "CORPUS#model works only with --db")
+    return [("models", spec) for spec in specs]
 
 
 def path_segment(text: str) -> str:

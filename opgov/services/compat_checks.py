@@ -262,7 +262,10 @@ def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today
     old_side, new_side = _yaml_side(old[0], old[0], text=old[1]), _yaml_side(new[0], new[0], text=new[1])
     decided_core, decided_other, deleted = _decided(session)
     old_side.core = (old_side.core - decided_other) | (decided_core & set(old_side.schemas))
-    return compare_sides(old_side, new_side, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+    report = compare_sides(old_side, new_side, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+    from opgov.services.upgraders import cover_findings  # as check_bc: breaks an upgrader covers
+
+    return cover_findings(session, report, old_side.core)
 
 
 # --- exceptions ---------------------------------------------------------------------------------------

@@ -23,26 +23,22 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import delete, insert, select
 
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_index, judge, parse_runtime_id,
                                  release_order, runtime_operators)
 from opgov.db.tables import decomp_rules, operators, runtimes, snapshot_entries, snapshots
 from opgov.services.common import Ctx, get_int_setting, log_event, require
+from opgov.services.results import Result
 
 RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
 
 
 # --- results ----------------------------------------------------------------------------------------
 
 
-class OpsSource(_Frozen):
+class OpsSource(Result):
     """One file a runtime's operators (or a model's) were read from."""
 
     path: str
@@ -51,7 +47,7 @@ class OpsSource(_Frozen):
     sha256: str | None = None
 
 
-class RuntimeSummary(_Frozen):
+class RuntimeSummary(Result):
     runtime: str
     name: str
     version: str
@@ -66,19 +62,19 @@ class RuntimeSummary(_Frozen):
     core_lost: list[str]
 
 
-class RuntimeAdded(_Frozen):
+class RuntimeAdded(Result):
     outcome: str  # added | replaced | unchanged
     runtime: RuntimeSummary
     sources: list[OpsSource]
     not_in_registry: list[str]  # kernel entries the latest snapshot does not hold
 
 
-class RuntimeList(_Frozen):
+class RuntimeList(Result):
     snapshot: str | None
     runtimes: list[RuntimeSummary]
 
 
-class RuntimeDetail(_Frozen):
+class RuntimeDetail(Result):
     runtime: RuntimeSummary
     sources: list[OpsSource]
     added_at: datetime
@@ -89,7 +85,7 @@ class RuntimeDetail(_Frozen):
     not_in_registry: list[str]
 
 
-class MissingOperator(_Frozen):
+class MissingOperator(Result):
     op: str
     category: str | None  # None: not in the registry
     lowers: bool
@@ -98,7 +94,7 @@ class MissingOperator(_Frozen):
     blocked: list[str]  # operators on the way that the runtime lacks and no rule decomposes
 
 
-class LifecycleNote(_Frozen):
+class LifecycleNote(Result):
     op: str
     state: str  # deprecating | deprecated | deleted
     since: datetime | None
@@ -107,7 +103,7 @@ class LifecycleNote(_Frozen):
     replacement: str | None
 
 
-class RuntimeModelCheck(_Frozen):
+class RuntimeModelCheck(Result):
     """Can this runtime run these models?"""
 
     runtime: str
@@ -126,7 +122,7 @@ class RuntimeModelCheck(_Frozen):
     runtimes_running: list[str]  # every registered runtime that runs it
 
 
-class MatrixRuntime(_Frozen):
+class MatrixRuntime(Result):
     runtime: str
     released: date | None
     kernels: int
@@ -140,17 +136,17 @@ class MatrixRuntime(_Frozen):
     models_total: int
 
 
-class MatrixOperator(_Frozen):
+class MatrixOperator(Result):
     op: str
     kernels: dict[str, str | None]  # runtime → the kernel that gives it (None: lacks it)
 
 
-class MatrixModel(_Frozen):
+class MatrixModel(Result):
     model: str
     missing: dict[str, list[str]]  # runtime → the operators it lacks for this model (empty: runs)
 
 
-class CoverageMatrix(_Frozen):
+class CoverageMatrix(Result):
     snapshot: str | None
     stage: str
     runtimes: list[MatrixRuntime]
@@ -210,7 +206,7 @@ def _find(found: list[_Runtime], text: str) -> _Runtime:
         if r.id == rid:
             return r
     known = ", ".join(str(r.id) for r in found) or "none; register one with `opgov runtimes add`"
-    raise BadInput(f"unknown runtime {rid} (registered: {known})")
+    raise NotFound(f"unknown runtime {rid} (registered: {known})")
 
 
 def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, RuntimeSummary]:
@@ -235,10 +231,11 @@ def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, Ru
 
 
 def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str], *, released: date | None = None,
-                replace: bool = False) -> RuntimeAdded:
+                replace: bool = False, names: Sequence[str] | None = None) -> RuntimeAdded:
     """Register ``runtime`` (NAME@VERSION) as implementing the operators of ``ops_files`` (their
     union). Registering the same operators again changes nothing; other operators for a
-    registered runtime are refused unless ``replace``."""
+    registered runtime are refused unless ``replace``. ``names``: what to record as the files'
+    paths (the service: the names of uploads, not their temporary paths)."""
     from opgov.formats.oplists import read_op_file, union
 
     rid = parse_runtime_id(runtime)
@@ -246,8 +243,10 @@ def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str], *, released: d
         raise BadInput("give at least one --ops FILE")
     lists = [read_op_file(path, accept=RUNTIME_FORMATS) for path in ops_files]
     kernels = list(union(lists))
-    sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst),
-                         sha256=hashlib.sha256(Path(lst.path).read_bytes()).hexdigest()) for lst in lists]
+    shown = list(names) if names is not None else [lst.path for lst in lists]
+    sources = [OpsSource(path=name, format=lst.format, entries=len(lst),
+                         sha256=hashlib.sha256(Path(lst.path).read_bytes()).hexdigest())
+               for name, lst in zip(shown, lists, strict=True)]
     require(ctx, "runtimes", "register runtimes")
     r = runtimes.c
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()

@@ -19,29 +19,25 @@ from __future__ import annotations
 import math
 from datetime import date, datetime, timedelta
 
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, insert, select, update
 
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.upgraders import (Upgrader, check_replace, default_name, normalize_schema,
                                   overlapping, parse_range, replaceable_from, schema_operator, suggest,
                                   version_map_entry)
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
 from opgov.services.common import Ctx, log_event, require
+from opgov.services.results import Result
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class VersionBump(_Frozen):
+class VersionBump(Result):
     version: int
     bumped_on: date
     reason: str
 
 
-class UpgraderView(_Frozen):
+class UpgraderView(Result):
     name: str
     operator: str
     start: int
@@ -57,19 +53,19 @@ class UpgraderView(_Frozen):
     added_by: str
 
 
-class UpgraderAdded(_Frozen):
+class UpgraderAdded(Result):
     outcome: str  # added | unchanged
     upgrader: UpgraderView
     replaced: str | None
 
 
-class UpgraderList(_Frozen):
+class UpgraderList(Result):
     current_version: int  # the highest recorded operator version
     upgraders: list[UpgraderView]
     bumps: list[VersionBump]
 
 
-class UpgraderTimer(_Frozen):
+class UpgraderTimer(Result):
     name: str
     operator: str
     bump: int
@@ -78,7 +74,7 @@ class UpgraderTimer(_Frozen):
     days_left: int
 
 
-class UpgraderTimers(_Frozen):
+class UpgraderTimers(Result):
     due: list[UpgraderTimer]  # may be replaced now
     within: list[UpgraderTimer]  # may be replaced within the horizon
 
@@ -219,7 +215,7 @@ def show_upgrader(ctx: Ctx, name: str) -> UpgraderView:
     import difflib
 
     close = difflib.get_close_matches(name, [u.name for u, _ in recorded], n=3, cutoff=0.6)
-    raise BadInput(f"unknown upgrader {name}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+    raise NotFound(f"unknown upgrader {name}" + (f"; did you mean {', '.join(close)}?" if close else ""))
 
 
 def upgrader_timers(ctx: Ctx, *, within_days: int = 0) -> UpgraderTimers:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Union
+
 from fastapi import APIRouter, Depends, File, Request, UploadFile
 from pydantic import BaseModel, Field
 
@@ -31,28 +34,116 @@ def check_bc(request: Request, ctx: Reader, old: UploadFile = File(..., descript
     ``opgov check-bc`` exit 1. Writes nothing."""
     from opgov.services.compat_checks import check_bc_texts
 
+    from opgov.api.uploads import shown_name
+
     limit = request.app.state.config.max_upload_bytes
-    return check_bc_texts(read_text(old, limit), read_text(new, limit), session=ctx.session, today=ctx.now().date())
+    # the findings name the files as the client named them
+    sides = [(shown_name(upload), read_text(upload, limit)[1]) for upload in (old, new)]
+    return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 
 class ModelCheckRequest(BaseModel):
     operators: list[str] = Field(min_length=1, description="the operators the model uses, e.g. aten::add.Tensor")
-    runtime: str | None = Field(default=None, description="the snapshot label the runtime was built from")
+    runtime: str | None = Field(default=None, description="a registered runtime NAME@VERSION, or the snapshot "
+                                                          "label the runtime was built from")
 
 
-@router.post("/check-model", response_model=_model_report())
-def check_model(body: ModelCheckRequest, ctx: Reader):
-    """Can a runtime run a model using these operators? ``ok`` is false on deleted, deprecated or
-    missing operators. Writes nothing."""
+@dataclass
+class _ModelInput:
+    runtime: str | None
+    operators: list[str] | None = None  # the JSON body
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # uploads: key → (safe name, bytes)
+    shown: dict[str, str] = field(default_factory=dict)  # key → the file name the client sent
+
+
+async def _model_input(request: Request) -> _ModelInput:
+    """The JSON body ``{operators, runtime}``, or a multipart form: ``models`` (files: .pt2 archives,
+    selected_operators.yaml, op lists; several give their union) and ``runtime``."""
+    from pydantic import ValidationError
+    from starlette.datastructures import UploadFile as Upload
+
+    from opgov.api.uploads import read_bytes, shown_name
+    from opgov.core.errors import BadInput
+
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        check_length(request)
+        form = await request.form()
+        uploads = [u for u in form.getlist("models") if isinstance(u, Upload)]
+        if not uploads:
+            raise BadInput("models: upload at least one model file (.pt2, selected_operators.yaml, op list)")
+        runtime = form.get("runtime")
+        limit = request.app.state.config.max_upload_bytes
+        found = _ModelInput(runtime=runtime if isinstance(runtime, str) and runtime else None)
+        for i, upload in enumerate(uploads):
+            found.files[f"model{i}"] = read_bytes(upload, limit)
+            found.shown[f"model{i}"] = shown_name(upload)
+        return found
+    try:
+        body = ModelCheckRequest.model_validate_json(await request.body())
+    except ValidationError as err:
+        from fastapi.exceptions import RequestValidationError
+
+        raise RequestValidationError(err.errors()) from None
+    return _ModelInput(runtime=body.runtime, operators=body.operators)
+
+
+_MODEL_BODY = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": ModelCheckRequest.model_json_schema()},
+    "multipart/form-data": {"schema": {"type": "object", "required": ["models"], "properties": {
+        "models": {"type": "array", "items": {"type": "string", "format": "binary"},
+                   "description": "model files: .pt2 archives, selected_operators.yaml, op lists (their union)"},
+        "runtime": {"type": "string", "description": "a registered runtime NAME@VERSION, or a snapshot label"}}}}}}}
+
+
+def _runtime_check():
+    from opgov.services.runtimes import RuntimeModelCheck
+
+    return RuntimeModelCheck
+
+
+@router.post("/check-model", response_model=Union[_model_report(), _runtime_check()], openapi_extra=_MODEL_BODY)
+def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
+    """Can a runtime run a model? With ``runtime`` a registered ``NAME@VERSION``: a runtime check
+    (``runs``; the missing operators and how each lowers by the rules on record; deprecations; the
+    earliest version that runs it). Otherwise a check against the registry and, with ``runtime`` a
+    snapshot label, that snapshot: ``ok`` is false on deleted, deprecated or missing operators.
+    Writes nothing."""
+    from opgov.api.uploads import saved
     from opgov.core.errors import BadInput
     from opgov.core.names import canonical
     from opgov.render.decomps import ModelCheckReport
     from opgov.services.decompositions import check_model_ops
 
+    on_runtime = spec.runtime is not None and "@" in spec.runtime
+    if spec.operators is None:
+        from opgov.formats.oplists import read_model_specs, union
+        from opgov.services.runtimes import check_model_on_runtime
+
+        with saved(spec.files, spec.shown) as paths:
+            models = [str(paths[k]) for k in spec.files]
+            if on_runtime:
+                result = check_model_on_runtime(ctx, models, spec.runtime)
+                by_path = {str(paths[k]): spec.shown[k] for k in spec.files}
+                sources = [s.model_copy(update={"path": by_path.get(s.path, s.path)}) for s in result.models]
+                return result.model_copy(update={"models": sources})
+            ops = list(union(read_model_specs(models)))
+        return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
     ops: list[str] = []
-    for name in body.operators:
+    for name in spec.operators:
         try:
             ops.append(canonical(name))
         except BadInput as err:
             raise BadInput(f"operators: {err}") from None
-    return ModelCheckReport.of(check_model_ops(ctx, list(dict.fromkeys(ops)), runtime=body.runtime))
+    ops = list(dict.fromkeys(ops))
+    if on_runtime:
+        import tempfile
+        from pathlib import Path
+
+        from opgov.services.runtimes import check_model_on_runtime
+
+        with tempfile.TemporaryDirectory(prefix="opgov-ops-") as folder:
+            listed = Path(folder) / "operators.txt"
+            listed.write_text("\n".join(ops) + "\n", encoding="utf-8")
+            result = check_model_on_runtime(ctx, [str(listed)], spec.runtime)
+        return result.model_copy(update={"models": [s.model_copy(update={"path": "operators"}) for s in result.models]})
+    return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
