@@ -12,7 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import Engine, create_engine, event, text
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # SQLAlchemy is imported by the functions that use it: `check-bc` of two files,
+    from sqlalchemy import Engine  # which only asks default_url(), never loads it
+
 
 from opgov.core.errors import BadInput, DatabaseBehind
 
@@ -40,6 +44,8 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
     """An engine for ``url``. A SQLite file is created only with ``create`` (``opgov db
     upgrade``); any other command on a missing file says to run ``opgov db upgrade`` and leaves
     nothing behind."""
+    from sqlalchemy import create_engine
+
     try:
         if url.startswith("sqlite"):
             path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
@@ -62,6 +68,7 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
 def _sqlite_transactions(engine: Engine) -> None:
     """Make pysqlite honour transactions: BEGIN IMMEDIATE so concurrent writers queue up
     instead of losing updates, foreign keys on."""
+    from sqlalchemy import event
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record):
@@ -77,6 +84,8 @@ def _sqlite_transactions(engine: Engine) -> None:
 
 
 def current_revision(engine: Engine) -> str | None:
+    from sqlalchemy import text
+
     with engine.connect() as connection:
         try:
             return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()

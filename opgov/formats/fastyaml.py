@@ -92,6 +92,16 @@ def entries(text: str, max_depth: int) -> list[Entry] | None:
     ryml = _ryml()
     if ryml is None or (_UNUSUAL_ASCII if text.isascii() else _UNUSUAL).search(text) is not None:
         return None
+    # the line of each entry: its "-" in the first column (checked against the parsed entries)
+    lines = []
+    line, previous = 1, 0
+    for match in _DASH.finditer(text):
+        position = match.start()
+        line += text.count("\n", previous, position)
+        previous = position
+        lines.append(line)
+    if len(_DASH_WITH_CONTENT.findall(text)) != len(lines):
+        return None
     buf = bytearray(text.encode("utf-8"))  # the tree points into it: keep it alive while walking
     try:
         with _quiet_stderr():
@@ -99,26 +109,14 @@ def entries(text: str, max_depth: int) -> list[Entry] | None:
     except Exception:  # noqa: BLE001 - rapidyaml's exceptions; libyaml words the error
         return None
     try:
-        found = _walk(ryml, tree, max_depth)
+        return _walk(ryml, tree, max_depth, lines)
     except GiveUp:
         return None
-    dashes = [m.start() for m in _DASH.finditer(text)]
-    if len(dashes) != len(found) or len(_DASH_WITH_CONTENT.findall(text)) != len(found):
-        return None
-    line, previous = 1, 0
-    result = []
-    for position, entry in zip(dashes, found):
-        line += text.count("\n", previous, position)
-        previous = position
-        result.append(entry._replace(
-            line=line, keys=dict.fromkeys(entry.keys, line),
-            dispatch=None if entry.dispatch is None else tuple((k, line) for k, _ in entry.dispatch),
-            dispatch_bad_line=None if entry.dispatch_bad_line is None else line))
-    del buf
-    return result
+    finally:
+        del tree, buf
 
 
-def _walk(ryml, tree, max_depth: int) -> list[Entry]:
+def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:
     """One pass over the node array. The node types, keys and child counts are fetched with
     ``map`` over rapidyaml's C functions (no Python frame per node); values only where needed."""
     from itertools import repeat
@@ -186,8 +184,10 @@ def _walk(ryml, tree, max_depth: int) -> list[Entry]:
         return i
 
     found: list[Entry] = []
+    if counts[0] != len(lines):
+        raise GiveUp
     i = 1
-    for _ in range(counts[0]):  # the entries
+    for line in lines:  # the entries
         if not types[i] & MAP:
             raise GiveUp  # libyaml words "expected a mapping with a 'func:' key"
         n = counts[i]
@@ -200,9 +200,17 @@ def _walk(ryml, tree, max_depth: int) -> list[Entry]:
         dispatch_bad = False
         for _ in range(n):
             flags = types[i]
-            key = unique(entry_keys, i, flags)
+            key = keys[i]
+            if key in entry_keys or (key == "<<" and not flags & KEY_QUOTED):
+                raise GiveUp
+            entry_keys[key] = line
             if not flags & CONTAINER:
-                text, null = value(i, flags)
+                raw = Tree_val(tree, i)
+                if raw is None:
+                    text, null = "", True
+                else:
+                    text = str(raw, "utf-8")
+                    null = not flags & QUOTED and text in nulls
                 scalars[key] = text
                 if key == "func":
                     func = None if null else text
@@ -221,7 +229,14 @@ def _walk(ryml, tree, max_depth: int) -> list[Entry]:
                 i += 1
                 for _ in range(m):
                     sub = types[i]
-                    dispatch.extend((k.strip(), 0) for k in unique(seen, i, sub).split(","))
+                    name = keys[i]
+                    if name in seen or (name == "<<" and not sub & KEY_QUOTED):
+                        raise GiveUp
+                    seen[name] = 0
+                    if "," in name:
+                        dispatch.extend((k.strip(), line) for k in name.split(","))
+                    else:
+                        dispatch.append((name.strip(), line))
                     i = skip(i, 3) if sub & CONTAINER else i + 1
             elif key == "tags" and flags & SEQ:
                 m = counts[i]
@@ -239,8 +254,8 @@ def _walk(ryml, tree, max_depth: int) -> list[Entry]:
             else:
                 dispatch_bad = dispatch_bad or key == "dispatch"
                 i = skip(i, 2)
-        found.append(Entry(0, func, tuple(t for t in tags if t), None if dispatch is None else tuple(dispatch),
-                           0 if dispatch_bad else None, autogen, entry_keys, scalars))
+        found.append(Entry(line, func, tuple(t for t in tags if t), None if dispatch is None else tuple(dispatch),
+                           line if dispatch_bad else None, autogen, entry_keys, scalars))
     if i != size:  # not the tree this walk expects: leave it to libyaml
         raise GiveUp
     return found

@@ -9,13 +9,17 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import insert, select
+from typing import TYPE_CHECKING
 
-from opgov.db import tables
-from opgov.db.models import BcException, Operator
 from opgov.core.errors import BadInput
-from opgov.services.common import Ctx, log_event, require, require_text
-from opgov.services.results import ExceptionAdded, ExceptionView
+
+if TYPE_CHECKING:
+    from opgov.db.models import BcException
+    from opgov.services.common import Ctx
+    from opgov.services.results import ExceptionAdded, ExceptionView
+
+# SQLAlchemy, the ORM models and pydantic are imported inside the functions that use them:
+# `opgov check-bc` of two files needs none of them (docs/performance.md).
 
 DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
 
@@ -33,7 +37,10 @@ class Side:
 
 
 def _exceptions(session, today: date) -> list:
+    from sqlalchemy import select
+
     from opgov.core.compat import BcException as Rule
+    from opgov.db import tables
 
     e = tables.bc_exceptions.c
     return [Rule(pattern=r.pattern, reason=r.reason, created_by=r.created_by, expires_on=r.expires_on)
@@ -43,6 +50,10 @@ def _exceptions(session, today: date) -> list:
 
 def _decided(session) -> tuple[set[str], set[str], set[str]]:
     """(core by decision, not-core by decision, deleted) from the database."""
+    from sqlalchemy import select
+
+    from opgov.db import tables
+
     c = tables.operators.c
     rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
     core = {r.qualname for r in rows if r.category_source == "decision" and r.category == "core"}
@@ -89,6 +100,10 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
 def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int) -> dict[str, int]:
     """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
     severity. Works on a Core connection (the import runs without the ORM)."""
+    from sqlalchemy import insert
+
+    from opgov.db import tables
+
     session = ctx.session
     old, new = snapshot_side(session, previous_id), snapshot_side(session, snapshot_id)
     today = ctx.now().date()
@@ -104,6 +119,10 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int) -> dict
 
 def snapshot_side(session, snapshot_id: int) -> Side:
     """One snapshot as a side of a comparison (Core only)."""
+    from sqlalchemy import select
+
+    from opgov.db import tables
+
     op, entry, snap = tables.operators.c, tables.snapshot_entries.c, tables.snapshots.c
     label, source = session.execute(select(snap.label, snap.source).where(snap.id == snapshot_id)).one()
     rows = session.execute(select(op.qualname, entry.schema, entry.line, entry.tags)
@@ -162,6 +181,10 @@ def resolve_side(spec: str, session=None) -> Side:
         return _yaml_side(spec, spec)
     if session is None:
         raise BadInput(f"{spec}: no such file (and no database configured to look up a snapshot of that label)")
+    from sqlalchemy import select
+
+    from opgov.db import tables
+
     snap = tables.snapshots.c
     snapshot_id = session.scalar(select(snap.id).where(snap.label == spec))
     if snapshot_id is None:
@@ -200,6 +223,12 @@ def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today
 
 
 def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> ExceptionAdded:
+    from sqlalchemy import select
+
+    from opgov.db.models import BcException, Operator
+    from opgov.services.common import log_event, require, require_text
+    from opgov.services.results import ExceptionAdded
+
     pattern = require_text(pattern, "the operator pattern")
     reason = require_text(reason, "the reason")
     require(ctx, "exceptions", "record BC exceptions")
@@ -227,10 +256,16 @@ def _view_fields(row: BcException, today: date) -> dict:
 
 
 def exception_view(row: BcException, today: date) -> ExceptionView:
+    from opgov.services.results import ExceptionView
+
     return ExceptionView(**_view_fields(row, today))
 
 
 def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[ExceptionView]:
+    from sqlalchemy import select
+
+    from opgov.db.models import BcException
+
     query = select(BcException).order_by(BcException.id)
     if not include_removed:
         query = query.where(BcException.removed_at.is_(None))
@@ -239,6 +274,9 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[Exceptio
 
 
 def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
+    from opgov.db.models import BcException
+    from opgov.services.common import log_event, require
+
     row = ctx.session.get(BcException, exception_id)
     if row is None:
         from opgov.core.errors import NotFound
