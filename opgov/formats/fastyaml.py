@@ -110,7 +110,7 @@ def entries(text: str, max_depth: int) -> list[Entry] | None:
         return None
     try:
         return _walk(ryml, tree, max_depth, lines)
-    except GiveUp:
+    except (GiveUp, IndexError, KeyError):  # the last two: a tree not laid out as the walk expects
         return None
     finally:
         del tree, buf
