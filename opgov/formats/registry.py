@@ -119,6 +119,42 @@ def _tags_node(node, path: str) -> tuple[str, ...]:
     return tuple(n.strip() for n in names if n.strip())
 
 
+def _libyaml_entries(text: str, path: str, buildable: bool):
+    """The entries of ``text`` from libyaml's checked node tree (:mod:`opgov.formats.safeyaml`),
+    one at a time, each problem raised with its exact line when its entry is reached."""
+    yaml = _yaml()
+    from opgov.formats.fastyaml import Entry
+
+    root = _compose(text, path)
+    if root is None:
+        raise BadInput("holds no entries: expected a list of '- func: ...' entries", file=path)
+    if not isinstance(root, yaml.SequenceNode):
+        raise BadInput("expected a list of '- func: ...' entries", file=path, line=root.start_mark.line + 1)
+    for item in root.value:
+        line = item.start_mark.line + 1
+        if not isinstance(item, yaml.MappingNode):
+            raise BadInput("expected a mapping with a 'func:' key", file=path, line=line)
+        entry = {key.value: value for key, value in item.value}
+        func = _scalar(entry.get("func"), "func", path)
+        tags = _tags_node(entry.get("tags"), path)
+        dispatch = entry.get("dispatch")
+        dispatch_keys = None
+        dispatch_bad_line = None
+        if isinstance(dispatch, yaml.MappingNode):
+            dispatch_keys = tuple((k.strip(), key.start_mark.line + 1) for key, _ in dispatch.value
+                                  for k in str(key.value).split(","))
+        elif dispatch is not None and not (isinstance(dispatch, yaml.ScalarNode) and dispatch.tag.endswith(":null")):
+            dispatch_bad_line = dispatch.start_mark.line + 1
+        autogen = _scalar(entry.get("autogen"), "autogen (a comma-separated string)", path)
+        yield Entry(line, func, tags, dispatch_keys, dispatch_bad_line, autogen,
+                    {key.value: key.start_mark.line + 1 for key, _ in item.value},
+                    {key.value: value.value for key, value in item.value if isinstance(value, yaml.ScalarNode)})
+
+
+class _Retry(Exception):
+    """The fast path met a problem: read the file again with libyaml to word it exactly."""
+
+
 def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | None = None,
                   buildable: bool = True) -> Registry:
     """Read and validate one native_functions.yaml. Raises :class:`BadInput` naming file and line.
@@ -127,90 +163,97 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
     would refuse (an in-place op without ``Tensor(a!) self``, an unknown dispatch key, …) is bad
     input. ``check-bc`` turns it off: it compares two files, and building them is torchgen's job.
 
-    libyaml parses the whole file (so any malformed YAML is reported), but only the node tree is
-    built; opgov reads the few keys it needs from it (``func``, ``tags``, ``dispatch`` keys,
-    ``structured_delegate``, ``autogen``) instead of constructing every value."""
-    yaml = _yaml()
-    from opgov.core.registry_rules import EntryFacts, check_entries
-    from opgov.core.schema import FunctionSchema
+    rapidyaml reads the file where it is installed and the file is plain (:mod:`opgov.formats.fastyaml`);
+    otherwise, and to word any problem with its exact line, libyaml reads it
+    (:mod:`opgov.formats.safeyaml`). Either way only the keys opgov needs are read (``func``,
+    ``tags``, ``dispatch`` keys, ``structured_delegate``, ``autogen``), and both give the same
+    entries (a test compares them on every real release)."""
+    from opgov.formats import fastyaml
+    from opgov.formats.safeyaml import MAX_DEPTH
 
     path = str(path)
     if text is None:
         text = read_text(path)
-    root = _compose(text, path)
-    if root is None:
-        raise BadInput("holds no entries: expected a list of '- func: ...' entries", file=path)
-    items = root.value
-    if root is not None and not isinstance(root, yaml.SequenceNode):
-        raise BadInput("expected a list of '- func: ...' entries", file=path, line=root.start_mark.line + 1)
     declared = read_tags_yaml(tags_yaml) if tags_yaml is not None else None
-
-    registry = Registry(path=path, content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest())
-    ops = registry.ops
-    autogen: list[tuple[str, str, int]] = []
-    facts: list[EntryFacts] = []
-    for item in items:
-        line = item.start_mark.line + 1
-        if not isinstance(item, yaml.MappingNode):
-            raise BadInput("expected a mapping with a 'func:' key", file=path, line=line)
-        entry = {key.value: value for key, value in item.value}
-        func = _scalar(entry.get("func"), "func", path)
-        if not func or not func.strip():
-            raise BadInput("entry has no 'func:'", file=path, line=line)
+    content_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.entries(text, MAX_DEPTH)
+    if fast is not None:
         try:
-            schema = FunctionSchema.parse(func)
-        except SchemaParseError as err:
-            raise BadInput(err.message, file=path, line=line) from None
-        tags = _tags_node(entry.get("tags"), path)
-        if declared is not None:
-            for tag in tags:
-                if tag not in declared:
-                    raise BadInput(f"tag {tag!r} of {schema.func_name} is not declared in {tags_yaml}",
-                                   file=path, line=line)
-        op_name = from_func_name(schema.func_name)
-        name = str(op_name)
-        if name in ops:
-            raise BadInput(f"duplicate operator {schema.func_name} (first at line {ops[name].line})",
-                           file=path, line=line)
-        dispatch = entry.get("dispatch")
-        dispatch_keys: tuple[tuple[str, int], ...] = ()
-        if isinstance(dispatch, yaml.MappingNode):
-            dispatch_keys = tuple((k.strip(), key.start_mark.line + 1) for key, _ in dispatch.value
-                                  for k in str(key.value).split(","))
-            implicit = any(k in IMPLICIT_KEYS for k, _ in dispatch_keys)
-        elif buildable and dispatch is not None and not (isinstance(dispatch, yaml.ScalarNode)
-                                                         and dispatch.tag.endswith(":null")):
-            raise BadInput(f"dispatch of {schema.func_name} must be a mapping of dispatch keys to kernels",
-                           file=path, line=dispatch.start_mark.line + 1)
-        else:
-            implicit = "structured_delegate" not in entry
-        if buildable:
-            facts.append(EntryFacts(line=line, schema=schema, tags=tags, dispatch=dispatch_keys,
-                                    keys={key.value: key.start_mark.line + 1 for key, _ in item.value},
-                                    scalars={key.value: value.value for key, value in item.value
-                                             if isinstance(value, yaml.ScalarNode)}))
-        ops[name] = RegistryOp(name=name, func_name=schema.func_name, schema=func, kind=str(schema.kind),
-                               tags=tags, line=line, composite_implicit=implicit)
-        generated = _scalar(entry.get("autogen"), "autogen (a comma-separated string)", path)
-        for part in (generated or "").split(","):
-            if part.strip():
-                autogen.append((part.strip(), name, line))
-    problems = check_entries(facts) if buildable else ()
-    if problems:  # a file torchgen would refuse to build from
-        raise BadInput(problems[0].message, file=path, line=problems[0].line)
-    for func_name, owner, line in autogen:
-        op_name = from_func_name(func_name)
-        name = str(op_name)
-        if name in ops:
-            # Two entries of one family may declare the same generated operator; keep the first.
-            if ops[name].autogen_of is None:
-                raise BadInput(f"autogen {func_name} duplicates an entry (line {ops[name].line})",
-                               file=path, line=line)
-            continue
-        kind = "out" if op_name.overload.endswith("out") or op_name.overload == "out" else "functional"
-        ops[name] = RegistryOp(name=name, func_name=func_name, schema=None, kind=kind, tags=(),
-                               line=line, autogen_of=owner)
-    return registry
+            return _build(fast, path, content_hash, declared, tags_yaml, buildable, retry=True)
+        except (_Retry, BadInput):  # libyaml words it, with its exact line
+            pass
+    return _build(_libyaml_entries(text, path, buildable), path, content_hash, declared, tags_yaml, buildable)
+
+
+def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
+           retry: bool = False) -> Registry:
+    """The registry of ``entries``; with ``retry``, any problem raises :class:`_Retry` instead."""
+    from opgov.core.registry_rules import EntryFacts, check_entries
+    from opgov.core.schema import FunctionSchema
+
+    def bad(message: str, line: int | None):
+        if retry:
+            raise _Retry
+        raise BadInput(message, file=path, line=line)
+
+    collecting = gc.isenabled()
+    gc.disable()  # many small objects, no cycles (see opgov.formats.safeyaml.compose)
+    try:
+        registry = Registry(path=path, content_hash=content_hash)
+        ops = registry.ops
+        autogen: list[tuple[str, str, int]] = []
+        facts: list[EntryFacts] = []
+        for entry in entries:
+            line, func = entry.line, entry.func
+            if not func or not func.strip():
+                bad("entry has no 'func:'", line)
+            try:
+                schema = FunctionSchema.parse(func)
+            except SchemaParseError as err:
+                bad(err.message, line)
+            tags = entry.tags
+            if declared is not None:
+                for tag in tags:
+                    if tag not in declared:
+                        bad(f"tag {tag!r} of {schema.func_name} is not declared in {tags_yaml}", line)
+            name = str(from_func_name(schema.func_name))
+            if name in ops:
+                bad(f"duplicate operator {schema.func_name} (first at line {ops[name].line})", line)
+            if entry.dispatch is not None:
+                implicit = any(k in IMPLICIT_KEYS for k, _ in entry.dispatch)
+            elif buildable and entry.dispatch_bad_line is not None:
+                bad(f"dispatch of {schema.func_name} must be a mapping of dispatch keys to kernels",
+                    entry.dispatch_bad_line)
+            else:
+                implicit = "structured_delegate" not in entry.keys
+            if buildable:
+                facts.append(EntryFacts(line=line, schema=schema, tags=tags, dispatch=entry.dispatch or (),
+                                        keys=entry.keys, scalars=entry.scalars))
+            ops[name] = RegistryOp(name=name, func_name=schema.func_name, schema=func, kind=str(schema.kind),
+                                   tags=tags, line=line, composite_implicit=implicit)
+            for part in (entry.autogen or "").split(","):
+                if part.strip():
+                    autogen.append((part.strip(), name, line))
+        if not ops:
+            bad("holds no entries: expected a list of '- func: ...' entries", None)
+        problems = check_entries(facts) if buildable else ()
+        if problems:  # a file torchgen would refuse to build from
+            bad(problems[0].message, problems[0].line)
+        for func_name, owner, line in autogen:
+            op_name = from_func_name(func_name)
+            name = str(op_name)
+            if name in ops:
+                # Two entries of one family may declare the same generated operator; keep the first.
+                if ops[name].autogen_of is None:
+                    bad(f"autogen {func_name} duplicates an entry (line {ops[name].line})", line)
+                continue
+            kind = "out" if op_name.overload.endswith("out") or op_name.overload == "out" else "functional"
+            ops[name] = RegistryOp(name=name, func_name=func_name, schema=None, kind=kind, tags=(),
+                                   line=line, autogen_of=owner)
+        return registry
+    finally:
+        if collecting:
+            gc.enable()
 
 
 _OP_FIELDS = tuple(f.name for f in fields(RegistryOp))

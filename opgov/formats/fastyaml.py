@@ -1,0 +1,261 @@
+"""The fast way to read native_functions.yaml: rapidyaml (``ryml``), when it is installed.
+
+rapidyaml parses 2.13.0's file into a flat node array in a few milliseconds; this module walks
+that array once, by index (the nodes of a freshly parsed tree are numbered in document order, so
+a node's children follow it), and gives each entry what :mod:`opgov.formats.registry` needs of it:
+``func``, ``tags``, the ``dispatch`` keys, ``autogen``, its top-level keys and their single values.
+
+It accepts only what the libyaml path (:mod:`opgov.formats.safeyaml`) reads the same way, and
+gives up — returns ``None``, and the caller reads the file with libyaml — on anything else:
+
+* a parse error (libyaml then words it, with its line), rapidyaml not installed;
+* an anchor, an alias, an explicit tag, a merge key (``<<``), a duplicate key, a null key, a
+  second document, nesting deeper than :data:`opgov.formats.safeyaml.MAX_DEPTH`;
+* a character libyaml refuses or counts as a line break that Python does not (NEL, LS, PS);
+* a layout whose entry lines it cannot name exactly: each entry must start with ``-`` in the
+  first column and have its content on that line (``- func: ...``), as every real file does.
+
+Entry lines come from those ``-`` lines, counted in the text: their number must equal the number
+of entries the parser found, so every entry gets the exact line libyaml would give it. Lines of
+keys inside an entry are not computed: they only ever appear in error messages, and any error
+found on this path is reported by reading the file again with libyaml.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from typing import Iterator, NamedTuple
+
+#: Characters libyaml refuses (outside its printable set) or counts as line breaks.
+_UNUSUAL = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_UNUSUAL_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_DASH = re.compile(r"^-(?:[ \t]|$)", re.M)
+_DASH_WITH_CONTENT = re.compile(r"^-[ \t]+[^ \t#\n]", re.M)
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+
+
+class Entry(NamedTuple):
+    """One ``- func:`` entry, as either reader gives it to the registry builder."""
+
+    line: int
+    func: str | None  # None: no func, or a null one
+    tags: tuple[str, ...]
+    dispatch: tuple[tuple[str, int], ...] | None  # the keys of a dispatch mapping (comma lists split)
+    dispatch_bad_line: int | None  # the line of a dispatch that is neither a mapping nor null
+    autogen: str | None
+    keys: dict[str, int]  # top-level key → line
+    scalars: dict[str, str]  # top-level keys with a single value → it
+
+
+class GiveUp(Exception):
+    """This path cannot read the file exactly as libyaml would: read it with libyaml."""
+
+
+def _ryml():
+    try:
+        import ryml
+    except ImportError:  # not installed, or built for another Python
+        return None
+    return ryml
+
+
+def available() -> bool:
+    return _ryml() is not None
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """rapidyaml's C++ error handler prints to file descriptor 2 before raising; the error is
+    reported by libyaml instead, so that print is sent to /dev/null."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def entries(text: str, max_depth: int) -> list[Entry] | None:
+    """The entries of a native_functions.yaml ``text``, or ``None`` where libyaml must read it
+    (see the module docstring)."""
+    ryml = _ryml()
+    if ryml is None or (_UNUSUAL_ASCII if text.isascii() else _UNUSUAL).search(text) is not None:
+        return None
+    # the line of each entry: its "-" in the first column (checked against the parsed entries)
+    lines = []
+    line, previous = 1, 0
+    for match in _DASH.finditer(text):
+        position = match.start()
+        line += text.count("\n", previous, position)
+        previous = position
+        lines.append(line)
+    if len(_DASH_WITH_CONTENT.findall(text)) != len(lines):
+        return None
+    buf = bytearray(text.encode("utf-8"))  # the tree points into it: keep it alive while walking
+    try:
+        with _quiet_stderr():
+            tree = ryml.parse_in_place(buf)
+    except Exception:  # noqa: BLE001 - rapidyaml's exceptions; libyaml words the error
+        return None
+    try:
+        return _walk(ryml, tree, max_depth, lines)
+    except (GiveUp, IndexError, KeyError):  # the last two: a tree not laid out as the walk expects
+        return None
+    finally:
+        del tree, buf
+
+
+def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:
+    """One pass over the node array. The node types, keys and child counts are fetched with
+    ``map`` over rapidyaml's C functions (no Python frame per node); values only where needed."""
+    from itertools import repeat
+
+    low = ryml._ryml  # the wrapper's C functions: its Python methods add a frame per call
+    size = low.Tree_size(tree)
+    if size == 0:
+        raise GiveUp
+    types = list(map(low.Tree_type, repeat(tree, size), range(size)))
+    KEY, MAP, SEQ = ryml.KEY, ryml.MAP, ryml.SEQ
+    CONTAINER = MAP | SEQ
+    QUOTED = ryml.VAL_DQUO | ryml.VAL_SQUO | ryml.VAL_LITERAL | ryml.VAL_FOLDED
+    KEY_QUOTED = ryml.KEY_DQUO | ryml.KEY_SQUO | ryml.KEY_LITERAL | ryml.KEY_FOLDED
+    refused = (ryml.KEYANCH | ryml.VALANCH | ryml.KEYREF | ryml.VALREF | ryml.KEYTAG | ryml.VALTAG
+               | ryml.DOC | (ryml.STREAM & ~ryml.SEQ))  # STREAM is a kind of SEQ: its own bit
+    seen_flags = 0
+    for flags in types:
+        seen_flags |= flags
+    if seen_flags & refused or not types[0] & SEQ:
+        raise GiveUp
+    with_key = [i for i, flags in enumerate(types) if flags & KEY]
+    try:
+        keys = dict(zip(with_key, map(str, map(low.Tree_key, repeat(tree, len(with_key)), with_key),
+                                      repeat("utf-8"))))
+    except TypeError:  # a null key
+        raise GiveUp from None
+    containers = [i for i, flags in enumerate(types) if flags & CONTAINER]
+    counts = dict(zip(containers, map(low.Tree_num_children, repeat(tree, len(containers)), containers)))
+    Tree_val = low.Tree_val
+    nulls = _NULLS
+
+    def value(i: int, flags: int) -> tuple[str, bool]:
+        """A scalar's text and whether YAML reads it as null."""
+        raw = Tree_val(tree, i)
+        if raw is None:
+            return "", True
+        text = str(raw, "utf-8")
+        return text, not flags & QUOTED and text in nulls
+
+    def unique(parent_keys: dict, i: int, flags: int) -> str:
+        key = keys[i]
+        if key in parent_keys or (key == "<<" and not flags & KEY_QUOTED):
+            raise GiveUp
+        parent_keys[key] = 0
+        return key
+
+    def skip(i: int, depth: int) -> int:
+        """Past container ``i`` and everything in it, checking keys; ``depth`` is its own."""
+        stack = [[counts[i], {} if types[i] & MAP else None]]
+        i += 1
+        while stack:
+            top = stack[-1]
+            if top[0] == 0:
+                stack.pop()
+                continue
+            top[0] -= 1
+            flags = types[i]
+            if top[1] is not None:
+                unique(top[1], i, flags)
+            if flags & CONTAINER:
+                if depth + len(stack) >= max_depth:
+                    raise GiveUp
+                stack.append([counts[i], {} if flags & MAP else None])
+            i += 1
+        return i
+
+    found: list[Entry] = []
+    if counts[0] != len(lines):
+        raise GiveUp
+    i = 1
+    for line in lines:  # the entries
+        if not types[i] & MAP:
+            raise GiveUp  # libyaml words "expected a mapping with a 'func:' key"
+        n = counts[i]
+        i += 1
+        entry_keys: dict[str, int] = {}
+        scalars: dict[str, str] = {}
+        tags: list[str] = []
+        dispatch: list[tuple[str, int]] | None = None
+        func = autogen = None
+        dispatch_bad = False
+        for _ in range(n):
+            flags = types[i]
+            key = keys[i]
+            if key in entry_keys or (key == "<<" and not flags & KEY_QUOTED):
+                raise GiveUp
+            entry_keys[key] = line
+            if not flags & CONTAINER:
+                raw = Tree_val(tree, i)
+                if raw is None:
+                    text, null = "", True
+                else:
+                    text = str(raw, "utf-8")
+                    null = not flags & QUOTED and text in nulls
+                scalars[key] = text
+                if key == "func":
+                    func = None if null else text
+                elif key == "tags":
+                    if not null:
+                        tags.extend(t.strip() for t in text.split(","))
+                elif key == "autogen":
+                    autogen = None if null else text
+                elif key == "dispatch" and not null:
+                    dispatch_bad = True
+                i += 1
+            elif key == "dispatch" and flags & MAP:
+                dispatch = []
+                seen: dict[str, int] = {}
+                m = counts[i]
+                i += 1
+                for _ in range(m):
+                    sub = types[i]
+                    name = keys[i]
+                    if name in seen or (name == "<<" and not sub & KEY_QUOTED):
+                        raise GiveUp
+                    seen[name] = 0
+                    if "," in name:
+                        dispatch.extend((k.strip(), line) for k in name.split(","))
+                    else:
+                        dispatch.append((name.strip(), line))
+                    i = skip(i, 3) if sub & CONTAINER else i + 1
+            elif key == "tags" and flags & SEQ:
+                m = counts[i]
+                i += 1
+                for _ in range(m):
+                    sub = types[i]
+                    if sub & CONTAINER:
+                        raise GiveUp  # "each tag must be a single value"
+                    text, null = value(i, sub)
+                    if not null:
+                        tags.append(text.strip())
+                    i += 1
+            elif key in ("func", "autogen", "tags"):
+                raise GiveUp  # "must be a single value": libyaml words it
+            else:
+                dispatch_bad = dispatch_bad or key == "dispatch"
+                i = skip(i, 2)
+        found.append(Entry(line, func, tuple(t for t in tags if t), None if dispatch is None else tuple(dispatch),
+                           line if dispatch_bad else None, autogen, entry_keys, scalars))
+    if i != size:  # not the tree this walk expects: leave it to libyaml
+        raise GiveUp
+    return found
