@@ -116,7 +116,7 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
     session = ctx.session
-    op = find_operator(session, op_name, lock=True)  # one open proposal of a kind per operator, even in a race
+    op = find_operator(session, op_name, lock=True)  # one open proposal per operator, even in a race
     require(ctx, "propose", "make proposals")
     category = KIND_TO_CATEGORY[kind]
     if op.lifecycle == "deleted":
@@ -130,10 +130,12 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
     # category the committee decided cannot be proposed again.
     if op.category == category and op.category_source == "decision":
         raise PolicyRefusal(f"{op.qualname} is already {category} (decided)")
-    open_same = session.scalars(select(Proposal).where(Proposal.operator_id == op.id, Proposal.kind == kind,
-                                                       Proposal.status == "open")).first()
-    if open_same is not None:
-        raise PolicyRefusal(f"proposal {open_same.id} to make {op.qualname} {category} is already open")
+    # One open proposal per operator: two open at once (core and custom, say) could both pass.
+    open_one = session.scalars(select(Proposal).where(Proposal.operator_id == op.id,
+                                                      Proposal.status == "open")).first()
+    if open_one is not None:
+        raise PolicyRefusal(f"proposal {open_one.id} to make {op.qualname} {KIND_TO_CATEGORY[open_one.kind]} is "
+                            "already open: decide or withdraw it first")
     resolved: list[str] = []
     if kind == "decompose":
         if not targets:

@@ -110,7 +110,7 @@ def test_each_layout_reads_the_same_both_ways(monkeypatch, tmp_path, case, build
     fast, slow = _both(monkeypatch, path, buildable=buildable)
     assert fast == slow
     if case in LEFT_TO_LIBYAML:
-        assert fastyaml.entries(read_text(path), MAX_DEPTH) is None
+        assert fastyaml.entries(path.read_text(encoding="utf-8"), MAX_DEPTH) is None
     refused_at = {"alias": 4, "merge key": 3, "duplicate key": 4, "duplicate dispatch key": 6}
     if case in refused_at:
         assert fast[0] == "bad" and fast[3] == refused_at[case], fast  # refused, with the line
