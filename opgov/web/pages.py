@@ -10,7 +10,6 @@ from opgov.api.deps import Reader
 from opgov.core.errors import NotFound
 
 router = APIRouter(include_in_schema=False)
-LINKS = None
 _STATIC = {"pages.css": "text/css; charset=utf-8", "pages.js": "text/javascript; charset=utf-8"}
 
 
@@ -25,10 +24,11 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
                                                            "Referrer-Policy": "no-referrer"})
 
 
-def models_location(request: Request) -> str | None:
+def models_location(_request: Request) -> str | None:
+    """The model corpus of the server: ``OPGOV_MODELS_DIR``."""
     from opgov.services.pages import models_location as locate
 
-    return locate(getattr(request.app.state.config, "models", None))
+    return locate()
 
 
 @router.get("/", response_class=HTMLResponse)

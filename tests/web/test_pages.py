@@ -47,6 +47,9 @@ def world(tmp_path_factory, pytorch_release, models_dir):
     run(db, "members", "add", "setup", "--role", "maintainer")
     run(db, "decisions", "load", str(DECISIONS))
     run(db, "decomps", "load", str(RULES))
+    run(db, "members", "add", "m2", "--role", "maintainer")
+    run(db, "members", "add", "m3", "--role", "maintainer")
+    run(db, "propose-core", "aten::hardswish", "--rationale", "cheap on every backend <b>we</b> know")
     site = tmp_path_factory.mktemp("site") / "site"
     run(db, "site", "build", str(site), "--models", str(models_dir), "--ops", "aten::add*", "--ops", "aten::roll",
         "--ops", "aten::kthvalue")
@@ -273,6 +276,11 @@ def test_committee_pages_and_keyboard(browser, site):
         load(browser, site(page))
         assert browser.find_element("tag name", "h1").text == heading
         assert requests_off_origin(browser) == []
+    load(browser, site("proposals"))
+    proposal = browser.find_element("css selector", "article.proposal").text
+    assert "aten::hardswish" in proposal and "open" in proposal
+    assert "cheap on every backend <b>we</b> know" in proposal  # user text shown as text, not markup
+    assert "quorum" in proposal
     load(browser, site("report"))
     assert browser.find_element("tag name", "h1").text.startswith("Core ATen opset: weekly report")
     # keyboard: the first Tab reaches the skip link, Enter moves focus to the content
