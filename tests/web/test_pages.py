@@ -18,7 +18,6 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from tests.api.test_api_serve import free_port  # noqa: F401  (the serve tests' way to find a port)
 from tests.api.test_api_serve import start
 
 REPO = Path(__file__).resolve().parents[2]
@@ -293,7 +292,7 @@ def test_committee_pages_and_keyboard(browser, site):
 def test_screenshots_at_phone_and_desktop_widths(browser, site, shots):
     for width in (390, 1280):
         browser.set_window_size(width, 900)
-        for page, op in (("opset", None), ("ops", None), ("ops", "aten::roll"), ("queue", None)):
+        for page, op in (("opset", None), ("ops", None), ("ops", "aten::roll"), ("proposals", None), ("report", None)):
             load(browser, site(page, op))
             if op is None and page in ("opset", "ops"):
                 ready(browser)
