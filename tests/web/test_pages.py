@@ -322,3 +322,51 @@ def test_site_build_refuses_a_folder_that_is_not_a_site(world, tmp_path):
     assert done.returncode == 2
     assert "is not an opgov site" in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+CHOICES = [("core-aten", [], []), ("no-decomp", ["aten::linear", "aten::addmm"], []),
+           ("full-decomp", [], ["aten::addmm", "aten::linear"]), ("core-aten", ["aten::roll"], ["aten::hardswish"]),
+           ("full-decomp", ["aten::_assert_tensor_metadata"], ["aten::roll"]), ("no-decomp", [], ["aten::add_.Tensor"])]
+
+
+def test_the_page_script_computes_what_opset_build_does_for_many_choices(browser, world):
+    """The page's script against opgov's own build_opset/coverage and renderings, in one page."""
+    from opgov.core.clock import SystemClock
+    from opgov.db.engine import make_engine, transaction
+    from opgov.render.decomps_text import render_python, render_selective_build
+    from opgov.services.common import Ctx
+    from opgov.services.decompositions import build, out_variants
+
+    db, base, _, models = world
+    load(browser, f"{base}/opset")
+    ready(browser)
+    engine = make_engine(db)
+    try:
+        for preset, decompose, keep in CHOICES:
+            page = browser.execute_script("""
+                const d = JSON.parse(document.getElementById('opset-data').textContent);
+                const o = buildOpset(d, arguments[0], arguments[1], arguments[2]);
+                const c = coverage(d, o);
+                return {entries: o.entries.map(e => [e.op, e.why, e.produced_by, e.category, e.lifecycle]),
+                        without_rule: o.without_rule, notes: o.notes, covered: c.covered,
+                        missing: c.models.map(m => [m.model, m.missing]),
+                        suggestions: c.suggestions.map(s => [s.op, s.newly_covered, s.needed_by, s.covered_after]),
+                        python: renderPython(o), yaml: renderSelectiveBuild(o, d.out_variants)};""",
+                                          preset, decompose, keep)
+            with transaction(engine) as session:
+                ctx = Ctx(session=session, actor="test", clock=SystemClock())
+                opset, cov = build(ctx, preset=preset, decompose=decompose, keep=keep, models=str(models))
+                yaml_text = render_selective_build(opset, out_variants=out_variants(ctx, opset.operators))
+            what = f"{preset} decompose={decompose} keep={keep}"
+            assert page["entries"] == [[e.op, e.why, list(e.produced_by), e.category, e.lifecycle]
+                                       for e in opset.entries], what
+            assert page["without_rule"] == list(opset.without_rule), what
+            assert page["notes"] == list(opset.notes), what
+            assert page["covered"] == cov.covered, what
+            assert page["missing"] == [[m.model, list(m.missing)] for m in cov.models], what
+            assert page["suggestions"] == [[s.op, list(s.newly_covered), s.needed_by, s.covered_after]
+                                           for s in cov.suggestions], what
+            assert page["python"] == render_python(opset), what
+            assert page["yaml"] == yaml_text, what
+    finally:
+        engine.dispose()
