@@ -1,0 +1,34 @@
+"""`opgov site build`: the web pages as a static site."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from opgov.cli.app import app
+from opgov.cli.runtime import command, say
+
+site_app = typer.Typer(help="The web pages as a static site (file://, GitHub Pages).", no_args_is_help=True)
+app.add_typer(site_app, name="site")
+
+
+@site_app.command("build")
+def site_build(
+    out: str = typer.Argument(..., metavar="DIR", help="The folder to write (replaced if an earlier site)."),
+    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
+                                         help="A corpus JSON, or a folder of *_ops.json corpora "
+                                              "[default: OPGOV_MODELS_DIR]."),
+    ops: Optional[List[str]] = typer.Option(None, "--ops", metavar="GLOB",
+                                            help="Only these operators get a page (default: every one)."),
+) -> None:
+    """Write the pages `opgov serve` shows at / (build your own opset, operators, proposals, the
+    review queue, the weekly report) into DIR as a static site: relative links, data embedded in
+    the pages, no request to any other host; open DIR/index.html from disk or publish DIR."""
+    from opgov.services.pages import models_location
+    from opgov.web.site import build_site
+
+    with command(write=False) as ctx:
+        done = build_site(ctx, out, models=models_location(models), ops=ops)
+    say(f"site written to {out}: {done['pages']} pages ({done['operator_pages']} operators), "
+        f"{done['models']} models; open {out}/index.html")

@@ -1,0 +1,132 @@
+"""The data of the web pages that no other use case returns whole: the opset builder's inputs
+(so that the page computes any choice in the browser, exactly as :mod:`opgov.core.opset` does)
+and one operator's page (its story, its decomposition rule, the models that use it, the dates its
+next lifecycle step becomes possible).
+
+Each is a typed result and the JSON twin of its page (``/api/v1/pages/…``).
+"""
+
+from __future__ import annotations
+
+from pydantic import AwareDatetime, Field
+
+from opgov.services.common import Ctx
+from opgov.services.results import OperatorDetail, Result
+
+
+class ModelEntry(Result):
+    """One model of the corpus: what it exports, and what PyTorch's default decompositions leave."""
+
+    key: str = Field(description="corpus#model, e.g. torchvision#resnet18")
+    family: str
+    exported_ops: list[str]
+    core_aten_ops: list[str]
+
+
+class OpsetData(Result):
+    """Everything ``opset build`` reads, for the build-your-own-opset page: the page runs the same
+    algorithm (``opgov/web/static/opset.js`` mirrors :mod:`opgov.core.opset`) on it."""
+
+    presets: list[str]
+    operators: dict[str, tuple[str | None, str, str]] = Field(
+        description="present operator → [category, lifecycle, kind]")
+    rules: dict[str, list[str]] = Field(description="operator → its decomposition targets")
+    out_variants: dict[str, str] = Field(description="functional operator → its out= variant (selective build)")
+    models: list[ModelEntry] = Field(description="the model corpus, in file order; empty when none is configured")
+    models_source: str | None = Field(description="where the corpus was read from")
+
+
+class RuleInfo(Result):
+    targets: list[str]
+    source: str = Field(description="decision, file or torch")
+    detail: str | None = None
+
+
+class EligibleStep(Result):
+    to: str
+    possible_from: AwareDatetime
+
+
+class OperatorPage(Result):
+    """One operator's page: :class:`OperatorDetail` and what the page adds to it."""
+
+    operator: OperatorDetail
+    rule: RuleInfo | None = Field(description="its decomposition rule, if any")
+    decomposed_by: list[str] = Field(description="operators whose rules produce it")
+    models: list[str] = Field(description="models of the corpus that use it (exported or after decomposition)")
+    next_step: EligibleStep | None = Field(description="the next timed lifecycle step and when it becomes possible")
+    deprecating_days: int
+    deprecated_days: int
+
+
+def models_location(models: str | None = None) -> str | None:
+    """The model corpus: ``models`` if given, else ``OPGOV_MODELS_DIR`` (as ``check-model`` finds
+    bare corpus names)."""
+    from opgov.services.decompositions import corpora_dir
+
+    if models:
+        return models
+    found = corpora_dir()
+    return str(found) if found else None
+
+
+def load_models(models: str | None) -> list[ModelEntry]:
+    if not models:
+        return []
+    from opgov.core.corpus import merge_models
+    from opgov.formats.corpus import load_corpus
+    from opgov.services.decompositions import corpus_files
+
+    merged = merge_models([load_corpus(f) for f in corpus_files(models)])
+    return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
+                       core_aten_ops=list(m.core_aten_ops)) for key, m in merged.items()]
+
+
+def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
+    """The inputs of :func:`opgov.services.decompositions.build` for every choice at once."""
+    from sqlalchemy import select
+
+    from opgov.core.errors import BadInput
+    from opgov.core.opset import PRESETS
+    from opgov.db.tables import operators
+    from opgov.services.decompositions import current_rules, out_variants
+
+    c = operators.c
+    rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)
+                               .order_by(c.qualname)).all()
+    if not rows:
+        raise BadInput("the database holds no snapshot yet: run `opgov import` first")
+    ops = {name: (category, lifecycle, kind) for name, category, lifecycle, kind in rows}
+    rules = {op: list(targets) for op, targets in sorted(current_rules(ctx.session).items())}
+    location = models_location(models)
+    return OpsetData(presets=list(PRESETS), operators=ops, rules=rules,
+                     out_variants=dict(sorted(out_variants(ctx, ops).items())),
+                     models=load_models(location), models_source=location)
+
+
+def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None) -> OperatorPage:
+    """One operator's page; ``models``: the corpus (:func:`opset_data`'s), if any."""
+    from sqlalchemy import select
+
+    from opgov.core.lifecycle import next_timed_step
+    from opgov.db.tables import decomp_rules
+    from opgov.services.lifecycle import periods
+    from opgov.services.ops import show_op
+
+    detail = show_op(ctx, name)
+    op = detail.name
+    r = decomp_rules.c
+    rule = None
+    by: list[str] = []
+    for operator, targets, source, detail_text in ctx.session.execute(
+            select(r.operator, r.targets, r.source, r.source_detail).order_by(r.operator)):
+        if operator == op:
+            rule = RuleInfo(targets=list(targets), source=source, detail=detail_text)
+        elif op in targets:
+            by.append(operator)
+    policy = periods(ctx)
+    due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
+    used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
+    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used,
+                        next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
+                        deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days)

@@ -1,0 +1,101 @@
+"""The pages of ``opgov serve`` at ``/``: each renders a template from the same service result
+its JSON twin under ``/api/v1`` returns (see :mod:`opgov.web.render`)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from opgov.api.deps import Reader
+from opgov.core.errors import NotFound
+
+router = APIRouter(include_in_schema=False)
+_STATIC = {"pages.css": "text/css; charset=utf-8", "pages.js": "text/javascript; charset=utf-8"}
+
+
+def _links():
+    from opgov.web.render import Links
+
+    return Links(static=False)
+
+
+def _html(text: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(text, status_code=status, headers={"Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'self'",
+                                                           "Referrer-Policy": "no-referrer"})
+
+
+def models_location(_request: Request) -> str | None:
+    """The model corpus of the server: ``OPGOV_MODELS_DIR``."""
+    from opgov.services.pages import models_location as locate
+
+    return locate()
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(ctx: Reader) -> HTMLResponse:
+    from opgov.web.site import home_counts
+    from opgov.web.render import index_page
+
+    return _html(index_page(_links(), counts=home_counts(ctx)))
+
+
+@router.get("/opset", response_class=HTMLResponse)
+def opset(ctx: Reader, request: Request) -> HTMLResponse:
+    from opgov.services.pages import opset_data
+    from opgov.web.render import opset_page
+
+    return _html(opset_page(_links(), opset_data(ctx, models=models_location(request))))
+
+
+@router.get("/ops", response_class=HTMLResponse)
+def ops(ctx: Reader) -> HTMLResponse:
+    from opgov.services.ops import list_ops
+    from opgov.web.render import ops_page
+
+    return _html(ops_page(_links(), list_ops(ctx, include_all=True)))
+
+
+@router.get("/ops/{name}", response_class=HTMLResponse)
+def op(name: str, ctx: Reader, request: Request) -> HTMLResponse:
+    from opgov.services.pages import load_models, operator_page
+    from opgov.web.render import error_page, op_page
+
+    try:
+        page = operator_page(ctx, name, models=load_models(models_location(request)))
+    except NotFound as err:
+        return _html(error_page(_links(), str(err)), 404)
+    return _html(op_page(_links(), page))
+
+
+@router.get("/proposals", response_class=HTMLResponse)
+def proposals(ctx: Reader) -> HTMLResponse:
+    from opgov.services.governance import list_proposals
+    from opgov.web.render import proposals_page
+
+    return _html(proposals_page(_links(), list_proposals(ctx)))
+
+
+@router.get("/queue", response_class=HTMLResponse)
+def queue(ctx: Reader) -> HTMLResponse:
+    from opgov.services.reports import weekly_report
+    from opgov.web.render import queue_page
+
+    return _html(queue_page(_links(), weekly_report(ctx)))
+
+
+@router.get("/report", response_class=HTMLResponse)
+def report(ctx: Reader) -> HTMLResponse:
+    from opgov.services.reports import weekly_report
+    from opgov.web.render import report_page
+
+    return _html(report_page(_links(), weekly_report(ctx)))
+
+
+@router.get("/static/{name}")
+def static(name: str) -> Response:
+    from opgov.web.render import script, stylesheet
+
+    if name not in _STATIC:
+        raise NotFound(f"no static file {name}")
+    body = stylesheet() if name == "pages.css" else script(name)
+    return Response(body, media_type=_STATIC[name], headers={"Cache-Control": "public, max-age=300"})

@@ -1,0 +1,95 @@
+"""``opgov site build DIR``: the pages as a static site (relative links, data embedded in the pages
+or written beside them as .json), which works from ``file://`` and from GitHub Pages.
+
+The site is written to a temporary folder beside DIR and renamed into place, so DIR holds either
+the previous site or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+import tempfile
+from pathlib import Path
+
+from opgov.core.errors import BadInput
+from opgov.services.common import Ctx
+
+MARKER = ".opgov-site"
+
+
+def home_counts(ctx: Ctx) -> dict[str, int]:
+    from sqlalchemy import func, select
+
+    from opgov.db.tables import operators, proposals
+
+    c = operators.c
+    present = ctx.session.execute(select(func.count()).where(c.present)).scalar_one()
+    core = ctx.session.execute(select(func.count()).where(c.present, c.category == "core")).scalar_one()
+    open_ = ctx.session.execute(select(func.count()).select_from(proposals)
+                                .where(proposals.c.status == "open")).scalar_one()
+    return {"operators": present, "core": core, "open_proposals": open_}
+
+
+def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] | None = None) -> dict:
+    """Write every page into ``out``; ``ops``: globs of the operators that get a page (default all).
+    Returns what was written: ``pages``, ``operator_pages``, ``models``."""
+    from opgov.services.governance import list_proposals
+    from opgov.services.ops import list_ops
+    from opgov.services.pages import operator_page, opset_data
+    from opgov.services.reports import weekly_report
+    from opgov.web import render as r
+
+    target = Path(out)
+    if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / MARKER).exists())):
+        raise BadInput(f"{out}: exists and is not an opgov site (nor an empty folder); choose another DIR")
+    data = opset_data(ctx, models=models)
+    all_ops = list_ops(ctx, include_all=True)
+    patterns = ops or ["*"]
+    chosen = [o.name for o in all_ops if any(fnmatch.fnmatchcase(o.name, p) for p in patterns)]
+    if ops and not chosen:
+        raise BadInput(f"--ops {', '.join(ops)}: matches no operator")
+    top, deep = r.Links(static=True, op_pages=frozenset(chosen)), r.Links(static=True, depth=1,
+                                                                           op_pages=frozenset(chosen))
+    report = weekly_report(ctx)
+    proposals = list_proposals(ctx)
+    files: dict[str, str] = {
+        "index.html": r.index_page(top, counts=home_counts(ctx)),
+        "opset.html": r.opset_page(top, data),
+        "ops.html": r.ops_page(top, all_ops),
+        "proposals.html": r.proposals_page(top, proposals),
+        "queue.html": r.queue_page(top, report),
+        "report.html": r.report_page(top, report),
+        "static/pages.css": r.stylesheet(),
+        "static/pages.js": r.script("pages.js"),
+        "data/opset.json": data.model_dump_json(by_alias=True),
+        "data/operators.json": "[" + ",".join(o.model_dump_json(by_alias=True) for o in all_ops) + "]",
+        "data/proposals.json": "[" + ",".join(p.model_dump_json(by_alias=True) for p in proposals) + "]",
+        "data/report.json": report.model_dump_json(by_alias=True),
+        MARKER: "written by opgov site build; the next build replaces this folder\n",
+    }
+    for name in chosen:
+        page = operator_page(ctx, name, models=data.models)
+        files[f"ops/{r.op_slug(name)}.html"] = r.op_page(deep, page)
+        files[f"data/ops/{r.op_slug(name)}.json"] = page.model_dump_json(by_alias=True)
+    parent = target.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    try:
+        for rel, text in files.items():
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        staging.chmod(0o755)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=parent))
+            target.rename(old / "site")
+            staging.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return {"pages": sum(k.endswith(".html") for k in files), "operator_pages": len(chosen),
+            "models": len(data.models)}
