@@ -35,6 +35,7 @@ INVOCATIONS: dict[tuple[str, str], list[str]] = {
     ("decisions load", "file"): ["decisions", "load", "{bad}"],
     ("decomps load", "file"): ["decomps", "load", "{bad}"],
     ("opset build", "models"): ["opset", "build", "--models", "{bad}"],
+    ("site build", "models"): ["site", "build", "{out}", "--models", "{bad}"],
     # the PR gate (where it is part of the command tree)
     ("check-pr", "base"): ["check-pr", "--base", "{bad}", "--head", "{good}"],
     ("check-pr", "head"): ["check-pr", "--base", "{good}", "--head", "{bad}"],
@@ -142,7 +143,8 @@ def test_output_into_a_directory_is_one_line_and_exit_2(populated, bad_files, ta
 def _expect_bad_input(cli, template: list[str], bad: Path, good: Path) -> None:
     allowlist = good.parent / "check_forward_backward_compatibility.py"
     allowlist.write_text("ALLOW_LIST = []\n", encoding="utf-8")
-    args = [a.format(bad=bad, good=good, allowlist=allowlist) for a in template]
+    out = good.parent / "site"  # a folder a command may create (site build)
+    args = [a.format(bad=bad, good=good, allowlist=allowlist, out=out) for a in template]
     before = db_fingerprint(cli.url)
     good_bytes = good.read_bytes()
     result = cli(*args)

@@ -18,7 +18,7 @@ def site_build(
     out: str = typer.Argument(..., metavar="DIR", help="The folder to write (replaced if an earlier site)."),
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
                                          help="A corpus JSON, or a folder of *_ops.json corpora "
-                                              "[default: OPGOV_MODELS_DIR]."),
+                                              "[env OPGOV_MODELS_DIR]."),
     ops: Optional[List[str]] = typer.Option(None, "--ops", metavar="GLOB",
                                             help="Only these operators get a page (default: every one)."),
 ) -> None:

@@ -63,11 +63,21 @@ function buildOpset(data, preset, decompose, keep) {
   const notes = extra.filter((op) => !hasRule(data, op)).map(
     (op) => `${op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it`);
   const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted");
+  // functionalization leaves functional operators only (no-decomp keeps what export produces)
   const candidates = live.filter((op) => {
     const i = info(data, op);
-    return preset === "no-decomp" ? EXPORTED_KINDS.has(i.kind) || i.category === "core"
-      : i.kind === "functional" || i.category === "core";
+    return preset === "no-decomp" ? EXPORTED_KINDS.has(i.kind) || i.category === "core" : i.kind === "functional";
   });
+  if (preset !== "no-decomp") {
+    const notFunctional = sorted(live.filter((op) => {
+      const i = info(data, op);
+      return i.kind !== "functional" && i.category === "core" && !keptSet.has(op);
+    }));
+    if (notFunctional.length) {
+      notes.push(`${notFunctional.length} core operator(s) are not functional and are left out ` +
+                 `(functionalization removes them; drift to fix in the core tags): ${notFunctional.join(", ")}`);
+    }
+  }
   const leaves = new Leaves(data.rules, decomposes);
   const entries = new Map();
   const whyKept = (op) => {
