@@ -235,3 +235,57 @@ def refused(cli, *args, actor=None, now=None, words=()) -> Result:
 def bad(cli, *args, actor=None, now=None, words=()) -> Result:
     """The command is bad input (exit 2) with the reason, and writes nothing."""
     return _unchanged(cli, 2, "bad input", args, actor, now, words)
+
+
+# --- check-bc without a database (tests/cli/test_check_bc.py and the tests of what it reads) ---------
+
+
+def registry(path: Path, *entries: str | tuple[str, str]) -> Path:
+    """A tiny native_functions.yaml: each entry a schema, or (schema, tags)."""
+    lines = []
+    for entry in entries:
+        schema, tags = entry if isinstance(entry, tuple) else (entry, None)
+        lines.append(f"- func: {schema}\n" + (f"  tags: {tags}\n" if tags else "") + "\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def nodb(capsys, monkeypatch, tmp_path):
+    """``opgov`` in-process with no database configured: no --db, no OPGOV_DATABASE_URL, and a
+    HOME whose default database file does not exist (how PyTorch CI runs check-bc)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for var in ("OPGOV_DATABASE_URL", "XDG_DATA_HOME", "OPGOV_NOW"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+
+    def run(*args) -> Result:
+        from opgov.cli.main import run as main
+
+        capsys.readouterr()
+        code = 0
+        try:
+            main([str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        out = capsys.readouterr()
+        return Result(code, out.out, out.err)
+
+    run.home = home
+    return run
+
+
+def check(run, *args, code: int, **kw) -> Result:
+    result = run("check-bc", *args, **kw)
+    assert result.code == code, f"check-bc exited {result.code}, expected {code}: {result.err}{result.out}"
+    return result
+
+
+def check_json(run, *args, code: int, **kw) -> dict:
+    return check(run, *args, "--format", "json", code=code, **kw).json()
+
+
+def by_key(report: dict) -> dict[tuple[str, str], dict]:
+    return {(f["operator"], f["kind"]): f for f in report["findings"]}

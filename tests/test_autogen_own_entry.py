@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Result
+from conftest import Result, by_key, check_json, registry
 
 WORDS = "Now has its own entry (was autogen of aten::foo); not a new operator."
 
@@ -57,48 +57,3 @@ def test_real_releases(cli, pytorch_release):
         assert finding["message"] == f"Now has its own entry (was autogen of {declared_by}); not a new operator."
     stored = cli.ok("ops", "show", "aten::searchsorted.Scalar_out", "--json").json()["findings"]
     assert [f["rule"] for f in stored] == ["operator-own-entry"]
-
-
-# --- helpers (kept here, not imported from another test module, which may move) -------------------
-
-
-def registry(path: Path, *entries: str) -> Path:
-    """A tiny native_functions.yaml, one `- func:` entry per schema."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"- func: {schema}\n\n" for schema in entries), encoding="utf-8")
-    return path
-
-
-def by_key(report: dict) -> dict[tuple[str, str], dict]:
-    return {(f["operator"], f["kind"]): f for f in report["findings"]}
-
-
-def check_json(run, *args, code: int) -> dict:
-    result = run("check-bc", *args, "--format", "json")
-    assert result.code == code, f"check-bc exited {result.code}, expected {code}: {result.err}{result.out}"
-    return result.json()
-
-
-@pytest.fixture
-def nodb(capsys, monkeypatch, tmp_path):
-    """``opgov`` in-process with no database configured (no --db, no OPGOV_DATABASE_URL, a HOME
-    without a default database)."""
-    home = tmp_path / "home"
-    home.mkdir()
-    for var in ("OPGOV_DATABASE_URL", "XDG_DATA_HOME", "OPGOV_NOW"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-
-    def run(*args) -> Result:
-        from opgov.cli.main import run as main
-
-        capsys.readouterr()
-        code = 0
-        try:
-            main([str(a) for a in args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-        out = capsys.readouterr()
-        return Result(code, out.out, out.err)
-
-    return run

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SAMPLE, Result, db_fingerprint
+from conftest import REPO, SAMPLE, Result, by_key, check, check_json, db_fingerprint, registry
 
 V1, V2 = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml"
 REVIEW_2023 = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"
@@ -35,59 +35,8 @@ def at(days: float) -> str:
     return (T0 + timedelta(days=days)).isoformat()
 
 
-def registry(path: Path, *entries: str | tuple[str, str]) -> Path:
-    """A tiny native_functions.yaml: each entry a schema, or (schema, tags)."""
-    lines = []
-    for entry in entries:
-        schema, tags = entry if isinstance(entry, tuple) else (entry, None)
-        lines.append(f"- func: {schema}\n" + (f"  tags: {tags}\n" if tags else "") + "\n")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(lines), encoding="utf-8")
-    return path
-
-
 def pair(tmp_path: Path, old: list, new: list) -> tuple[Path, Path]:
     return registry(tmp_path / "old.yaml", *old), registry(tmp_path / "new.yaml", *new)
-
-
-@pytest.fixture
-def nodb(capsys, monkeypatch, tmp_path):
-    """``opgov`` in-process with no database configured: no --db, no OPGOV_DATABASE_URL, and a
-    HOME whose default database file does not exist (how PyTorch CI runs check-bc)."""
-    home = tmp_path / "home"
-    home.mkdir()
-    for var in ("OPGOV_DATABASE_URL", "XDG_DATA_HOME", "OPGOV_NOW"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-
-    def run(*args) -> Result:
-        from opgov.cli.main import run as main
-
-        capsys.readouterr()
-        code = 0
-        try:
-            main([str(a) for a in args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-        out = capsys.readouterr()
-        return Result(code, out.out, out.err)
-
-    run.home = home
-    return run
-
-
-def check(run, *args, code: int, **kw) -> Result:
-    result = run("check-bc", *args, **kw)
-    assert result.code == code, f"check-bc exited {result.code}, expected {code}: {result.err}{result.out}"
-    return result
-
-
-def check_json(run, *args, code: int, **kw) -> dict:
-    return check(run, *args, "--format", "json", code=code, **kw).json()
-
-
-def by_key(report: dict) -> dict[tuple[str, str], dict]:
-    return {(f["operator"], f["kind"]): f for f in report["findings"]}
 
 
 def bad_input(result: Result, *words: str) -> None:
