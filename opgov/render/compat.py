@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from opgov.core.compat import SEVERITIES, BcException, Finding
 from opgov.core.vocab import FindingKind, Severity
+from opgov.render.github import annotation
 
 __all__ = ["CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary", "make_report", "render_github",
            "render_json", "render_rules", "render_text"]
@@ -97,29 +98,15 @@ def render_json(report: CheckReport) -> str:
 _LEVEL = {"error": "error", "warning": "warning", "waived": "notice", "info": "notice"}
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _command(level: str, message: str, **properties: object) -> str:
-    props = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items()
-                     if value is not None)
-    return f"::{level}{' ' + props if props else ''}::{_escape_data(message)}"
-
-
 def render_github(report: CheckReport) -> str:
     """One workflow command per finding (``::error file=…,line=…,title=…::message``), errors
     first, then one ``::warning`` per expired exception."""
     lines = []
     for f in _by_severity(report.findings):
         title = f"{_KIND_TITLE[f.kind]} {f.rule}: {f.operator}"
-        lines.append(_command(_LEVEL[f.severity], f.message, file=f.file, line=f.line, title=title))
+        lines.append(annotation(_LEVEL[f.severity], f.message, file=f.file, line=f.line, title=title))
     for e in report.expired_exceptions:
-        lines.append(_command("warning", f"BC exception {e.pattern!r} expired on {e.expires_on.isoformat()} "
+        lines.append(annotation("warning", f"BC exception {e.pattern!r} expired on {e.expires_on.isoformat()} "
                               f"({e.created_by}: {e.reason}); it no longer applies.",
                               title="expired BC exception"))
     return "\n".join(lines) + ("\n" if lines else "")

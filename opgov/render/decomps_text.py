@@ -15,13 +15,10 @@ from opgov.core.corpus import ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.errors import BadInput
 from opgov.core.opset import Coverage, Opset, OpsetChoice
+from opgov.render.github import annotation
 
 __all__ = ["describe_choice", "render_model_check", "render_opset", "render_python", "render_selective_build",
            "render_violations"]
-
-
-def _escape_github(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 # --- check-decomps ------------------------------------------------------------------------------
@@ -58,16 +55,16 @@ def _github(violations: Sequence[Violation]) -> str:
     for level in ("error", "warning"):
         found = [v for v in violations if v.severity == level]
         shown = found if len(found) <= GITHUB_ANNOTATIONS_PER_LEVEL else found[:GITHUB_ANNOTATIONS_PER_LEVEL - 1]
-        lines += [f"::{level} title=opgov {v.rule}::{_escape_github(v.message)}" for v in shown]
+        lines += [annotation(level, v.message, title=f"opgov {v.rule}") for v in shown]
         rest = found[len(shown):]
         if rest:
             by_rule: dict[str, int] = {}
             for v in rest:
                 by_rule[v.rule] = by_rule.get(v.rule, 0) + 1
             counts = ", ".join(f"{n} {rule}" for rule, n in sorted(by_rule.items()))
-            lines.append(f"::{level} title=opgov check-decomps summary::"
-                         + _escape_github(f"{len(rest)} more {level}(s) not annotated ({counts}); "
-                                          "run `opgov check-decomps` for all of them"))
+            lines.append(annotation(level, f"{len(rest)} more {level}(s) not annotated ({counts}); "
+                                           "run `opgov check-decomps` for all of them",
+                                    title="opgov check-decomps summary"))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -227,7 +224,7 @@ def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
 
         return ModelCheckReport.of(check).model_dump_json(indent=2)
     if fmt == "github":
-        lines = [f"::{level} title=opgov {f.rule}::{_escape_github(f.message)}"
+        lines = [annotation(level, f.message, title=f"opgov {f.rule}")
                  for level, group in (("error", check.errors), ("warning", check.warnings), ("notice", check.notes))
                  for f in group]
         return "\n".join(lines) + ("\n" if lines else "")

@@ -6,7 +6,9 @@ reviewers/labels to request. SARIF and JUnit XML live in :mod:`opgov.render.sari
 from __future__ import annotations
 
 import json
+
 from opgov.core.prgate import PrFinding, PrReport
+from opgov.render.github import annotation
 
 SEVERITY_ORDER = ("error", "warning", "waived", "info")
 _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
@@ -93,20 +95,6 @@ def render_requests(report: PrReport) -> str:
 # --- GitHub Actions -----------------------------------------------------------------------
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _command(level: str, message: str, **properties: object) -> str:
-    props = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items()
-                     if value is not None)
-    return f"::{level}{' ' + props if props else ''}::{_escape_data(message)}"
-
-
 def render_github(report: PrReport, *, limit: int = GITHUB_LIMIT) -> str:
     """One annotation per finding, at most ``limit`` per level: when a level has more, the first
     ``limit - 1`` are shown and the rest grouped into one annotation (at the first of them)."""
@@ -116,11 +104,11 @@ def render_github(report: PrReport, *, limit: int = GITHUB_LIMIT) -> str:
         shown = group if len(group) <= limit else group[:limit - 1]
         for f in shown:
             title = f"{f.rule}: {f.operator}" if f.operator else f.rule
-            lines.append(_command(level, f.message, file=f.file, line=f.line, title=title))
+            lines.append(annotation(level, f.message, file=f.file, line=f.line, title=title))
         rest = group[len(shown):]
         if rest:
             listed = "\n".join(f"{_where(f)}: [{f.rule}] {f.operator or ''}" for f in rest)
-            lines.append(_command(level, f"{len(rest)} more {level} findings (GitHub shows {limit} per step; "
+            lines.append(annotation(level, f"{len(rest)} more {level} findings (GitHub shows {limit} per step; "
                                   f"see the job summary):\n{listed}", file=rest[0].file, line=rest[0].line,
                                   title=f"opgov check-pr: {len(rest)} more"))
     return "\n".join(lines) + ("\n" if lines else "")

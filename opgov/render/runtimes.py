@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from opgov.render.github import annotation
+
 if TYPE_CHECKING:
     from opgov.services.runtimes import CoverageMatrix, RuntimeDetail, RuntimeModelCheck, RuntimeSummary
 
@@ -47,9 +49,10 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
     if fmt == "github":
         lines = []
         for m in check.missing:
-            lines.append(f"::error title=opgov runtime-missing::{check.runtime} lacks {m.op}; {_lowering(m)}")
+            lines.append(annotation("error", f"{check.runtime} lacks {m.op}; {_lowering(m)}",
+                                    title="opgov runtime-missing"))
         for n in check.lifecycle:
-            lines.append(f"::warning title=opgov operator-{n.state}::{_lifecycle(n)}")
+            lines.append(annotation("warning", _lifecycle(n), title=f"opgov operator-{n.state}"))
         return "\n".join(lines) + ("\n" if lines else "")
     what = _models(check)
     n = len(check.operators)
