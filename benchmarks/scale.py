@@ -7,25 +7,31 @@
 
 History: the four real releases in order (../shared/pytorch), then perturbed nightlies of 2.13.0:
 each nightly adds three operators, changes the schema of one added before (a new defaulted
-argument) and removes one added before, so each import is a real `opgov import` process with a few
-added, changed and removed entries. At each checkpoint it records the database size (SQLite: the
-file; PostgreSQL: ``pg_database_size``), the median time of the last imports, and the median of
+argument) and removes three added before: a few added, changed and removed entries each. The
+history is built by the import service in this process; the last ``--repeat`` imports before each
+checkpoint are whole `opgov import` processes, timed. At each checkpoint it records the database
+size (SQLite: the file; PostgreSQL: ``pg_database_size``), the median time of those imports, and
+the median of
 ``--repeat`` runs of each read: ``opgov ops show aten::add.Tensor``, ``opgov report weekly``,
 ``opgov check-bc`` between the first and the last snapshot, and the service's operator read
-(``GET /api/v1/operators/aten::add.Tensor`` through :mod:`opgov.api`, in process). Prints a
-markdown table; ``--svg`` also draws time and size against history length (no plotting library).
+(what ``GET /api/v1/operators/aten::add.Tensor`` costs the server when its answer is not cached:
+``show_op`` and the JSON body, in process), each with its CPU time beside the wall time (CPU time
+moves far less when other work shares the machine). Prints a markdown table; ``--svg`` also draws
+time and size against history length (no plotting library).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,11 +54,23 @@ def nightly(base: str, n: int) -> str:
     return base + "\n" + "".join(lines)
 
 
-def sh(cmd: list[str], env: dict[str, str], ok=(0,)) -> float:
+CPU: dict[str, list[float]] = {}  # case → CPU seconds of each timed process (user + system)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sh(cmd: list[str], env: dict[str, str], ok=(0,), case: str | None = None) -> float:
+    """Run ``cmd``; its wall time (and, under ``case``, its CPU time in :data:`CPU`)."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode not in ok:
         raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr}")
+    if case is not None:
+        CPU.setdefault(case, []).append(_children_cpu() - cpu)
     return time.perf_counter() - start
 
 
@@ -68,48 +86,106 @@ def size_of(url: str) -> int:
     return int(value)
 
 
-def service_read(url: str, repeat: int) -> float:
-    from fastapi.testclient import TestClient
+def service_read(url: str, repeat: int) -> tuple[float, float]:
+    """What the service does for ``GET /api/v1/operators/aten::add.Tensor`` when its answer is not
+    cached: the read transaction, ``show_op`` and the JSON body; (wall, CPU) medians, in process."""
+    from opgov.core.clock import SystemClock
+    from opgov.db.engine import make_engine, resolve_url, transaction
+    from opgov.services.common import Ctx
+    from opgov.services.ops import show_op
 
-    from opgov.api.app import create_app
-    from opgov.api.config import Config
+    engine = make_engine(resolve_url(url))
+    walls, cpus = [], []
+    try:
+        for n in range(repeat + 1):
+            start, cpu = time.perf_counter(), time.process_time()
+            with transaction(engine, write=False) as session:
+                show_op(Ctx(session=session, actor="bench", clock=SystemClock()), "aten::add.Tensor").model_dump_json()
+            if n:  # the first one warms up
+                walls.append(time.perf_counter() - start)
+                cpus.append(time.process_time() - cpu)
+    finally:
+        engine.dispose()
+    return statistics.median(walls), statistics.median(cpus)
 
-    times = []
-    with TestClient(create_app(Config(db=url))) as client:
-        client.get("/api/v1/operators/aten%3A%3Aadd.Tensor").raise_for_status()  # warm-up
-        for _ in range(repeat):
-            start = time.perf_counter()
-            client.get("/api/v1/operators/aten%3A%3Aadd.Tensor").raise_for_status()
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+
+class Filler:
+    """Imports in this process (the import service, one transaction each, as `opgov import` runs
+    it), to build a long history in minutes rather than hours; the imports that are timed are
+    whole `opgov import` processes."""
+
+    def __init__(self, url: str) -> None:
+        from opgov.db.engine import make_engine, resolve_url
+
+        self.engine = make_engine(resolve_url(url))
+
+    def __call__(self, path: Path, label: str, at: datetime) -> None:
+        from opgov.core.clock import FixedClock
+        from opgov.db.engine import transaction
+        from opgov.services.common import Ctx
+        from opgov.services.imports import import_snapshot
+
+        with transaction(self.engine, orm=False, write=True) as session:
+            import_snapshot(Ctx(session=session, actor="bench", clock=FixedClock(at)), str(path), label=label)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+START = datetime(2024, 1, 1, 2, 0, tzinfo=timezone.utc)
+
+
+def day(n: int) -> datetime:
+    """When the n-th import happens: one a day, at two in the morning."""
+    return START + timedelta(days=n)
 
 
 def scenario(url: str, checkpoints: list[int], repeat: int, work: Path, env: dict[str, str]) -> list[dict]:
     base = (DATA / "2.13.0" / "native_functions.yaml").read_text(encoding="utf-8")
     db = ["--db", url]
-    sh([*OPGOV, *db, "db", "upgrade"], env)
-    rows, import_times, count = [], [], 0
-    for target in checkpoints:
-        while count < target:
-            count += 1
-            if count <= len(RELEASES):
-                version = RELEASES[count - 1]
-                path, label = DATA / version / "native_functions.yaml", version
-            else:
-                path, label = work / "nightly.yaml", f"nightly-{count}"
-                path.write_text(nightly(base, count - len(RELEASES)), encoding="utf-8")
-            import_times.append(sh([*OPGOV, *db, "import", str(path), "--label", label], env))
-        reads = {
-            "ops show": [*OPGOV, *db, "ops", "show", "aten::add.Tensor"],
-            "report weekly": [*OPGOV, *db, "report", "weekly", "--format", "html", "--out", str(work / "r.html")],
-            "check-bc": [*OPGOV, *db, "check-bc", RELEASES[0], label if count > len(RELEASES) else RELEASES[-1]],
-        }
-        row = {"snapshots": count, "size": size_of(url), "import": statistics.median(import_times[-5:])}
-        for name, cmd in reads.items():
-            row[name] = statistics.median(sh(cmd, env, ok=(0, 1)) for _ in range(repeat))
-        row["service read"] = service_read(url, max(5, repeat * 3))
-        rows.append(row)
-        print(f"  {url.split(':', 1)[0]} {count} snapshots: {row}", file=sys.stderr)
+    # a simulation database, so that each import can be a day after the one before (a nightly bot)
+    sh([*OPGOV, *db, "db", "upgrade", "--simulation"], env)
+    rows, count = [], 0
+    fill = Filler(url)
+
+    def next_import() -> tuple[Path, str]:
+        nonlocal count
+        count += 1
+        if count <= len(RELEASES):
+            version = RELEASES[count - 1]
+            return DATA / version / "native_functions.yaml", version
+        path = work / f"nightly-{count % 2}.yaml"
+        path.write_text(nightly(base, count - len(RELEASES)), encoding="utf-8")
+        return path, f"nightly-{count}"
+
+    try:
+        for target in checkpoints:
+            timed = max(1, min(repeat, target - count))  # the last imports before the checkpoint, timed
+            while count < target - timed:
+                path, label = next_import()
+                fill(path, label, day(count))
+            import_times = []
+            while count < target:
+                path, label = next_import()
+                import_times.append(sh([*OPGOV, *db, "import", str(path), "--label", label],
+                                       {**env, "OPGOV_NOW": day(count).isoformat()}, case="import"))
+            reads = {
+                "ops show": [*OPGOV, *db, "ops", "show", "aten::add.Tensor"],
+                "report weekly": [*OPGOV, *db, "report", "weekly", "--format", "html", "--out", str(work / "r.html")],
+                "check-bc": [*OPGOV, *db, "check-bc", RELEASES[0], label if count > len(RELEASES) else RELEASES[-1]],
+            }
+            row = {"snapshots": count, "size": size_of(url), "import": statistics.median(import_times),
+                   "import cpu": statistics.median(CPU.pop("import")[-len(import_times):])}
+            read_env = {**env, "OPGOV_NOW": (day(count) + timedelta(hours=1)).isoformat()}
+            for name, cmd in reads.items():
+                CPU.pop(name, None)
+                row[name] = statistics.median(sh(cmd, read_env, ok=(0, 1), case=name) for _ in range(repeat))
+                row[f"{name} cpu"] = statistics.median(CPU[name])
+            row["service read"], row["service read cpu"] = service_read(url, max(5, repeat * 3))
+            rows.append(row)
+            print(f"  {url.split(':', 1)[0]} {count} snapshots: {row}", file=sys.stderr, flush=True)
+    finally:
+        fill.close()
     return rows
 
 
@@ -119,9 +195,10 @@ def table(results: dict[str, list[dict]]) -> str:
     for backend, rows in results.items():
         first = rows[0]
         for row in rows:
-            reads = " | ".join(f"{row[r] * 1000:.0f} ms ({row[r] / first[r]:.2f}×)" for r in READS)
+            reads = " | ".join(f"{row[r] * 1000:.0f} ms ({row[r] / first[r]:.2f}×; "
+                               f"CPU {row[r + ' cpu'] / first[r + ' cpu']:.2f}×)" for r in READS)
             out.append(f"| {backend} | {row['snapshots']} | {row['size'] / 1e6:.1f} MB | "
-                       f"{row['import'] * 1000:.0f} ms | {reads} |")
+                       f"{row['import'] * 1000:.0f} ms (CPU {row['import cpu'] * 1000:.0f} ms) | {reads} |")
     return "\n".join(out)
 
 
@@ -206,7 +283,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {os.cpu_count()} cores; "
           f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. Times are medians; "
-          "each read's ratio is to its time at the first checkpoint.\n")
+          "each read's ratios (wall and CPU time) are to its times at the first checkpoint.\n")
     print(table(results))
     if args.svg:
         svg(results, args.svg)

@@ -22,11 +22,13 @@ def _state(url: str) -> dict:
     try:
         with engine.connect() as conn:
             snapshots = conn.execute(text("SELECT id, label, operator_count FROM snapshots ORDER BY id")).all()
-            entries = dict(conn.execute(text("SELECT snapshot_id, count(*) FROM snapshot_entries "
-                                             "GROUP BY snapshot_id")).all())
+            entries = dict(conn.execute(text(
+                "SELECT s.id, count(r.id) FROM snapshots s JOIN entry_runs r ON r.first_pos <= s.position "
+                "AND (r.last_pos IS NULL OR r.last_pos >= s.position) GROUP BY s.id")).all())
+            lines = set(conn.execute(text("SELECT snapshot_id FROM snapshot_lines")).scalars())
             imports = conn.execute(text("SELECT count(*) FROM events WHERE action = 'snapshot.import'")).scalar()
             return {"labels": [s.label for s in snapshots], "imports": imports,
-                    "complete": all(entries.get(s.id) == s.operator_count for s in snapshots)}
+                    "complete": all(entries.get(s.id) == s.operator_count and s.id in lines for s in snapshots)}
     finally:
         engine.dispose()
 

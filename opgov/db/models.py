@@ -28,6 +28,7 @@ class Snapshot(Base):
     actor: Mapped[str]
     operator_count: Mapped[int]
     stats: Mapped[dict[str, Any]]
+    position: Mapped[int]
 
 
 class Operator(Base):
@@ -63,16 +64,6 @@ class SchemaVersion(Base):
     operator_id: Mapped[int]
     snapshot_id: Mapped[int]
     schema: Mapped[str | None]
-
-
-class SnapshotEntry(Base):
-    __table__ = tables.snapshot_entries
-
-    snapshot_id: Mapped[int]
-    operator_id: Mapped[int]
-    schema: Mapped[str | None]
-    tags: Mapped[list[str]]
-    line: Mapped[int]
 
 
 class Event(Base):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import (JSON, Boolean, Column, Date, DateTime, ForeignKey, Index, Integer, MetaData, String, Table,
-                        Text, TypeDecorator, UniqueConstraint)
+from sqlalchemy import (JSON, Boolean, Column, Date, DateTime, ForeignKey, Index, Integer, LargeBinary, MetaData,
+                        String, Table, Text, TypeDecorator, UniqueConstraint)
 
 
 class UTCDateTime(TypeDecorator):
@@ -57,6 +57,10 @@ snapshots = Table(
     Column("operator_count", Integer, nullable=False),
     # counts per category and lifecycle right after the import, for trends
     Column("stats", JSON, nullable=False, default=dict),
+    # its place in history, 1 = the oldest (revision 0009): imports append, and a release stored
+    # with `import --historical` takes the place of the oldest newer release, which moves up one
+    Column("position", Integer, nullable=False),
+    Index("ix_snapshots_position", "position"),
 )
 
 operators = Table(
@@ -92,14 +96,25 @@ schema_versions = Table(
     UniqueConstraint("operator_id", "snapshot_id", name="uq_schema_versions_op_snap"),
 )
 
-# which operators a snapshot holds, with the schema, tags and line they had there
-snapshot_entries = Table(
-    "snapshot_entries", metadata,
-    Column("snapshot_id", Integer, ForeignKey("snapshots.id"), primary_key=True),
-    Column("operator_id", Integer, ForeignKey("operators.id"), primary_key=True, index=True),
+# what each snapshot holds, stored once per run (revision 0009): an operator's entry with the same
+# schema and tags in the consecutive snapshots at positions first_pos..last_pos (last_pos NULL: up
+# to the latest snapshot). An import writes rows only for entries that appeared, changed or left.
+entry_runs = Table(
+    "entry_runs", metadata, _id(),
+    Column("operator_id", Integer, ForeignKey("operators.id"), nullable=False, index=True),
     Column("schema", Text),
     Column("tags", JSON, nullable=False, default=list),
-    Column("line", Integer, nullable=False),
+    Column("first_pos", Integer, nullable=False),
+    Column("last_pos", Integer),
+    Index("ix_entry_runs_last_pos", "last_pos"),
+)
+
+# where each entry stands in a snapshot's file: the operator ids in file order and their lines,
+# packed (opgov.db.entries.pack_lines): a few KB a snapshot, since lines move with every edit
+snapshot_lines = Table(
+    "snapshot_lines", metadata,
+    Column("snapshot_id", Integer, ForeignKey("snapshots.id"), primary_key=True),
+    Column("lines", LargeBinary, nullable=False),
 )
 
 # the append-only event log: opgov inserts rows and never updates or deletes them (the migrations

@@ -198,28 +198,16 @@ def latest_snapshot(session: Session) -> Snapshot | None:
 
 
 def latest_snapshot_id(session) -> int | None:
-    """Core-only: the id of the newest snapshot that is not historical."""
+    """Core-only: the id of the latest snapshot, the last in history (a release stored with
+    ``import --historical`` is always placed before a newer one, so it is never the latest)."""
     s = tables.snapshots.c
-    for snapshot_id, stats in session.execute(select(s.id, s.stats).order_by(s.id.desc())):
-        if not is_historical(stats):
-            return snapshot_id
-    return None
+    return session.execute(select(s.id).order_by(s.position.desc()).limit(1)).scalar()
 
 
 def is_historical(stats) -> bool:
     """A snapshot imported with ``--historical`` (older than the latest when imported): it holds a
     place in history without being the latest."""
     return bool((stats or {}).get("historical"))
-
-
-def history_order(rows) -> list:
-    """Snapshot rows (with ``id`` and ``stats``) in the order of history: imports in their order,
-    and each historical snapshot just before the snapshot it was placed before."""
-    def key(row):
-        stats = row.stats or {}
-        return (stats["before"], 0, row.id) if is_historical(stats) else (row.id, 1, row.id)
-
-    return sorted(rows, key=key)
 
 
 # --- serialising writers ----------------------------------------------------------------------

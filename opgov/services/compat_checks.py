@@ -8,14 +8,17 @@ import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING, NamedTuple
 
 from sqlalchemy import insert, select
 
 from opgov.db import tables
-from opgov.db.models import BcException, Operator
 from opgov.core.errors import BadInput
 from opgov.services.common import Ctx, log_event, require, require_text
-from opgov.services.results import ExceptionAdded, ExceptionView
+
+if TYPE_CHECKING:  # the ORM and the result models load only where an exception is managed
+    from opgov.db.models import BcException
+    from opgov.services.results import ExceptionAdded, ExceptionView
 
 DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
 
@@ -79,6 +82,14 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
     from opgov.core import compat
     from opgov.render.compat import make_report
 
+    findings = judged_findings(old, new, exceptions=exceptions, deleted=deleted, today=today)
+    return make_report(findings, compat.expired_exceptions(exceptions, today))
+
+
+def judged_findings(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date) -> list:
+    """The rules' findings between two sides with the policy applied (``opgov.core.compat.Finding``)."""
+    from opgov.core import compat
+
     raw = raw_findings(old, new)
 
     def locate(finding) -> tuple[str | None, int | None]:
@@ -89,25 +100,27 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
             return side.file, None
         return side.file, side.lines.get(finding.operator)
 
-    findings = compat.apply_policy(raw, core=old.core, exceptions=exceptions, completed_deletions=deleted,
-                                   today=today, locate=locate)
-    return make_report(findings, compat.expired_exceptions(exceptions, today))
+    return compat.apply_policy(raw, core=old.core, exceptions=exceptions, completed_deletions=deleted,
+                               today=today, locate=locate)
 
 
-def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int) -> dict[str, int]:
+def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, old: Side | None = None,
+                           new: Side | None = None) -> dict[str, int]:
     """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
-    severity. Works on a Core connection (the import runs without the ORM)."""
+    severity. Works on a Core connection (the import runs without the ORM). ``old`` and ``new``
+    are the two snapshots as sides when the caller has them already (the import does)."""
     session = ctx.session
-    old, new = snapshot_side(session, previous_id), snapshot_side(session, snapshot_id)
+    old = old or snapshot_side(session, previous_id)
+    new = new or snapshot_side(session, snapshot_id)
     today = ctx.now().date()
     _, _, deleted = _decided(session)
-    report = compare_sides(old, new, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+    findings = judged_findings(old, new, exceptions=_exceptions(session, today), deleted=deleted, today=today)
     rows = [{"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator, "kind": f.kind,
              "rule": f.rule, "severity": f.severity, "message": f.message, "old_schema": f.old_schema,
-             "new_schema": f.new_schema, "line": f.line} for f in report.findings]
+             "new_schema": f.new_schema, "line": f.line} for f in findings]
     if rows:
         session.execute(insert(tables.findings), rows)
-    return dict(Counter(f.severity for f in report.findings))
+    return dict(Counter(str(f.severity) for f in findings))
 
 
 def exceptions_in_force(session, when) -> list:
@@ -167,13 +180,32 @@ def judge_stored(session, rows, when) -> list[tuple[str, str]]:
     return out
 
 
+class StoredEntry(NamedTuple):
+    """An operator's entry in a stored snapshot."""
+
+    qualname: str
+    schema: str | None
+    line: int
+    tags: list
+
+
 def snapshot_side(session, snapshot_id: int) -> Side:
     """One snapshot as a side of a comparison (Core only)."""
-    op, entry, snap = tables.operators.c, tables.snapshot_entries.c, tables.snapshots.c
-    label, source = session.execute(select(snap.label, snap.source).where(snap.id == snapshot_id)).one()
-    rows = session.execute(select(op.qualname, entry.schema, entry.line, entry.tags)
-                           .join(tables.operators, op.id == entry.operator_id)
-                           .where(entry.snapshot_id == snapshot_id)).all()
+    from opgov.db import entries
+
+    snap = tables.snapshots.c
+    label, source, position = session.execute(select(snap.label, snap.source, snap.position)
+                                              .where(snap.id == snapshot_id)).one()
+    names = dict(session.execute(select(tables.operators.c.id, tables.operators.c.qualname)).all())
+    lines = entries.lines_of(session, snapshot_id)
+    rows = sorted((StoredEntry(names[r.operator_id], r.schema, lines.get(r.operator_id, 0), r.tags)
+                   for r in entries.entries_at(session, position)), key=lambda e: e.line)
+    return stored_side(session, label, source, rows)
+
+
+def stored_side(session, label: str, source: str, rows: list[StoredEntry]) -> Side:
+    """A snapshot's entries as a side: core is the yaml's core tags, as the committee's decisions
+    have it since."""
     decided_core, decided_other, _ = _decided(session)
     core = {r.qualname for r in rows if "core" in (r.tags or [])}
     core = (core - decided_other) | (decided_core & {r.qualname for r in rows})
@@ -278,6 +310,8 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> Exce
     if expires <= ctx.now().date():
         raise BadInput(f"--expires {expires} is not in the future")
     from opgov.core.compat import BcException as Rule
+    from opgov.db.models import BcException, Operator
+    from opgov.services.results import ExceptionAdded
 
     rule = Rule(pattern=pattern, reason=reason, created_by=ctx.actor, expires_on=expires)
     rows = ctx.session.execute(select(Operator.qualname, Operator.category).where(Operator.present)).all()
@@ -299,10 +333,14 @@ def _view_fields(row: BcException, today: date) -> dict:
 
 
 def exception_view(row: BcException, today: date) -> ExceptionView:
+    from opgov.services.results import ExceptionView
+
     return ExceptionView(**_view_fields(row, today))
 
 
 def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[ExceptionView]:
+    from opgov.db.models import BcException
+
     query = select(BcException).order_by(BcException.id)
     if not include_removed:
         query = query.where(BcException.removed_at.is_(None))
@@ -312,6 +350,7 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[Exceptio
 
 def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
     from opgov.db.limits import MAX_INTEGER
+    from opgov.db.models import BcException
 
     row = ctx.session.get(BcException, exception_id) if 0 < exception_id <= MAX_INTEGER else None
     if row is None:

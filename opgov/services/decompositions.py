@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert, select, update
 
-from opgov.db.tables import decomp_rules, operators, snapshot_entries, snapshots
+from opgov.db.tables import decomp_rules, operators
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 
@@ -376,19 +376,13 @@ def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
         known.append(name)
         if name in used:
             state[name] = OpState(category, lifecycle, since if lifecycle == "deprecating" else None, replacement)
-    from opgov.services.common import history_order
+    from opgov.db.entries import snapshots_holding
 
-    labels = {r.id: r.label for r in history_order(session.execute(
-        select(snapshots.c.id, snapshots.c.label, snapshots.c.stats)).all())}
-    if runtime is not None and runtime not in labels.values():
-        raise BadInput(f"unknown snapshot {runtime!r} (known: {', '.join(labels.values()) or 'none'})")
-    # which snapshots hold each operator the model uses: one query, not one per snapshot
-    held: dict[int, set[str]] = {snap: set() for snap in labels}
-    for snap, name in session.execute(
-            select(snapshot_entries.c.snapshot_id, c.qualname)
-            .join(operators, snapshot_entries.c.operator_id == c.id).where(c.qualname.in_(used))):
-        held[snap].add(name)
-    history = [(labels[snap], held[snap]) for snap in labels]
+    # which snapshots hold each operator the model uses: from the runs, not one query per snapshot
+    history = snapshots_holding(session, used)
+    if runtime is not None and runtime not in {label for label, _ in history}:
+        known_labels = ", ".join(label for label, _ in history) or "none"
+        raise BadInput(f"unknown snapshot {runtime!r} (known: {known_labels})")
     runtime_ops = next(have for label, have in history if label == runtime) if runtime is not None else None
     return check(ops, state=state, runtime_ops=runtime_ops, known=known,
                  deprecating_period_days=get_int_setting(session, "deprecating_days"), snapshots=history,

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Callable
 
 from sqlalchemy import bindparam, case, insert, select, update
 
-from opgov.db.tables import operators, schema_versions, snapshot_entries, snapshots
+from opgov.db import entries as stored
+from opgov.db.tables import operators, schema_versions, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
 from opgov.formats.registry import Registry, read_registry
@@ -74,23 +75,23 @@ def version_of(label: str):
 
 
 def _place(session, label: str, latest_id: int | None):
-    """``(latest label, id of the oldest snapshot newer than label)`` when ``label`` is an older
-    release than the latest snapshot's (both labels read as versions); else None. Labels decide,
-    not file times or contents: a release's yaml carries neither a date nor a version."""
+    """``(latest label, position)`` when ``label`` is an older release than the latest snapshot's
+    (both labels read as versions): ``position`` is the place in history it takes, that of the
+    oldest snapshot whose label is a newer release; else None. Labels decide, not file times or
+    contents: a release's yaml carries neither a date nor a version."""
     if latest_id is None:
         return None
     s = snapshots.c
     mine = version_of(label)
     if mine is None:
         return None
-    rows = session.execute(select(s.id, s.label, s.stats).order_by(s.id)).all()
+    rows = session.execute(select(s.id, s.label, s.position)).all()
     latest_label = next(r.label for r in rows if r.id == latest_id)
     latest_version = version_of(latest_label)
     if latest_version is None or mine >= latest_version:
         return None
-    newer = [(v, r.id) for r in rows if (v := version_of(r.label)) is not None and v > mine
-             and not (r.stats or {}).get("historical")]
-    return latest_label, min(newer)[1]
+    newer = [r.position for r in rows if (v := version_of(r.label)) is not None and v > mine]
+    return latest_label, min(newer)
 
 
 def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = None,
@@ -131,21 +132,33 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
         if place is None:
             raise BadInput(f"--historical places an older release in history, but {label!r} is not older than "
                            "the latest snapshot (labels are compared as versions, e.g. 2.6.0 < 2.13.0)")
-        return _import_historical(ctx, registry, path, label, before=place[1])
+        return _import_historical(ctx, registry, path, label, position=place[1])
     if place is not None:
         raise PolicyRefusal(f"snapshot {label} is older than the latest snapshot {place[0]}: importing it as the "
                             f"latest would report {place[0]}'s operators as removed; pass --historical to store "
                             "it in its place in history", subject=label)
+    position = stored.latest_position(session) + 1
     snapshot_id = session.execute(insert(snapshots).returning(snapshots.c.id), [{
         "label": label, "source": str(path), "content_hash": registry.content_hash, "imported_at": ctx.now(),
-        "actor": ctx.actor, "operator_count": len(registry.ops), "stats": {}}]).scalar_one()
+        "actor": ctx.actor, "operator_count": len(registry.ops), "stats": {}, "position": position}]).scalar_one()
     say(f"comparing {len(registry.ops)} operators with the database")
-    result = _apply(ctx, registry, snapshot_id, label, baseline=previous_id is None)
+    current = stored.latest_entries(session)  # the previous snapshot's entries
+    result, ids = _apply(ctx, registry, snapshot_id, position, label, previous_id=previous_id, current=current)
     if previous_id is not None:
-        from opgov.services.compat_checks import record_import_findings
+        from opgov.services.compat_checks import StoredEntry, record_import_findings, stored_side
 
         say("checking compatibility against the previous snapshot")
-        result.findings = record_import_findings(ctx, previous_id, snapshot_id)
+        # both sides from what the import holds already: the previous entries and the file
+        names = {op_id: name for name, op_id in ids.items()}
+        lines = stored.lines_of(session, previous_id)
+        old_label, old_source = session.execute(select(snapshots.c.label, snapshots.c.source)
+                                                .where(snapshots.c.id == previous_id)).one()
+        old = stored_side(session, old_label, old_source, sorted(
+            (StoredEntry(names[op_id], schema, lines.get(op_id, 0), tags) for op_id, (schema, tags) in current.items()),
+            key=lambda e: e.line))
+        new = stored_side(session, label, str(path), [StoredEntry(name, op.schema, op.line, list(op.tags))
+                                                      for name, op in registry.ops.items()])
+        result.findings = record_import_findings(ctx, previous_id, snapshot_id, old=old, new=new)
     session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=snapshot_stats(ctx)))
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash,
@@ -154,8 +167,9 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     return result.result()
 
 
-def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, before: int) -> ImportResult:
-    """Store an older release in its place in history, just before snapshot ``before``: its
+def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, position: int) -> ImportResult:
+    """Store an older release in its place in history, at ``position`` (the newer releases move up
+    one): its
     entries (each operator's history gains it), and rows for operators the database never saw
     (not present now). The latest snapshot, every operator's current state and the findings stay:
     nothing was added or removed *now*, so no finding is recorded."""
@@ -164,9 +178,11 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, b
     session = ctx.session
     c = operators.c
     ids = dict(session.execute(select(c.qualname, c.id)).all())
+    before = session.execute(select(snapshots.c.id).where(snapshots.c.position == position)).scalar_one()
+    stored.make_room(session, position)
     snapshot_id = session.execute(insert(snapshots).returning(snapshots.c.id), [{
         "label": label, "source": str(path), "content_hash": registry.content_hash, "imported_at": ctx.now(),
-        "actor": ctx.actor, "operator_count": len(registry.ops),
+        "actor": ctx.actor, "operator_count": len(registry.ops), "position": position,
         "stats": {"historical": True, "before": before,
                   "category": dict(Counter(op.suggested_category for op in registry.ops.values())),
                   "lifecycle": {"active": len(registry.ops)},
@@ -189,22 +205,27 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, b
                          "replacement": None, "version": 1})
         session.execute(insert(operators), rows)
         ids.update(session.execute(select(c.qualname, c.id).where(c.first_snapshot_id == snapshot_id)).all())
-    session.execute(insert(snapshot_entries), [
-        {"snapshot_id": snapshot_id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
-         "line": op.line} for name, op in registry.ops.items()])
+    stored.insert_historical(session, snapshot_id, position,
+                             [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
+                             [(ids[name], op.line) for name, op in registry.ops.items()])
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash, "operators": len(registry.ops),
                      "historical": True, "before": before})
     return ImportResult(label=label, operators=len(registry.ops), historical=True)
 
 
-def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseline: bool) -> _Tally:
+def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label: str, *,
+           previous_id: int | None, current: dict) -> tuple[_Tally, dict[str, int]]:
+    """Bring the operator rows up to ``registry`` and record what the snapshot holds (``current``:
+    the previous snapshot's entries). Only rows whose entry appeared, changed or left are written:
+    an unchanged import writes no operator row. Returns the tally and every operator's id."""
     session = ctx.session
+    baseline = previous_id is None
     result = _Tally(label=label, operators=len(registry.ops), baseline=baseline)
     c = operators.c
     known = {row.qualname: row for row in session.execute(
-        select(c.id, c.qualname, c.schema, c.present, c.tags, c.category_source, c.category, c.lifecycle,
-               c.autogen_of))}
+        select(c.id, c.qualname, c.schema, c.present, c.category_source, c.category, c.lifecycle,
+               c.autogen_of, c.kind, c.composite_implicit))}
 
     new_rows, updates, versions, events = [], [], [], []
     for name, op in registry.ops.items():
@@ -245,7 +266,13 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
                 result.changed.append(name)
                 events.append({"action": "operator.schema_changed", "subject": name,
                                "before": {"schema": row.schema}, "after": {"schema": op.schema}})
-        updates.append(change)
+        # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
+        # read: decoding every row's JSON costs more than the whole comparison)
+        tags_before = current[row.id][1] if row.present and row.id in current else None
+        if (row.present, row.schema, tags_before, row.kind, row.composite_implicit, row.autogen_of,
+                row.category, row.category_source) != (True, op.schema, change["tags"], op.kind, op.composite_implicit,
+                                                       op.autogen_of, change["category"], change["category_source"]):
+            updates.append(change)
 
     removed = [row for name, row in known.items() if row.present and name not in registry.ops]
     for row in removed:
@@ -268,9 +295,10 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
                 version=table.c.version + 1),
             updates, execution_options={"synchronize_session": False})
     if removed:
-        session.execute(update(table).where(table.c.id == bindparam("_id")).values(present=False,
-                        version=table.c.version + 1), [{"_id": r.id} for r in removed],
-                        execution_options={"synchronize_session": False})
+        # last_snapshot_id: the last snapshot that held it (kept up to date only once it has left)
+        session.execute(update(table).where(table.c.id == bindparam("_id")).values(
+            present=False, last_snapshot_id=previous_id, version=table.c.version + 1),
+            [{"_id": r.id} for r in removed], execution_options={"synchronize_session": False})
     ids = {row.qualname: row.id for row in known.values()}
     if new_rows:
         session.execute(insert(table), new_rows)  # plain executemany: faster than RETURNING rows
@@ -285,8 +313,8 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, label: str, *, baseli
                            "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
     if versions:
         session.execute(insert(schema_versions), versions)
-    session.execute(insert(snapshot_entries), [
-        {"snapshot_id": snapshot_id, "operator_id": ids[name], "schema": op.schema, "tags": list(op.tags),
-         "line": op.line} for name, op in registry.ops.items()])
+    stored.append_latest(session, snapshot_id, position,
+                         [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
+                         [(ids[name], op.line) for name, op in registry.ops.items()], current)
     log_events(ctx, events)
-    return result
+    return result, ids

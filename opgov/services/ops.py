@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from opgov.core.vocab import Category, Lifecycle
-from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot, SnapshotEntry
+from opgov.db import entries
+from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot
 from opgov.services.common import Ctx, find_operator
 from opgov.services.results import (DecisionView, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding,
                                     OperatorSummary, ProposalRef)
@@ -45,30 +46,46 @@ def list_ops(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = N
     return [op_summary(op) for op in ops]
 
 
+def _history(session, op: Operator) -> tuple[list[HistoryEntry], str | None, str | None]:
+    """The operator's runs in the order of history, with the stretches it was absent between and
+    after them; and the labels of the first and last snapshots holding it. Its cost follows the
+    number of changes, not the number of snapshots."""
+    runs = entries.runs_of(session, [op.id])
+    if not runs:
+        return [], None, None
+    latest = entries.latest_position(session)
+    spans: list[tuple[int, int, entries.Run | None]] = []
+    for run in runs:
+        last = latest if run.last_pos is None else run.last_pos
+        if spans and spans[-1][1] + 1 < run.first_pos:
+            spans.append((spans[-1][1] + 1, run.first_pos - 1, None))
+        spans.append((run.first_pos, last, run))
+    if spans[-1][1] < latest:
+        spans.append((spans[-1][1] + 1, latest, None))
+    wanted = {p for first, last, _ in spans for p in (first, last)}
+    at = {r.position: r for r in session.execute(select(Snapshot.position, Snapshot.id, Snapshot.label,
+                                                        Snapshot.imported_at).where(Snapshot.position.in_(wanted)))}
+    history, previous = [], None
+    for first, last, run in spans:
+        line = entries.lines_of(session, at[last].id).get(op.id) if run is not None else None
+        schema = run.schema if run is not None else None
+        history.append(HistoryEntry(
+            snapshot=at[first].label, imported_at=at[first].imported_at, last_snapshot=at[last].label,
+            snapshots=last - first + 1, present=run is not None, schema=schema, line=line,
+            tags=list(run.tags) if run is not None else [],
+            changed=run is not None and previous is not None and schema != previous))
+        if run is not None:
+            previous = schema
+    held = [h for h in history if h.present]
+    return history, held[0].snapshot, held[-1].last_snapshot
+
+
 def show_op(ctx: Ctx, name: str) -> OperatorDetail:
-    """One operator's story: schema per snapshot, decisions, proposals, lifecycle, findings."""
+    """One operator's story: schema history (a run of snapshots per change), decisions,
+    proposals, lifecycle, findings."""
     session = ctx.session
     op = find_operator(session, name)
-    from opgov.services.common import history_order
-
-    # in the order of history: a release stored with import --historical in its place
-    snapshots = history_order(session.execute(select(Snapshot.id, Snapshot.label, Snapshot.imported_at,
-                                                     Snapshot.stats)).all())
-    entries = {e.snapshot_id: e for e in session.scalars(
-        select(SnapshotEntry).where(SnapshotEntry.operator_id == op.id))}
-    history, previous, started = [], None, False
-    for snap in snapshots:
-        entry = entries.get(snap.id)
-        started = started or entry is not None or snap.id == op.first_snapshot_id
-        if not started:  # before the operator's first snapshot in history
-            continue
-        schema = entry.schema if entry else None
-        history.append(HistoryEntry(
-            snapshot=snap.label, imported_at=snap.imported_at, present=entry is not None, schema=schema,
-            line=entry.line if entry else None, tags=list(entry.tags) if entry else [],
-            changed=entry is not None and previous is not None and schema != previous))
-        if entry is not None:
-            previous = schema
+    history, first_seen, last_seen = _history(session, op)
     decisions = [DecisionView(id=d.id, category=d.category, targets=list(d.targets), rationale=d.rationale,
                               decided_at=d.decided_at, decided_by=list(d.decided_by), votes=list(d.votes),
                               proposal=d.proposal_id, imported=d.imported, source=d.source, note=d.note)
@@ -82,12 +99,13 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
                                    reason=s.reason, replacement=s.replacement)
                  for s in session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
                                           .order_by(LifecycleStep.at, LifecycleStep.id))]
-    labels = {s.id: s.label for s in snapshots}
     from opgov.services.compat_checks import judge_stored
 
     stored = session.scalars(select(Finding).where(Finding.operator == op.qualname)
                              .order_by(Finding.snapshot_id, Finding.id)).all()
     # judged now, against the exceptions in force now (as check-bc judges)
+    labels = dict(session.execute(select(Snapshot.id, Snapshot.label)
+                                  .where(Snapshot.id.in_({f.snapshot_id for f in stored}))).all())
     findings = [OperatorFinding(snapshot=labels.get(f.snapshot_id), kind=f.kind, rule=f.rule, severity=severity,
                                 message=message, old_schema=f.old_schema, new_schema=f.new_schema)
                 for f, (severity, message) in zip(stored, judge_stored(session, stored, ctx.now()))]
@@ -101,6 +119,6 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
         days = policy.deprecated_days + (policy.deprecating_days if op.lifecycle == "deprecating" else 0)
         sunset = op.lifecycle_since + timedelta(days=days)
     return OperatorDetail(**_summary_fields(op), lifecycle_since=op.lifecycle_since,
-                          first_seen=labels.get(op.first_snapshot_id), last_seen=labels.get(op.last_snapshot_id),
+                          first_seen=first_seen, last_seen=last_seen,
                           history=history, decisions=decisions, proposals=proposals, lifecycle_steps=lifecycle,
                           findings=findings, sunset=sunset)

@@ -58,15 +58,18 @@ class OperatorSummary(Result):
 
 
 class HistoryEntry(Result):
-    """The operator in one snapshot (from its first onwards)."""
+    """A run of consecutive snapshots, in the order of history, in which the operator's entry
+    stayed the same (its schema and tags), or in which it was absent."""
 
-    snapshot: str = Field(description="the snapshot's label")
-    imported_at: AwareDatetime
+    snapshot: str = Field(description="the label of the run's first snapshot")
+    imported_at: AwareDatetime = Field(description="when the run's first snapshot was imported")
+    last_snapshot: str = Field(description="the label of the run's last snapshot (the same for a run of one)")
+    snapshots: int = Field(description="how many snapshots the run spans")
     present: bool
     schema_: str | None = Field(alias="schema")
-    line: int | None = Field(description="line of its entry in that native_functions.yaml")
+    line: int | None = Field(description="line of its entry in the run's last snapshot's native_functions.yaml")
     tags: list[str]
-    changed: bool = Field(description="its schema differs from the previous snapshot holding it")
+    changed: bool = Field(description="its schema differs from the previous run holding it")
 
 
 class DecisionView(Result):

@@ -28,7 +28,7 @@ from sqlalchemy import delete, insert, select
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_index, judge, parse_runtime_id,
                                  release_order, runtime_operators)
-from opgov.db.tables import decomp_rules, operators, runtimes, snapshot_entries, snapshots
+from opgov.db.tables import decomp_rules, operators, runtimes, snapshots
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 from opgov.services.results import Result
 
@@ -303,15 +303,10 @@ def _rules(session) -> dict[str, tuple[str, ...]]:
 
 
 def _snapshot_history(session, used: set[str]) -> list[tuple[str, set[str]]]:
-    """(label, the operators of ``used`` it holds) for every snapshot, oldest first."""
-    labels = dict(session.execute(select(snapshots.c.id, snapshots.c.label).order_by(snapshots.c.id)).all())
-    held: dict[int, set[str]] = {snap: set() for snap in labels}
-    c = operators.c
-    for snap, name in session.execute(select(snapshot_entries.c.snapshot_id, c.qualname)
-                                      .join(operators, snapshot_entries.c.operator_id == c.id)
-                                      .where(c.qualname.in_(used))):
-        held[snap].add(name)
-    return [(labels[snap], held[snap]) for snap in labels]
+    """(label, the operators of ``used`` it holds) for every snapshot, in the order of history."""
+    from opgov.db.entries import snapshots_holding
+
+    return snapshots_holding(session, used)
 
 
 def _lifecycle_notes(ctx: Ctx, ops: Sequence[str]) -> list[LifecycleNote]:

@@ -19,7 +19,7 @@ def test_head_constant_matches_migrations(sqlite_url):
     script = ScriptDirectory.from_config(alembic_config(engine))
     assert script.get_current_head() == HEAD_REVISION
     revisions = [r.revision for r in script.walk_revisions()]
-    assert len(revisions) == len(set(revisions)) == 8
+    assert len(revisions) == len(set(revisions)) == 9
 
 
 def test_models_and_migrations_agree_and_round_trip(any_db_url):
@@ -34,10 +34,10 @@ def test_models_and_migrations_agree_and_round_trip(any_db_url):
         with engine.connect() as conn:
             assert set(inspect(conn).get_table_names()) <= {"alembic_version"}
         # step by step, up and down
-        for revision in ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008"):
+        for revision in ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009"):
             upgrade(engine, revision)
             assert current_revision(engine) == revision
-        for revision in ("0005", "0004", "0003", "0002", "0001"):
+        for revision in ("0008", "0005", "0004", "0003", "0002", "0001"):
             downgrade(engine, revision)
             assert current_revision(engine) == revision
         upgrade(engine)
