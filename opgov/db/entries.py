@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 
+from opgov.db.bulk import insert_rows
 from opgov.db.tables import entry_runs, snapshot_lines, snapshots
 
 _FORMAT = 1  # the first byte of a packed blob
@@ -165,8 +166,7 @@ def append_latest(session, snapshot_id: int, position: int, entries: Sequence[En
     if closed:
         session.execute(update(entry_runs).where(r.operator_id.in_(closed), r.last_pos.is_(None))
                         .values(last_pos=position - 1))
-    if opened:
-        session.execute(insert(entry_runs), opened)
+    insert_rows(session, entry_runs, opened)
     session.execute(insert(snapshot_lines), [{"snapshot_id": snapshot_id, "lines": pack_lines(lines)}])
     return len(opened) + len(closed)
 
@@ -232,7 +232,7 @@ def insert_historical(session, snapshot_id: int, position: int, entries: Sequenc
         if op_id not in seen:
             split(run)
     if new_runs:
-        session.execute(insert(entry_runs), new_runs)
+        insert_rows(session, entry_runs, new_runs)
     session.execute(insert(snapshot_lines), [{"snapshot_id": snapshot_id, "lines": pack_lines(lines)}])
 
 

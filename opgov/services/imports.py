@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable
 from sqlalchemy import bindparam, case, insert, select, update
 
 from opgov.db import entries as stored
+from opgov.db.bulk import insert_rows
 from opgov.db.tables import operators, schema_versions, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
@@ -203,7 +204,7 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, p
                          "category_source": "yaml-tag" if category == "core" else "heuristic",
                          "needs_review": False, "lifecycle": "active", "lifecycle_since": None,
                          "replacement": None, "version": 1})
-        session.execute(insert(operators), rows)
+        insert_rows(session, operators, rows)
         ids.update(session.execute(select(c.qualname, c.id).where(c.first_snapshot_id == snapshot_id)).all())
     stored.insert_historical(session, snapshot_id, position,
                              [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
@@ -301,7 +302,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
             [{"_id": r.id} for r in removed], execution_options={"synchronize_session": False})
     ids = {row.qualname: row.id for row in known.values()}
     if new_rows:
-        session.execute(insert(table), new_rows)  # plain executemany: faster than RETURNING rows
+        insert_rows(session, table, new_rows)  # plain executemany: faster than RETURNING rows
         inserted = session.execute(select(table.c.id, table.c.qualname)
                                    .where(table.c.first_snapshot_id == snapshot_id)).all()
         for op_id, qualname in inserted:
@@ -311,8 +312,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
         if not baseline:  # the first snapshot is one event; afterwards every change is its own
             events.extend({"action": "operator.added", "subject": r["qualname"],
                            "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
-    if versions:
-        session.execute(insert(schema_versions), versions)
+    insert_rows(session, schema_versions, versions)
     stored.append_latest(session, snapshot_id, position,
                          [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
                          [(ids[name], op.line) for name, op in registry.ops.items()], current)
