@@ -20,14 +20,19 @@ app.add_typer(exceptions_app, name="exceptions")
 app.add_typer(report_app, name="report")
 
 
+def default_database_file() -> Path:
+    """The default SQLite file, ``$XDG_DATA_HOME/opgov/opgov.db`` (see :mod:`opgov.db.engine`)."""
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "opgov" / "opgov.db"
+
+
 def _database_configured() -> bool:
     """check-bc uses a database only when one is named or the default file exists and holds
     something: an absent or empty (0-byte) default file never breaks a check of two files."""
-    from opgov.db.engine import default_url
-
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         return True
-    default = Path(default_url().split("///", 1)[1])
+    # opgov.db.engine.default_url()'s file, without importing SQLAlchemy (tests/cli/test_check_bc.py
+    # checks that the two agree)
+    default = default_database_file()
     return default.is_file() and default.stat().st_size > 0
 
 
