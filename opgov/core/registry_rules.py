@@ -150,7 +150,10 @@ def unknown_dispatch_key(e: EntryFacts):
 
 @_rule("several-composite-kernels")
 def several_composite_kernels(e: EntryFacts):
-    found = [k for k in _COMPOSITES if any(k == d for d, _ in e.dispatch)]
+    if not e.dispatch:
+        return None
+    keys = {d for d, _ in e.dispatch}
+    found = [k for k in _COMPOSITES if k in keys]
     if len(found) <= 1 or (len(found) == 2 and "CompositeImplicitAutogradNestedTensor" in found
                            and "CompositeExplicitAutogradNonFunctional" not in found):
         return None
