@@ -482,48 +482,46 @@ class Arguments:
     """
 
     flat: tuple[Argument, ...] = ()
-    # the views, computed once (schemas are immutable and parsed ones are shared by a cache)
-    _positional: tuple[Argument, ...] = field(init=False, repr=False, compare=False)
-    _kwarg_only: tuple[Argument, ...] = field(init=False, repr=False, compare=False)
-    _out: tuple[Argument, ...] = field(init=False, repr=False, compare=False)
-    _self_arg: Argument | None = field(init=False, repr=False, compare=False)
-    _post_self: tuple[Argument, ...] = field(init=False, repr=False, compare=False)
+    # the views below, computed on first use (schemas are immutable, and parsed ones are shared
+    # by the parse cache): (positional, kwarg_only, out, self_arg, post_self_positional)
+    _views: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        positional = tuple(a for a in self.flat if not a.kwarg_only)
-        set_ = object.__setattr__
-        set_(self, "_positional", positional)
-        set_(self, "_kwarg_only", tuple(a for a in self.flat if a.kwarg_only and not a.is_out))
-        set_(self, "_out", tuple(a for a in self.flat if a.is_out))
-        self_arg = next((a for a in positional if a.name == "self"), None)
-        set_(self, "_self_arg", self_arg)
-        post_self = positional
-        for i, arg in enumerate(positional):
-            if arg.name == "self":
-                post_self = positional[i + 1:]
-                break
-        set_(self, "_post_self", post_self)
+    def _split(self) -> tuple:
+        views = self._views
+        if views is None:
+            flat = self.flat
+            positional = tuple(a for a in flat if not a.kwarg_only)
+            post_self = positional
+            self_arg = None
+            for i, arg in enumerate(positional):
+                if arg.name == "self":
+                    self_arg, post_self = arg, positional[i + 1:]
+                    break
+            views = (positional, tuple(a for a in flat if a.kwarg_only and not a.is_out),
+                     tuple(a for a in flat if a.is_out), self_arg, post_self)
+            object.__setattr__(self, "_views", views)
+        return views
 
     @property
     def positional(self) -> tuple[Argument, ...]:
-        return self._positional
+        return self._split()[0]
 
     @property
     def kwarg_only(self) -> tuple[Argument, ...]:
-        return self._kwarg_only
+        return self._split()[1]
 
     @property
     def out(self) -> tuple[Argument, ...]:
-        return self._out
+        return self._split()[2]
 
     @property
     def self_arg(self) -> Argument | None:
-        return self._self_arg
+        return self._split()[3]
 
     @property
     def post_self_positional(self) -> tuple[Argument, ...]:
         """Positional arguments after ``self`` (all of them when there is no ``self``)."""
-        return self._post_self
+        return self._split()[4]
 
     def names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.flat)

@@ -188,8 +188,10 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
            retry: bool = False) -> Registry:
     """The registry of ``entries``; with ``retry``, any problem raises :class:`_Retry` instead."""
-    from opgov.core.registry_rules import EntryFacts, check_entries
     from opgov.core.schema import FunctionSchema
+
+    if buildable:
+        from opgov.core.registry_rules import EntryFacts, check_entries
 
     def bad(message: str, line: int | None):
         if retry:
