@@ -187,9 +187,12 @@ def out_return_not_aliased(e: EntryFacts):
 
 @_rule("mutable-positional-returned")
 def mutable_positional_returned(e: EntryFacts):
+    written = [a for a in e.schema.arguments.post_self_positional if a.annotation is not None and a.annotation.is_write]
+    if not written:
+        return None
     returned = {r.annotation for r in e.schema.returns}
-    for a in e.schema.arguments.post_self_positional:
-        if a.annotation is not None and a.annotation.is_write and a.annotation in returned:
+    for a in written:
+        if a.annotation in returned:
             return f"{e.name} returns its mutable positional argument {a.name}; such arguments are not returned"
     return None
 
@@ -204,6 +207,8 @@ def mixed_returns(e: EntryFacts):
 
 @_rule("mutable-return-not-aliased")
 def mutable_return_not_aliased(e: EntryFacts):
+    if not any(r.annotation is not None and r.annotation.is_write for r in e.schema.returns):
+        return None
     args = e.schema.arguments
     allowed = {a.annotation for a in args.out} | {a.annotation for a in args.positional if a.name == "self"}
     for r in e.schema.returns:
