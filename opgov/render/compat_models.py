@@ -5,19 +5,26 @@ judges findings against upgraders): :mod:`opgov.render.compat` builds the same r
 dataclasses on the CLI's file-to-file path, whose JSON is the same text.
 """
 
-from __future__ import annotations
-
 from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
 from opgov.core.vocab import FindingKind, Severity
 
+# The models keep the module they were defined in before they moved here: the service's OpenAPI
+# document names a schema by module when two share a name (opgov.render.decomps has a FindingOut
+# too), e.g. ``opgov__render__compat__FindingOut``, and that name is part of the API. (No
+# ``from __future__ import annotations`` here: pydantic would look the annotations up in that
+# module, which holds the models only through its lazy ``__getattr__``.)
+_MODULE = "opgov.render.compat"
+
 __all__ = ["CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary"]
 
 
 class FindingOut(BaseModel):
     """One finding: an operator, what kind of break (or a new operator) and how severe."""
+
+    __module__ = _MODULE
 
     model_config = ConfigDict(frozen=True)
 
@@ -39,6 +46,8 @@ class FindingOut(BaseModel):
 class Summary(BaseModel):
     """Counts by severity (``errors`` decides the exit code) and by kind."""
 
+    __module__ = _MODULE
+
     errors: int = 0
     warnings: int = 0
     waived: int = 0
@@ -51,6 +60,8 @@ class Summary(BaseModel):
 class ExceptionOut(BaseModel):
     """A recorded BC exception (listed when it has expired)."""
 
+    __module__ = _MODULE
+
     pattern: str
     reason: str
     created_by: str
@@ -60,6 +71,8 @@ class ExceptionOut(BaseModel):
 class CheckReport(BaseModel):
     """``opgov check-bc --format json``: findings, a summary, and the exceptions that expired."""
 
+    __module__ = _MODULE
+
     findings: list[FindingOut]
     summary: Summary
     expired_exceptions: list[ExceptionOut] = []
@@ -67,6 +80,8 @@ class CheckReport(BaseModel):
 
 class RuleOut(BaseModel):
     """One registered rule, as ``check-bc --list-rules --format json`` lists it."""
+
+    __module__ = _MODULE
 
     id: str
     kind: str  # bc, fc or new

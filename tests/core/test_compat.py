@@ -390,3 +390,15 @@ def test_the_plain_report_renders_as_the_typed_one():
     assert render_text(plain) == render_text(typed)
     assert render_github(plain) == render_github(typed)
     assert render_json(make_report([], typed=False)) == render_json(make_report([]))
+
+
+def test_the_report_models_keep_their_openapi_names():
+    # the models moved to opgov.render.compat_models but keep their module's name, which the
+    # service's OpenAPI document uses for the two FindingOut models (compat's and decomps')
+    from opgov.api.app import create_app
+    from opgov.api.config import Config
+
+    schemas = create_app(Config(db="sqlite:///unused.db")).openapi()["components"]["schemas"]
+    assert schemas["CheckReport"]["properties"]["findings"]["items"] == {
+        "$ref": "#/components/schemas/opgov__render__compat__FindingOut"}
+    assert {"Summary", "ExceptionOut", "opgov__render__compat__FindingOut"} <= set(schemas)
