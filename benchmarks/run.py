@@ -130,6 +130,10 @@ def main() -> None:
     env.pop("OPGOV_DATABASE_URL", None)
     env.pop("OPGOV_NOW", None)
     results: list[Result] = []
+    # opgov's modules as an installed opgov has them: compiled to bytecode (pip compiles a wheel's
+    # modules when it installs them). An editable install under PYTHONDONTWRITEBYTECODE=1 would
+    # otherwise compile every module from source in every timed process (~0.05 s for check-bc).
+    subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "opgov")], check=True, stdout=subprocess.DEVNULL)
     try:
         def db(name: str) -> str:
             return f"sqlite:///{work / name}"

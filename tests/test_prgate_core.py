@@ -65,3 +65,22 @@ def test_allow_entry_regex_is_searched_in_the_schema_text_like_pytorch():
     assert not entry.covers("aten::_foreach_add.List", "_foreach_add.List(Tensor[] self, Tensor[] other) -> Tensor[]",
                             None)
     assert not entry.covers("aten::add.Scalar", "add.Scalar(Tensor self, Scalar scalar) -> Tensor", None)
+
+
+def test_the_json_is_the_documented_model_written_without_pydantic():
+    # `check-pr --format json` writes its JSON with the standard library; it must be the text of
+    # the pydantic model (opgov.render.prgate_json), whatever the findings hold
+    from opgov.core.prgate import PrFinding, PrReport
+    from opgov.render.prgate import render_json, report_model
+
+    base = {"aten::a": state("a(Tensor self, int dim) -> Tensor", 1, "core"),
+            "aten::b": state("b(Tensor self) -> Tensor", 4)}
+    head = {"aten::a": state("a(Tensor self, int axis) -> Tensor", 1, "core"),
+            "aten::n": state("n(Tensor self) -> Tensor", 9)}
+    report = gate(base, head)
+    odd = PrFinding("core-tag-added", "warning", None, 'quote " back\\slash é ∞ \x01\x1f\x7f\t\n', None, None,
+                    reviewers=("@org/team", "alice"), labels=("module: core aten",))
+    for one in (report, PrReport(report.findings + (odd,), ("@org/team",), ("bc-breaking",)), PrReport((), (), ())):
+        assert render_json(one, base="main", head="HEAD") == \
+            report_model(one, base="main", head="HEAD").model_dump_json(indent=2)
+    assert report.findings  # the comparison saw real findings

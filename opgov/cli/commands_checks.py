@@ -20,14 +20,19 @@ app.add_typer(exceptions_app, name="exceptions")
 app.add_typer(report_app, name="report")
 
 
+def default_database_file() -> Path:
+    """The default SQLite file, ``$XDG_DATA_HOME/opgov/opgov.db`` (see :mod:`opgov.db.engine`)."""
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "opgov" / "opgov.db"
+
+
 def _database_configured() -> bool:
     """check-bc uses a database only when one is named or the default file exists and holds
     something: an absent or empty (0-byte) default file never breaks a check of two files."""
-    from opgov.db.engine import default_url
-
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         return True
-    default = Path(default_url().split("///", 1)[1])
+    # opgov.db.engine.default_url()'s file, without importing SQLAlchemy (tests/cli/test_check_bc.py
+    # checks that the two agree)
+    default = default_database_file()
     return default.is_file() and default.stat().st_size > 0
 
 
@@ -183,22 +188,24 @@ def sync_yaml_cmd(
     bot cannot settle (reported, left untouched); 2: bad input.
     """
     from opgov.core.errors import BadInput
-    from opgov.services.sync import sync_yaml
+    from opgov.services.sync import summary_markdown, sync_run, sync_yaml
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
         raise BadInput("give exactly one of --check, --diff or --write")
     with command(write=modes[0] == "write", orm=False) as ctx:
-        result = sync_yaml(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
+        # the typed result (pydantic) only for --json: the text comes from the plain one
+        run = sync_yaml if json_out else sync_run
+        result = run(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
     if json_out:
         print_json(result)
     elif result.mode == "diff":
         sys.stdout.write(result.diff)
         if result.conflicts:  # stdout stays a clean patch
             sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
-            sys.stderr.writelines(f"  {c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
+            sys.stderr.writelines(f"  aten::{c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
     else:
-        sys.stdout.write(result.summary + "\n")
+        sys.stdout.write(summary_markdown(result) + "\n")
     if (result.mode == "check" and not result.in_sync) or result.conflicts:
         raise typer.Exit(1)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 # A command is a short-lived process that builds many objects and few cycles (imports, YAML
 # trees, rows): collect far less often than after every 700 allocations, Python's default.
@@ -34,7 +36,8 @@ def run(argv: list[str] | None = None) -> None:
     """
     try:
         try:
-            app(args=argv, prog_name="opgov")
+            with _only_the_command_invoked(sys.argv[1:] if argv is None else argv):
+                app(args=argv, prog_name="opgov")
         except OpgovError as err:
             prefix = "refused" if err.exit_code == 1 else "error"
             from opgov.render.escapes import visible
@@ -48,6 +51,50 @@ def run(argv: list[str] | None = None) -> None:
         _leave(done.code)
     if argv is None:
         _leave(0)
+
+
+# the global options (opgov.cli.app.main) that take a value
+_GLOBAL_VALUE_OPTIONS = frozenset({"--db", "--actor", "--now", "--server"})
+
+
+def _invoked_name(args: list[str]) -> str | None:
+    """The top-level command ``args`` name after the global options, or ``None`` (no command, or
+    an option this does not know)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("-"):
+            return arg
+        if arg in _GLOBAL_VALUE_OPTIONS:
+            i += 2
+        elif arg.partition("=")[0] in _GLOBAL_VALUE_OPTIONS:
+            i += 1
+        else:  # --help, --version, anything else: the whole application
+            return None
+    return None
+
+
+@contextmanager
+def _only_the_command_invoked(args: list[str]) -> Iterator[None]:
+    """Typer builds a click command for every registered command on every run (inspecting each
+    function's signature, ~0.01 s for opgov's); a run that names a known command gets an
+    application holding only that one (its usage, help and errors are the same). ``opgov --help``,
+    a mistyped command and anything unusual get the whole application."""
+    from typer.main import get_command_name
+
+    name = _invoked_name(args)
+    commands = [c for c in app.registered_commands
+                if (c.name or get_command_name(c.callback.__name__)) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if name is None or len(commands) + len(groups) != 1 or any(g.name is None for g in app.registered_groups):
+        yield
+        return
+    saved = app.registered_commands, app.registered_groups
+    app.registered_commands, app.registered_groups = commands, groups
+    try:
+        yield
+    finally:
+        app.registered_commands, app.registered_groups = saved
 
 
 def _leave(code: object) -> None:

@@ -150,7 +150,10 @@ def unknown_dispatch_key(e: EntryFacts):
 
 @_rule("several-composite-kernels")
 def several_composite_kernels(e: EntryFacts):
-    found = [k for k in _COMPOSITES if any(k == d for d, _ in e.dispatch)]
+    if not e.dispatch:
+        return None
+    keys = {d for d, _ in e.dispatch}
+    found = [k for k in _COMPOSITES if k in keys]
     if len(found) <= 1 or (len(found) == 2 and "CompositeImplicitAutogradNestedTensor" in found
                            and "CompositeExplicitAutogradNonFunctional" not in found):
         return None
@@ -184,9 +187,12 @@ def out_return_not_aliased(e: EntryFacts):
 
 @_rule("mutable-positional-returned")
 def mutable_positional_returned(e: EntryFacts):
+    written = [a for a in e.schema.arguments.post_self_positional if a.annotation is not None and a.annotation.is_write]
+    if not written:
+        return None
     returned = {r.annotation for r in e.schema.returns}
-    for a in e.schema.arguments.post_self_positional:
-        if a.annotation is not None and a.annotation.is_write and a.annotation in returned:
+    for a in written:
+        if a.annotation in returned:
             return f"{e.name} returns its mutable positional argument {a.name}; such arguments are not returned"
     return None
 
@@ -201,6 +207,8 @@ def mixed_returns(e: EntryFacts):
 
 @_rule("mutable-return-not-aliased")
 def mutable_return_not_aliased(e: EntryFacts):
+    if not any(r.annotation is not None and r.annotation.is_write for r in e.schema.returns):
+        return None
     args = e.schema.arguments
     allowed = {a.annotation for a in args.out} | {a.annotation for a in args.positional if a.name == "self"}
     for r in e.schema.returns:

@@ -117,12 +117,12 @@ class OperatorName:
     @property
     def dunder(self) -> bool:
         """``__and__``, ``__iand__``."""
-        return _DUNDER_RE.fullmatch(self.name) is not None
+        return self.name.startswith("__") and _DUNDER_RE.fullmatch(self.name) is not None
 
     @property
     def inplace(self) -> bool:
         """``add_`` and ``__iand__`` (in-place augmented assignment) are in-place."""
-        m = _DUNDER_RE.fullmatch(self.name)
+        m = _DUNDER_RE.fullmatch(self.name) if self.name.startswith("__") else None
         if m is not None:
             inner = m.group("inner")
             return inner.startswith("i") and inner[1:] in _AUGMENTED_ASSIGNMENT
@@ -132,7 +132,7 @@ class OperatorName:
     def base(self) -> str:
         """The operator family's name, as torchgen groups variants: ``add_`` → ``add``,
         ``__iand__`` → ``and``, ``normal_functional`` → ``normal``."""
-        m = _DUNDER_RE.fullmatch(self.name)
+        m = _DUNDER_RE.fullmatch(self.name) if self.name.startswith("__") else None
         if m is not None:
             inner = m.group("inner")
             return inner[1:] if self.inplace else inner
@@ -482,31 +482,46 @@ class Arguments:
     """
 
     flat: tuple[Argument, ...] = ()
+    # the views below, computed on first use (schemas are immutable, and parsed ones are shared
+    # by the parse cache): (positional, kwarg_only, out, self_arg, post_self_positional)
+    _views: tuple | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _split(self) -> tuple:
+        views = self._views
+        if views is None:
+            flat = self.flat
+            positional = tuple(a for a in flat if not a.kwarg_only)
+            post_self = positional
+            self_arg = None
+            for i, arg in enumerate(positional):
+                if arg.name == "self":
+                    self_arg, post_self = arg, positional[i + 1:]
+                    break
+            views = (positional, tuple(a for a in flat if a.kwarg_only and not a.is_out),
+                     tuple(a for a in flat if a.is_out), self_arg, post_self)
+            object.__setattr__(self, "_views", views)
+        return views
 
     @property
     def positional(self) -> tuple[Argument, ...]:
-        return tuple(a for a in self.flat if not a.kwarg_only)
+        return self._split()[0]
 
     @property
     def kwarg_only(self) -> tuple[Argument, ...]:
-        return tuple(a for a in self.flat if a.kwarg_only and not a.is_out)
+        return self._split()[1]
 
     @property
     def out(self) -> tuple[Argument, ...]:
-        return tuple(a for a in self.flat if a.is_out)
+        return self._split()[2]
 
     @property
     def self_arg(self) -> Argument | None:
-        return next((a for a in self.flat if not a.kwarg_only and a.name == "self"), None)
+        return self._split()[3]
 
     @property
     def post_self_positional(self) -> tuple[Argument, ...]:
         """Positional arguments after ``self`` (all of them when there is no ``self``)."""
-        positional = self.positional
-        for i, arg in enumerate(positional):
-            if arg.name == "self":
-                return positional[i + 1:]
-        return positional
+        return self._split()[4]
 
     def names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.flat)
@@ -542,6 +557,9 @@ class FunctionSchema:
     arguments: Arguments
     returns: tuple[Return, ...]
     _text: str | None = field(default=None, compare=False, repr=False)
+    # computed on first use (a parsed schema is shared by the parse cache, so once per text)
+    _kind: SchemaKind | None = field(default=None, init=False, compare=False, repr=False)
+    _family: tuple | None = field(default=None, init=False, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str) -> FunctionSchema:
@@ -558,16 +576,11 @@ class FunctionSchema:
     @property
     def kind(self) -> SchemaKind:
         """functional / inplace / out / mutable / scratch, with torchgen's precedence."""
-        if self.name.inplace:
-            return SchemaKind.inplace
-        out = self.arguments.out
-        if out:
-            if any(a.name.startswith("_scratch_") for a in out):
-                return SchemaKind.scratch
-            return SchemaKind.out
-        if any(a.is_write for a in self.arguments.post_self_positional):
-            return SchemaKind.mutable
-        return SchemaKind.functional
+        kind = self._kind
+        if kind is None:
+            kind = _kind(self)
+            object.__setattr__(self, "_kind", kind)
+        return kind
 
     @property
     def is_mutable(self) -> bool:
@@ -578,6 +591,19 @@ class FunctionSchema:
         if self._text is not None:
             return self._text
         return _render_schema(self)
+
+
+def _kind(schema: FunctionSchema) -> SchemaKind:
+    if schema.name.inplace:
+        return SchemaKind.inplace
+    out = schema.arguments.out
+    if out:
+        if any(a.name.startswith("_scratch_") for a in out):
+            return SchemaKind.scratch
+        return SchemaKind.out
+    if any(a.is_write for a in schema.arguments.post_self_positional):
+        return SchemaKind.mutable
+    return SchemaKind.functional
 
 
 def _render_schema(schema: FunctionSchema) -> str:
@@ -704,7 +730,15 @@ def family_key(schema: FunctionSchema) -> tuple:
     """The key torchgen groups variants by (its ``FunctionSchema.signature()``): the base name,
     the arguments without out= arguments, alias annotations and the tensor options
     (``dtype, layout, device, pin_memory``), and the return types, with the mutated inputs a
-    schema does not return counted as returns."""
+    schema does not return counted as returns. Computed once per schema."""
+    key = schema._family
+    if key is None:
+        key = _family_key(schema)
+        object.__setattr__(schema, "_family", key)
+    return key
+
+
+def _family_key(schema: FunctionSchema) -> tuple:
     args = schema.arguments
     positional = tuple((a.name, str(a.type), a.default) for a in args.positional)
     kwargs = list(args.kwarg_only)

@@ -28,11 +28,10 @@ import re
 from contextlib import contextmanager
 from typing import Iterator, NamedTuple
 
-#: Characters libyaml refuses (outside its printable set) or counts as line breaks.
-_UNUSUAL = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Characters libyaml refuses (outside its printable set) or counts as line breaks (compiled on
+#: first use, for a text that is not ASCII: the pattern costs a few milliseconds to compile).
+_UNUSUAL_PATTERN = "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 _UNUSUAL_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-_DASH = re.compile(r"^-(?:[ \t]|$)", re.M)
-_DASH_WITH_CONTENT = re.compile(r"^-[ \t]+[^ \t#\n]", re.M)
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 
@@ -90,18 +89,18 @@ def entries(text: str, max_depth: int) -> list[Entry] | None:
     """The entries of a native_functions.yaml ``text``, or ``None`` where libyaml must read it
     (see the module docstring)."""
     ryml = _ryml()
-    if ryml is None or (_UNUSUAL_ASCII if text.isascii() else _UNUSUAL).search(text) is not None:
+    unusual = _UNUSUAL_ASCII if text.isascii() else re.compile(_UNUSUAL_PATTERN)
+    if ryml is None or unusual.search(text) is not None:
         return None
-    # the line of each entry: its "-" in the first column (checked against the parsed entries)
+    # the line of each entry: its "-" in the first column (checked against the parsed entries);
+    # a "-" line without content on it ("-" alone, "- # note") is left to libyaml
     lines = []
-    line, previous = 1, 0
-    for match in _DASH.finditer(text):
-        position = match.start()
-        line += text.count("\n", previous, position)
-        previous = position
-        lines.append(line)
-    if len(_DASH_WITH_CONTENT.findall(text)) != len(lines):
-        return None
+    for number, content in [(n, c) for n, c in enumerate(text.split("\n"), 1) if c[:1] == "-"]:
+        if len(content) == 1 or content[1] in " \t":
+            rest = content[2:].lstrip(" \t")
+            if not rest or rest[0] == "#":
+                return None
+            lines.append(number)
     buf = bytearray(text.encode("utf-8"))  # the tree points into it: keep it alive while walking
     try:
         with _quiet_stderr():

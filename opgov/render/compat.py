@@ -1,16 +1,20 @@
 """The JSON shape of a compatibility check, and its renderers (json, GitHub Actions, text).
 
 Kept apart from :mod:`opgov.core.compat` so that the checker itself imports only the standard
-library; pydantic is loaded only by whoever renders a report. Every renderer is a pure function
-from a :class:`CheckReport` to a string; the CLI adds colour to the text form.
+library. The report's pydantic models (:class:`CheckReport` and its parts, the service's response
+schema) live in :mod:`opgov.render.compat_models` and are loaded on first use: ``make_report(...,
+typed=False)`` builds the same report as plain dataclasses (what ``opgov check-bc`` of two files
+prints), whose :func:`render_json` is the same text as the model's ``model_dump_json(indent=2)``.
+Every renderer is a pure function from a report (either form) to a string; the CLI adds colour to
+the text form.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date
-
-from pydantic import BaseModel, ConfigDict
 
 from opgov.core.compat import SEVERITIES, BcException, Finding
 from opgov.core.vocab import FindingKind, Severity
@@ -20,11 +24,23 @@ __all__ = ["CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary", "m
            "render_json", "render_rules", "render_text"]
 
 
-class FindingOut(BaseModel):
-    """One finding: an operator, what kind of break (or a new operator) and how severe."""
+_MODELS = frozenset({"CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary"})
 
-    model_config = ConfigDict(frozen=True)
 
+def __getattr__(name: str):
+    """The pydantic models, imported on first use (pydantic costs ~50 ms of start-up)."""
+    if name in _MODELS:
+        from opgov.render import compat_models
+
+        return getattr(compat_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --- the report as plain dataclasses (same fields, same order, same JSON) ---------------------
+
+
+@dataclass(frozen=True)
+class PlainFinding:
     operator: str
     kind: FindingKind
     rule: str
@@ -34,15 +50,13 @@ class FindingOut(BaseModel):
     new_schema: str | None = None
     file: str | None = None
     line: int | None = None
-    # a BC break of a non-core operator: the recorded upgrader that covers it, or the one to add
     upgrader: str | None = None
     suggested_upgrader: str | None = None
     version_map_entry: str | None = None
 
 
-class Summary(BaseModel):
-    """Counts by severity (``errors`` decides the exit code) and by kind."""
-
+@dataclass
+class PlainSummary:
     errors: int = 0
     warnings: int = 0
     waived: int = 0
@@ -52,28 +66,42 @@ class Summary(BaseModel):
     new: int = 0
 
 
-class ExceptionOut(BaseModel):
-    """A recorded BC exception (listed when it has expired)."""
-
+@dataclass
+class PlainException:
     pattern: str
     reason: str
     created_by: str
     expires_on: date
 
 
-class CheckReport(BaseModel):
-    """``opgov check-bc --format json``: findings, a summary, and the exceptions that expired."""
+@dataclass
+class PlainReport:
+    findings: list[PlainFinding]
+    summary: PlainSummary
+    expired_exceptions: list[PlainException] = field(default_factory=list)
 
-    findings: list[FindingOut]
-    summary: Summary
-    expired_exceptions: list[ExceptionOut] = []
+    def json(self) -> str:
+        """The text of :class:`CheckReport`'s ``model_dump_json(indent=2)`` for the same report."""
+        data = {"findings": [vars(f) for f in self.findings], "summary": vars(self.summary),
+                "expired_exceptions": [{**vars(e), "expires_on": e.expires_on.isoformat()}
+                                       for e in self.expired_exceptions]}
+        return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 _COUNT_FIELD = {"error": "errors", "warning": "warnings", "waived": "waived", "info": "infos"}
 
 
-def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = ()) -> CheckReport:
-    """Build the report from policy-applied findings (and the expired exceptions to list)."""
+def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = (), *, typed: bool = True):
+    """Build the report from policy-applied findings (and the expired exceptions to list): a
+    :class:`CheckReport`, or with ``typed=False`` the same as a :class:`PlainReport`."""
+    if typed:
+        from opgov.render.compat_models import CheckReport, ExceptionOut, FindingOut, Summary
+    else:
+        CheckReport, ExceptionOut, Summary = PlainReport, PlainException, PlainSummary
+
+        def FindingOut(**fields):  # noqa: N802 - the model's stand-in; validates kind and severity alike
+            fields["kind"], fields["severity"] = FindingKind(fields["kind"]), Severity(fields["severity"])
+            return PlainFinding(**fields)
     outs = [FindingOut(operator=f.operator, kind=f.kind, rule=f.rule, severity=f.severity, message=f.message,
                        old_schema=f.old_schema, new_schema=f.new_schema, file=f.file, line=f.line)
             for f in findings]
@@ -89,7 +117,9 @@ def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = ()
     )
 
 
-def render_json(report: CheckReport) -> str:
+def render_json(report) -> str:
+    if isinstance(report, PlainReport):
+        return report.json()
     return report.model_dump_json(indent=2)
 
 
@@ -166,19 +196,13 @@ def render_text(report: CheckReport) -> str:
 # --- the rules themselves (check-bc --list-rules) ---------------------------------------------
 
 
-class RuleOut(BaseModel):
-    """One registered rule, as ``check-bc --list-rules --format json`` lists it."""
-
-    id: str
-    kind: str  # bc, fc or new
-    purpose: str
-
-
 def render_rules(rules: Iterable, fmt: str) -> str:
     """The rules registry: a JSON list for ``json``, one aligned line per rule otherwise."""
-    outs = [RuleOut(id=r.id, kind=r.kind, purpose=r.purpose) for r in rules]
     if fmt == "json":
         from pydantic import TypeAdapter
 
+        from opgov.render.compat_models import RuleOut
+
+        outs = [RuleOut(id=r.id, kind=r.kind, purpose=r.purpose) for r in rules]
         return TypeAdapter(list[RuleOut]).dump_json(outs, indent=2).decode() + "\n"
-    return "".join(f"{r.id:34} {r.kind:3} {r.purpose}\n" for r in outs)
+    return "".join(f"{r.id:34} {r.kind:3} {r.purpose}\n" for r in rules)

@@ -77,7 +77,17 @@ def report_model(report: PrReport, *, base: str = "", head: str = ""):
 
 
 def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
-    return report_model(report, base=base, head=head).model_dump_json(indent=2)
+    """The text of ``report_model(...).model_dump_json(indent=2)``, written without pydantic (the
+    model is the documented shape; tests/test_prgate_core.py checks the two agree)."""
+    data = {"base": base, "head": head,
+            "findings": [{"rule": f.rule, "severity": f.severity, "kind": f.kind, "operator": f.operator,
+                          "message": f.message, "file": f.file, "line": f.line, "old_schema": f.old_schema,
+                          "new_schema": f.new_schema, "reviewers": list(f.reviewers), "labels": list(f.labels)}
+                         for f in report.findings],
+            "summary": {"errors": report.count("error"), "warnings": report.count("warning"),
+                        "waived": report.count("waived"), "infos": report.count("info")},
+            "reviewers": list(report.reviewers), "labels": list(report.labels)}
+    return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 def render_requests(report: PrReport) -> str:

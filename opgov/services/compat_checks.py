@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
-from sqlalchemy import insert, select
-
-from opgov.db import tables
 from opgov.core.errors import BadInput
-from opgov.services.common import Ctx, log_event, require, require_text
 
-if TYPE_CHECKING:  # the ORM and the result models load only where an exception is managed
+if TYPE_CHECKING:
     from opgov.db.models import BcException
+    from opgov.services.common import Ctx
     from opgov.services.results import ExceptionAdded, ExceptionView
+
+# SQLAlchemy, the tables and the ORM models are imported inside the functions that touch the
+# database: `opgov check-bc` of two files needs none of them (about 0.1 s of imports).
 
 DEFAULT_GIT_PATH = "aten/src/ATen/native/native_functions.yaml"
 
@@ -37,7 +37,10 @@ class Side:
 
 
 def _exceptions(session, today: date) -> list:
+    from sqlalchemy import select
+
     from opgov.core.compat import BcException as Rule
+    from opgov.db import tables
 
     e = tables.bc_exceptions.c
     return [Rule(pattern=r.pattern, reason=r.reason, created_by=r.created_by, expires_on=r.expires_on)
@@ -47,6 +50,10 @@ def _exceptions(session, today: date) -> list:
 
 def _decided(session) -> tuple[set[str], set[str], set[str]]:
     """(core by decision, not-core by decision, deleted) from the database."""
+    from sqlalchemy import select
+
+    from opgov.db import tables
+
     c = tables.operators.c
     rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
     core = {r.qualname for r in rows if r.category_source == "decision" and r.category == "core"}
@@ -77,13 +84,14 @@ def raw_findings(old: Side, new: Side) -> list:
     return raw
 
 
-def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date):
-    """Run the rules over two sides and apply the policy; returns a ``CheckReport``."""
+def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date, typed: bool = True):
+    """Run the rules over two sides and apply the policy; returns a ``CheckReport`` (with
+    ``typed=False``, the same report as plain dataclasses: no pydantic)."""
     from opgov.core import compat
     from opgov.render.compat import make_report
 
     findings = judged_findings(old, new, exceptions=exceptions, deleted=deleted, today=today)
-    return make_report(findings, compat.expired_exceptions(exceptions, today))
+    return make_report(findings, compat.expired_exceptions(exceptions, today), typed=typed)
 
 
 def judged_findings(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date) -> list:
@@ -109,6 +117,10 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, old:
     """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
     severity. Works on a Core connection (the import runs without the ORM). ``old`` and ``new``
     are the two snapshots as sides when the caller has them already (the import does)."""
+    from sqlalchemy import insert
+
+    from opgov.db import tables
+
     session = ctx.session
     old = old or snapshot_side(session, previous_id)
     new = new or snapshot_side(session, snapshot_id)
@@ -126,7 +138,10 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, old:
 def exceptions_in_force(session, when) -> list:
     """The exceptions recorded by ``when`` and not removed by then (expiry is judged by the
     policy on ``when``'s date)."""
+    from sqlalchemy import select
+
     from opgov.core.compat import BcException as Rule
+    from opgov.db import tables
 
     e = tables.bc_exceptions.c
     rows = session.execute(select(e.pattern, e.reason, e.created_by, e.expires_on, e.created_at, e.removed_at)
@@ -191,7 +206,9 @@ class StoredEntry(NamedTuple):
 
 def snapshot_side(session, snapshot_id: int) -> Side:
     """One snapshot as a side of a comparison (Core only)."""
-    from opgov.db import entries
+    from sqlalchemy import select
+
+    from opgov.db import entries, tables
 
     snap = tables.snapshots.c
     label, source, position = session.execute(select(snap.label, snap.source, snap.position)
@@ -263,6 +280,10 @@ def resolve_side(spec: str, session=None) -> Side:
         return _yaml_side(spec, spec)
     if session is None:
         raise BadInput(f"{spec}: no such file (and no database configured to look up a snapshot of that label)")
+    from sqlalchemy import select
+
+    from opgov.db import tables
+
     snap = tables.snapshots.c
     snapshot_id = session.scalar(select(snap.id).where(snap.label == spec))
     if snapshot_id is None:
@@ -273,14 +294,15 @@ def resolve_side(spec: str, session=None) -> Side:
 
 def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
     """Compare two sources. With a database: its decisions (core-ness), exceptions and completed
-    deletions apply too; without one, core-ness comes from the old side's ``core`` tags."""
+    deletions apply too; without one, core-ness comes from the old side's ``core`` tags (and the
+    report is built without pydantic: see :func:`opgov.render.compat.make_report`)."""
     old, new = resolve_side(old_spec, session), resolve_side(new_spec, session)
     exceptions, deleted = [], set()
     if session is not None:
         decided_core, decided_other, deleted = _decided(session)
         old.core = (old.core - decided_other) | (decided_core & set(old.schemas))
         exceptions = _exceptions(session, today)
-    report = compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
+    report = compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today, typed=session is not None)
     if session is not None:  # BC breaks of non-core operators: covered by an upgrader, or the one to add
         from opgov.services.upgraders import cover_findings
 
@@ -304,14 +326,18 @@ def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today
 
 
 def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> ExceptionAdded:
+    from sqlalchemy import select
+
+    from opgov.db.models import BcException, Operator
+    from opgov.services.common import log_event, require, require_text
+    from opgov.services.results import ExceptionAdded
+
     pattern = require_text(pattern, "the operator pattern")
     reason = require_text(reason, "the reason")
     require(ctx, "exceptions", "record BC exceptions")
     if expires <= ctx.now().date():
         raise BadInput(f"--expires {expires} is not in the future")
     from opgov.core.compat import BcException as Rule
-    from opgov.db.models import BcException, Operator
-    from opgov.services.results import ExceptionAdded
 
     rule = Rule(pattern=pattern, reason=reason, created_by=ctx.actor, expires_on=expires)
     rows = ctx.session.execute(select(Operator.qualname, Operator.category).where(Operator.present)).all()
@@ -339,6 +365,8 @@ def exception_view(row: BcException, today: date) -> ExceptionView:
 
 
 def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[ExceptionView]:
+    from sqlalchemy import select
+
     from opgov.db.models import BcException
 
     query = select(BcException).order_by(BcException.id)
@@ -349,8 +377,10 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[Exceptio
 
 
 def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
-    from opgov.db.limits import MAX_INTEGER
     from opgov.db.models import BcException
+    from opgov.services.common import log_event, require
+
+    from opgov.db.limits import MAX_INTEGER
 
     row = ctx.session.get(BcException, exception_id) if 0 < exception_id <= MAX_INTEGER else None
     if row is None:

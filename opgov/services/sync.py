@@ -192,13 +192,19 @@ def _tag_lines(tags_text: str) -> set[str]:
 
 
 def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncReport:
+    """:func:`sync_run`'s result as the typed :class:`~opgov.services.results.SyncReport`."""
+    return report(sync_run(ctx, path, mode=mode, tags_yaml=tags_yaml))
+
+
+def sync_run(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncResult:
     """Compare ``path`` (a native_functions.yaml) with the database; ``diff`` also renders the
     edit, ``write`` (role: bot or maintainer) applies it atomically. ``tags_yaml`` defaults to the
     tags.yaml beside ``path`` (torchgen reads that one). Every governed tag the result uses must be
     declared there (missing declarations are added), and every other tag must be declared
     already (:class:`BadInput` otherwise). Without any tags.yaml, a write that adds a tag is
     refused (exit 2): it could leave the tag undeclared, which torchgen rejects.
-    Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported."""
+    Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported.
+    The CLI prints its text from this plain result (no pydantic); :func:`sync_yaml` types it."""
     from opgov.core import yamlsync
 
     if mode not in MODES:
@@ -262,7 +268,7 @@ def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -
         log_event(ctx, "yaml.sync", f"file:{path}",
                   after={"changes": len(result.changes), "conflicts": len(result.conflicts),
                          "tags_declared": result.tags_declared})
-    return report(result)
+    return result
 
 
 # --- rendering ------------------------------------------------------------------------------

@@ -470,3 +470,16 @@ def test_real_2_12_to_2_13(nodb, pytorch_release):
     assert all(f["file"] == str(old) and _entry_name(old, f["line"]) == f["operator"]
                for f in report["findings"] if f["operator"] in removed)
     assert report["summary"]["new"] == 1
+
+
+def test_the_default_database_file_is_the_engines(monkeypatch, tmp_path):
+    # check-bc decides whether a database is configured without importing SQLAlchemy
+    from opgov.cli.commands_checks import default_database_file
+    from opgov.db.engine import default_url
+
+    for xdg in (None, str(tmp_path)):
+        if xdg is None:
+            monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_DATA_HOME", xdg)
+        assert f"sqlite:///{default_database_file()}" == default_url()

@@ -372,3 +372,33 @@ def test_empty_report():
     report = make_report([])
     assert render_github(report) == ""
     assert render_text(report) == "0 errors, 0 warnings, 0 waived, 0 infos (0 BC, 0 FC, 0 new)\n"
+
+
+def test_the_plain_report_renders_as_the_typed_one():
+    # `opgov check-bc` of two files builds its report without pydantic: same JSON, text and
+    # workflow commands as the service's CheckReport, quotes, non-ASCII and control codes included
+    raw = [_raw("aten::a"), _raw("aten::b", kind="fc", rule="default-changed"),
+           _raw("aten::c", kind="new", rule="operator-added"), _raw("aten::_foreach_x"),
+           RawFinding("aten::d", "fc", "default-changed", 'quote " back\\slash é ∞ \x01\x1f\x7f\t\n', "d(int a)", None)]
+    exceptions = [_exc("aten::_foreach_*"), _exc("aten::gone", expires_on=date(2024, 1, 1))]
+    findings = apply_policy(raw, core={"aten::a"}, exceptions=exceptions, today=TODAY,
+                            locate=lambda f: ("a,b:c.yaml", 7) if f.operator == "aten::a" else (None, None))
+    expired = expired_exceptions(exceptions, TODAY)
+    typed, plain = make_report(findings, expired), make_report(findings, expired, typed=False)
+    assert type(typed).__name__ == "CheckReport" and type(plain).__name__ == "PlainReport"
+    assert render_json(plain) == render_json(typed)
+    assert render_text(plain) == render_text(typed)
+    assert render_github(plain) == render_github(typed)
+    assert render_json(make_report([], typed=False)) == render_json(make_report([]))
+
+
+def test_the_report_models_keep_their_openapi_names():
+    # the models moved to opgov.render.compat_models but keep their module's name, which the
+    # service's OpenAPI document uses for the two FindingOut models (compat's and decomps')
+    from opgov.api.app import create_app
+    from opgov.api.config import Config
+
+    schemas = create_app(Config(db="sqlite:///unused.db")).openapi()["components"]["schemas"]
+    assert schemas["CheckReport"]["properties"]["findings"]["items"] == {
+        "$ref": "#/components/schemas/opgov__render__compat__FindingOut"}
+    assert {"Summary", "ExceptionOut", "opgov__render__compat__FindingOut"} <= set(schemas)

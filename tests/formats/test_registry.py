@@ -71,3 +71,16 @@ def test_real_releases_read_with_autogen(pytorch_versions, pytorch_release):
         entries = [op for op in registry.ops.values() if op.autogen_of is None]
         assert len(entries) == path.read_text().count("\n- func:") + path.read_text().startswith("- func:")
         assert any(op.autogen_of for op in registry.ops.values())
+
+
+def test_the_registry_builds_the_same_ops_as_the_dataclass():
+    # the reader builds RegistryOp without its frozen __init__ (faster): the same objects
+    from dataclasses import fields
+
+    from opgov.formats.registry import RegistryOp, _op
+
+    for args in (("aten::add.Tensor", "add.Tensor", "add.Tensor(Tensor self) -> Tensor", "functional", ("core",), 7,
+                  None, True), ("aten::x.out", "x.out", None, "out", (), 9, "aten::x")):
+        fast, slow = _op(*args), RegistryOp(*args)
+        assert (fast == slow, hash(fast) == hash(slow), repr(fast) == repr(slow)) == (True, True, True)
+        assert [getattr(fast, f.name) for f in fields(RegistryOp)] == [getattr(slow, f.name) for f in fields(RegistryOp)]
