@@ -73,7 +73,8 @@ def import_cmd(
     from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
-    import opgov.services.results  # noqa: F401 - pydantic loads while the child reads the file
+    if json_out:
+        import opgov.services.results  # noqa: F401 - pydantic loads while the child reads the file
     from opgov.services.imports import import_snapshot
 
     status = None
@@ -85,7 +86,7 @@ def import_cmd(
     try:
         with command(write=True, orm=False) as ctx:
             result = import_snapshot(ctx, native_functions_yaml, label=label, tags_yaml=tags_yaml,
-                                     registry=reading.result(), historical=historical,
+                                     registry=reading.result(), historical=historical, typed=json_out,
                                      progress=(lambda m: status.update(m)) if status else None)
     finally:
         if status:

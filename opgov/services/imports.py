@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class _Tally:
-    """What an import changes, collected while it runs (the result is :class:`ImportResult`)."""
+class ImportTally:
+    """What an import changes, collected while it runs: the fields of :class:`ImportResult`, as a
+    plain dataclass (``import_snapshot(typed=False)``: the CLI's text output needs no pydantic)."""
 
     label: str
     operators: int
@@ -34,13 +35,14 @@ class _Tally:
     findings: dict[str, int] = field(default_factory=dict)  # severity → count
     baseline: bool = False
     historical: bool = False  # stored in its place in history (import --historical)
+    unchanged_file: bool = False  # the label exists with identical content: nothing was written
 
     def result(self) -> ImportResult:
         from opgov.services.results import ImportResult
 
         return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
                             changed=self.changed, own_entry=self.own_entry, findings=self.findings,
-                            baseline=self.baseline, historical=self.historical)
+                            baseline=self.baseline, historical=self.historical, unchanged_file=self.unchanged_file)
 
 
 def list_snapshots(ctx: Ctx) -> list:
@@ -97,7 +99,7 @@ def _place(session, label: str, latest_id: int | None):
 
 def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = None,
                     progress: Callable[[str], None] | None = None, registry: Registry | None = None,
-                    historical: bool = False) -> ImportResult:
+                    historical: bool = False, typed: bool = True) -> ImportResult | ImportTally:
     """Record a snapshot: operators added, removed and schema-changed since the previous one.
 
     ``ctx.session`` may be a Core connection: this use case needs no ORM. ``registry`` is the
@@ -107,6 +109,9 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     ``2.13.0``) is refused (exit 1): it would become the latest and report the newer operators as
     removed. With ``historical=True`` it is stored in its place in history instead
     (:func:`_import_historical`).
+
+    Returns the typed :class:`ImportResult`; ``typed=False`` returns the same fields as an
+    :class:`ImportTally` dataclass, without loading pydantic (the CLI's text output).
     """
     require(ctx, "import", "import snapshots")
     serialize(ctx, "import")
@@ -122,9 +127,8 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
                                .where(snapshots.c.label == label)).first()
     if existing is not None:
         if existing.content_hash == registry.content_hash:
-            from opgov.services.results import ImportResult
-
-            return ImportResult(label=label, operators=existing.operator_count, unchanged_file=True)
+            unchanged = ImportTally(label=label, operators=existing.operator_count, unchanged_file=True)
+            return unchanged.result() if typed else unchanged
         raise BadInput(f"snapshot {label!r} already exists with different content; choose another label")
 
     previous_id = latest_snapshot_id(session)
@@ -133,7 +137,8 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
         if place is None:
             raise BadInput(f"--historical places an older release in history, but {label!r} is not older than "
                            "the latest snapshot (labels are compared as versions, e.g. 2.6.0 < 2.13.0)")
-        return _import_historical(ctx, registry, path, label, position=place[1])
+        tally = _import_historical(ctx, registry, path, label, position=place[1])
+        return tally.result() if typed else tally
     if place is not None:
         raise PolicyRefusal(f"snapshot {label} is older than the latest snapshot {place[0]}: importing it as the "
                             f"latest would report {place[0]}'s operators as removed; pass --historical to store "
@@ -165,17 +170,15 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
               after={"source": str(path), "content_hash": registry.content_hash,
                      "operators": len(registry.ops), "added": len(result.added),
                      "removed": len(result.removed), "changed": len(result.changed)})
-    return result.result()
+    return result.result() if typed else result
 
 
-def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, position: int) -> ImportResult:
+def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, position: int) -> ImportTally:
     """Store an older release in its place in history, at ``position`` (the newer releases move up
     one): its
     entries (each operator's history gains it), and rows for operators the database never saw
     (not present now). The latest snapshot, every operator's current state and the findings stay:
     nothing was added or removed *now*, so no finding is recorded."""
-    from opgov.services.results import ImportResult
-
     session = ctx.session
     c = operators.c
     ids = dict(session.execute(select(c.qualname, c.id)).all())
@@ -212,17 +215,17 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, p
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash, "operators": len(registry.ops),
                      "historical": True, "before": before})
-    return ImportResult(label=label, operators=len(registry.ops), historical=True)
+    return ImportTally(label=label, operators=len(registry.ops), historical=True)
 
 
 def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label: str, *,
-           previous_id: int | None, current: dict) -> tuple[_Tally, dict[str, int]]:
+           previous_id: int | None, current: dict) -> tuple[ImportTally, dict[str, int]]:
     """Bring the operator rows up to ``registry`` and record what the snapshot holds (``current``:
     the previous snapshot's entries). Only rows whose entry appeared, changed or left are written:
     an unchanged import writes no operator row. Returns the tally and every operator's id."""
     session = ctx.session
     baseline = previous_id is None
-    result = _Tally(label=label, operators=len(registry.ops), baseline=baseline)
+    result = ImportTally(label=label, operators=len(registry.ops), baseline=baseline)
     c = operators.c
     known = {row.qualname: row for row in session.execute(
         select(c.id, c.qualname, c.schema, c.present, c.category_source, c.category, c.lifecycle,
