@@ -448,7 +448,7 @@ def test_remote_cli_gives_the_local_output(server, args):
 def test_remote_cli_refusals(server):
     actor = run_cli("--server", server.url, "--actor", "chair", "ops", "show", "aten::glu")
     assert actor.returncode == 2 and "--actor cannot be used with --server" in actor.stderr
-    write = run_cli("--server", server.url, "members", "add", "eve", "--role", "developer",
+    write = run_cli("--server", server.url, "decisions", "load", "core-aten-review-2023",
                     env={"OPGOV_TOKEN": server.tokens["chair"]})  # no endpoint: said in one line
     assert write.returncode == 2 and "does not work with --server yet" in write.stderr
     bad = run_cli("--server", server.url, "ops", "show", "aten::glu", env={"OPGOV_TOKEN": "opgov_forged"})
