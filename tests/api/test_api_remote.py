@@ -105,7 +105,7 @@ WRITES = [
     ("chair", "config", "set", "quorum", "2"),
     ("dev", "decomps", "load", "{rules}"),                            # 1
     ("chair", "decomps", "load", "{rules}"),
-    ("chair", "decomps", "load", "{rules}"),                          # unchanged
+    ("chair", "decomps", "load", "{rules}", "--json"),                # unchanged
     ("chair", "decomps", "load", "{breaking}"),                       # refused with the path: 1
     ("chair", "decomps", "load", "{unknown}"),                        # file:line: 2
     ("chair", "decomps", "load", "{missing}"),                        # 2
@@ -117,6 +117,7 @@ WRITES = [
     ("bot", "import", str(V2), "--tags-yaml", str(TAGS), "--label", "v2"),   # identical content again
     ("bot", "import", str(V1), "--label", "v1.5"),                    # older than v2: refused, 1
     ("bot", "import", str(V1), "--label", "v1.5", "--historical"),
+    ("bot", "import", str(V2), "--tags-yaml", str(TAGS), "--label", "v1.7", "--historical", "--json"),
     ("dev", "decomps", "import-torch", "--only", "aten::layer_norm"),  # 1
     ("chair", "decomps", "import-torch", "--only", "aten::nope"),     # 2
 ]
@@ -141,6 +142,17 @@ def test_import_torch_without_torch_on_either_side(twins):
     remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
     same(remote, local)
     assert remote.returncode == 2 and "torch is not importable" in remote.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not available")
+def test_import_torch_traces_on_the_server(twins):
+    server, local_db = twins
+    for args in (("decomps", "import-torch", "--only", "aten::layer_norm", "--only", "aten::var"),
+                 ("decomps", "import-torch", "--only", "aten::chunk", "--json")):
+        remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
+        same(remote, local)
+        assert remote.returncode == 0
+    assert locally(server.db, None, "decomps", "list").stdout == locally(local_db, None, "decomps", "list").stdout
 
 
 def test_no_token_cannot_write(twins, files):
