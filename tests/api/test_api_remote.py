@@ -218,6 +218,23 @@ def test_reads_give_the_local_output(twins, args):
     assert (via_env.returncode, via_env.stdout) == (local.returncode, local.stdout)
 
 
+def test_the_new_reads_over_http(twins):
+    server, _ = twins
+    with server.client() as anyone:
+        verified = anyone.get("/api/v1/events/verify").json()
+        assert verified["intact"] is True and verified["broken"] is None and len(verified["head"]) == 64
+        checked = anyone.get("/api/v1/decomps/check").json()
+        assert checked["errors"] == 0 and checked["warnings"] == len(checked["violations"]) > 0
+        assert {r["operator"] for r in anyone.get("/api/v1/decomps").json()} >= {"aten::layer_norm", "aten::var"}
+        yaml_text = anyone.get("/api/v1/opset", params={"format": "selective-build", "decompose": "aten::var"})
+        assert yaml_text.headers["content-type"].startswith("application/yaml")
+        assert yaml_text.text.startswith("# selected operators: opgov opset core-aten; decompose aten::var")
+        python = anyone.get("/api/v1/opset", params={"format": "python"})
+        assert python.headers["content-type"].startswith("text/x-python") and "decomp_table" in python.text
+        assert problem(anyone.get("/api/v1/opset", params={"format": "pdf"}), 422)
+        assert "aten::nope" in problem(anyone.get("/api/v1/opset", params={"decompose": "aten::nope"}), 400)
+
+
 def test_a_corpus_is_refused_with_server(twins, tmp_path):
     server, _ = twins
     for args in (("opset", "build", "--models", str(tmp_path)), ("check-decomps", "--models", str(tmp_path))):

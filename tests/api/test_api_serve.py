@@ -157,7 +157,11 @@ def test_health_openapi_and_docs(server):
                          ("POST", "/api/v1/operators/{name}/mark-deprecated"),
                          ("POST", "/api/v1/operators/{name}/delete"), ("POST", "/api/v1/operators/{name}/undeprecate"),
                          ("POST", "/api/v1/tick"), ("POST", "/api/v1/exceptions"), ("GET", "/api/v1/report/weekly"),
-                         ("POST", "/api/v1/check-bc"), ("POST", "/api/v1/check-model"), ("GET", "/api/v1/opset")]:
+                         ("POST", "/api/v1/check-bc"), ("POST", "/api/v1/check-model"), ("GET", "/api/v1/opset"),
+                         ("GET", "/api/v1/events/verify"), ("GET", "/api/v1/members"), ("POST", "/api/v1/members"),
+                         ("DELETE", "/api/v1/members/{name}"), ("GET", "/api/v1/config"), ("PUT", "/api/v1/config/{key}"),
+                         ("GET", "/api/v1/decomps"), ("POST", "/api/v1/decomps"), ("GET", "/api/v1/decomps/check"),
+                         ("POST", "/api/v1/decomps/import-torch")]:
         assert (method, path) in documented
     from openapi_spec_validator import validate
 
