@@ -48,9 +48,9 @@ def fetch(path: str, result_type: Any, *, local: Callable[[Any], T], orm: bool =
 def send(path: str, result_type: Any, *, local: Callable[[Any], T], orm: bool = True, method: str = "POST",
          json_body: Any = None, files: list[tuple[str, str]] | None = None,
          fields: dict[str, Any] | None = None) -> T:
-    """A write: with ``--server`` the answer to ``POST path`` (a JSON body, or a multipart form of
-    ``files`` and ``fields``) parsed as ``result_type``, acting as the token's member on the
-    server's clock; else ``local(ctx)`` in one write transaction on the database."""
+    """A write: with ``--server`` the answer to ``method path`` (POST, PUT, DELETE; a JSON body, or a
+    multipart form of ``files`` and ``fields``) parsed as ``result_type``, acting as the token's
+    member on the server's clock; else ``local(ctx)`` in one write transaction on the database."""
     remote = server()
     if remote is not None:
         return remote.send(method, path, result_type, json_body=json_body, files=files, fields=fields)
