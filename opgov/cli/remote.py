@@ -134,6 +134,8 @@ def _multipart(files: list[tuple[str, str]], fields: dict[str, Any]) -> tuple[by
                      + text.encode("utf-8") + b"\r\n")
     for name, path in files:
         local = Path(path)
+        if local.is_dir():
+            raise BadInput("is a directory, expected a file", file=path)
         if not local.is_file():
             raise BadInput("no such file", file=path)
         try:

@@ -73,7 +73,11 @@ def files(tmp_path_factory) -> dict[str, Path]:
 
     broken = folder / "broken_native_functions.yaml"
     broken.write_text(V2.read_text().replace("- func: glu(", "- func: glu(Tensor self -> ", 1))
+    (folder / "binary.yaml").write_bytes(b"- func: a\n\xff\xfe\x00")
+    (folder / "nul.yaml").write_bytes(b"- func: a\x00\n")
+    (folder / "empty.yaml").write_text("  \n")
     return {
+        "folder": folder, "binary": folder / "binary.yaml", "nul": folder / "nul.yaml", "empty": folder / "empty.yaml",
         "rules": rules("rules.yaml", "our-backend", ["  - {op: aten::layer_norm, into: [aten::mul.Tensor, aten::add.Tensor]}",
                                                     "  - {op: aten::var, into: [aten::mul.Tensor]}"]),
         # glu is custom, not core: a decomposition would end in a non-core operator
@@ -110,6 +114,9 @@ WRITES = [
     ("chair", "decomps", "load", "{unknown}"),                        # file:line: 2
     ("chair", "decomps", "load", "{missing}"),                        # 2
     ("chair", "decomps", "load", "{broken}"),                         # not a rules file: 2
+    *[("chair", "decomps", "load", "{%s}" % bad) for bad in ("folder", "binary", "nul", "empty")],  # 2
+    *[("bot", "import", "{%s}" % bad, "--label", "v2") for bad in ("folder", "binary", "nul", "empty")],  # 2
+    ("bot", "import", str(V2), "--tags-yaml", "{nul}", "--label", "v2"),                                # 2
     ("dev", "import", str(V2), "--tags-yaml", str(TAGS), "--label", "v2"),   # a developer may not: 1
     ("bot", "import", "{broken}", "--label", "v2"),                   # file:line: 2
     ("bot", "import", str(V2), "--tags-yaml", "{missing}", "--label", "v2"),  # 2
