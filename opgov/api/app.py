@@ -25,7 +25,8 @@ ERRORS = {status: {"model": Problem, "description": why} for status, why in (
 
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
-    from opgov.api.routers import checks, events, operators, proposals, pages, reports, runtimes, snapshots, system
+    from opgov.api.routers import (checks, decomps, events, members, operators, pages, proposals, reports,
+                                    runtimes, snapshots, system)
     from opgov.web import pages as web_pages
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
@@ -52,7 +53,7 @@ def create_app(config: Config | None = None) -> FastAPI:
                               "<token>` (`opgov tokens create`).")
     errors.install(app)
     for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
-                   reports.router, checks.router, runtimes.router,
+                   members.router, reports.router, checks.router, decomps.router, runtimes.router,
                    pages.router, web_pages.router):
         app.include_router(router)
     return app

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from fastapi import HTTPException, Request, UploadFile
 
-from opgov.core.errors import BadInput, OpgovError
+from opgov.core.errors import OpgovError
 
 
 def check_length(request: Request) -> None:
@@ -25,17 +25,15 @@ def check_length(request: Request) -> None:
 
 
 def read_text(upload: UploadFile, limit: int) -> tuple[str, str]:
-    """(a safe file name, the text) of an upload; 413 past ``limit`` bytes, 400 for binary data."""
+    """(a safe file name, the text) of an upload; 413 past ``limit`` bytes, 400 for binary, not
+    UTF-8 or empty, in the words a local run uses for such a file, naming it as the client did."""
+    from opgov.formats.files import text_of
+
     name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(upload.filename or "upload.yaml")) or "upload.yaml"
     data = upload.file.read(limit + 1)
     if len(data) > limit:
         raise HTTPException(413, f"{name} is larger than {limit} bytes")
-    if b"\0" in data:
-        raise BadInput(f"{name}: a binary file, not text")
-    try:
-        return name, data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise BadInput(f"{name}: not UTF-8 text (byte {err.start})") from None
+    return name, text_of(data, shown_name(upload))
 
 
 def shown_name(upload: UploadFile) -> str:

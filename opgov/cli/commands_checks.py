@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import CheckFormat, JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, print_json, remote, say, table
+from opgov.cli.runtime import GLOBALS, command, print_json, say, table
 
 exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-core operators.",
                              no_args_is_help=True)
@@ -62,6 +62,8 @@ def check_bc_cmd(
         return
     if old is None or new is None:
         raise BadInput("check-bc needs OLD and NEW")
+    from opgov.cli.remote import server as remote
+
     server = remote()
     if server is not None:
         for side in (old, new):
@@ -109,16 +111,13 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
     from opgov.core.clock import parse_time
     from opgov.services.compat_checks import add_exception
 
-    last_day = parse_time(expires, what="--expires").date()
-    server = remote()
-    if server is not None:
-        from opgov.services.results import ExceptionAdded
+    from opgov.cli.remote import send
+    from opgov.services.results import ExceptionAdded
 
-        view = server.post("/api/v1/exceptions", ExceptionAdded,
-                           json_body={"pattern": pattern, "reason": reason, "expires": last_day.isoformat()})
-    else:
-        with command(write=True) as ctx:
-            view = add_exception(ctx, pattern, reason=reason, expires=last_day)
+    last_day = parse_time(expires, what="--expires").date()
+    view = send("/api/v1/exceptions", ExceptionAdded,
+                json_body={"pattern": pattern, "reason": reason, "expires": last_day.isoformat()},
+                local=lambda ctx: add_exception(ctx, pattern, reason=reason, expires=last_day))
     if json_out:
         print_json(view)
         return
@@ -134,16 +133,12 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
                     json_out: bool = JsonOpt) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
+    from opgov.cli.remote import fetch
     from opgov.services.compat_checks import list_exceptions
+    from opgov.services.results import ExceptionView
 
-    server = remote()
-    if server is not None:
-        from opgov.services.results import ExceptionView
-
-        views = server.get("/api/v1/exceptions", list[ExceptionView], all=include_removed)
-    else:
-        with command(write=False) as ctx:
-            views = list_exceptions(ctx, include_removed=include_removed)
+    views = fetch("/api/v1/exceptions", list[ExceptionView], all=include_removed,
+                  local=lambda ctx: list_exceptions(ctx, include_removed=include_removed))
     if json_out:
         print_json(views)
         return
@@ -237,13 +232,11 @@ def report_weekly(
     start = parse_time(since, what="--since") if since else None
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    server = remote()
-    if server is not None:
-        data = server.get("/api/v1/report/weekly", render.WeeklyReport, as_of=end.isoformat() if end else None,
-                          since=start.isoformat() if start else None)
-    else:
-        with command(write=False) as ctx:
-            data = weekly_report(ctx, as_of=end, since=start)
+    from opgov.cli.remote import fetch
+
+    data = fetch("/api/v1/report/weekly", render.WeeklyReport, as_of=end.isoformat() if end else None,
+                 since=start.isoformat() if start else None,
+                 local=lambda ctx: weekly_report(ctx, as_of=end, since=start))
     text = {"md": render.render_markdown, "json": render.render_json, "html": render.render_html}[fmt.value](data)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

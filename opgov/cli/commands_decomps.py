@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from opgov.cli.app import CheckFormat, JsonOpt, app
-from opgov.cli.runtime import command, print_json, remote, say, table
+from opgov.cli.runtime import command, print_json, say, table
 from opgov.core.vocab import Preset
 
 
@@ -62,12 +62,14 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
     operator, a cycle or a deprecated target; the message shows the path. A committee decision's
     rule is kept over a file's; a file's replaces torch's (decision > file > torch). FILE may name
     a shipped file: export-composites (opgov's rules for the composites torch.export decomposes)."""
+    from opgov.cli.remote import send
     from opgov.resources import data_argument
     from opgov.services.decompositions import load_rules
+    from opgov.services.results import RulesLoaded
 
     file = data_argument(file)
-    with command(write=True, orm=False) as ctx:
-        result = load_rules(ctx, file)
+    result = send("/api/v1/decomps", RulesLoaded, files=[("rules", file)], orm=False,
+                  local=lambda ctx: load_rules(ctx, file))
     if json_out:
         print_json(result)
         return
@@ -86,10 +88,12 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 
     torch's rules are facts about PyTorch: they are recorded even when `opgov check-decomps`
     then reports them; rules from decisions and files are kept (decision > file > torch)."""
+    from opgov.cli.remote import send
     from opgov.services.decompositions import import_torch_rules
+    from opgov.services.results import TorchRulesImported
 
-    with command(write=True, orm=False) as ctx:
-        result = import_torch_rules(ctx, time_budget_s=budget, only=only)
+    result = send("/api/v1/decomps/import-torch", TorchRulesImported, json_body={"budget": budget, "only": only or []},
+                  orm=False, local=lambda ctx: import_torch_rules(ctx, time_budget_s=budget, only=only))
     if json_out:
         print_json(result)
         return
@@ -116,10 +120,11 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 @decomps_app.command("list")
 def decomps_list(json_out: bool = JsonOpt) -> None:
     """Every rule with where it came from."""
+    from opgov.cli.remote import fetch
     from opgov.services.decompositions import list_rules
+    from opgov.services.results import RuleView
 
-    with command(write=False, orm=False) as ctx:
-        rules = list_rules(ctx)
+    rules = fetch("/api/v1/decomps", list[RuleView], orm=False, local=list_rules)
     if json_out:
         print_json(rules)
     else:
@@ -142,11 +147,21 @@ def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--forma
     all core; a decomposable operator with neither a rule nor a CompositeImplicitAutograd kernel;
     with --models, an operator real models use that is neither core nor decomposed.
     `--format github` stays within GitHub's 10 annotations per level (the rest in one summary)."""
+    from opgov.cli.remote import server
     from opgov.render.decomps_text import render_violations
     from opgov.services.decompositions import check_decompositions
 
-    with command(write=False, orm=False) as ctx:
-        violations = check_decompositions(ctx, models=models)
+    remote = server()
+    if remote is not None:
+        from opgov.core.decomps import Violation
+        from opgov.render.decomps import ViolationsReport
+
+        _no_models_remotely(models)
+        report = remote.get("/api/v1/decomps/check", ViolationsReport)
+        violations = [Violation(v.rule, v.severity, v.operator, v.message, tuple(v.path)) for v in report.violations]
+    else:
+        with command(write=False, orm=False) as ctx:
+            violations = check_decompositions(ctx, models=models)
     text = render_violations(violations, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if any(v.severity == "error" for v in violations):
@@ -164,9 +179,22 @@ def opset_build(
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with
     --models, which real models that covers and what to add next)."""
+    from opgov.cli.remote import server
     from opgov.render.decomps_text import render_opset, render_selective_build
     from opgov.services.decompositions import build, out_variants
 
+    remote = server()
+    if remote is not None:  # the server renders what it builds, as a local run would
+        _no_models_remotely(models)
+        params = {"preset": preset.value, "decompose": decompose or [], "keep": keep or []}
+        if fmt is OpsetFmt.json:
+            from opgov.render.decomps import OpsetReport
+
+            text = remote.get("/api/v1/opset", OpsetReport, **params).model_dump_json(indent=2)
+        else:
+            text = remote.get_text("/api/v1/opset", **params, format=fmt.value)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
     with command(write=False, orm=False) as ctx:
         opset, cov = build(ctx, preset=preset.value, decompose=decompose or [], keep=keep or [], models=models)
         outs = out_variants(ctx, opset.operators) if fmt is OpsetFmt.selective_build else None
@@ -175,6 +203,14 @@ def opset_build(
     else:
         text = render_opset(opset, cov, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _no_models_remotely(models: str | None) -> None:
+    if models is not None:
+        from opgov.core.errors import BadInput
+
+        raise BadInput("--models with --server: a corpus on this machine cannot be read by the server; "
+                       "run it with --db")
 
 
 @app.command("check-model")
@@ -192,6 +228,8 @@ def check_model_cmd(
     lacks, how each would lower by the rules on record, deprecations, the earliest version that
     runs it (exit 1 when it does not run). Otherwise: deleted, deprecated or missing operators
     against the registry and a snapshot (exit 1)."""
+    from opgov.cli.remote import server as remote
+
     if runtime is not None and "@" in runtime:
         from opgov.render.runtimes import render_check
         from opgov.services.runtimes import check_model_on_runtime

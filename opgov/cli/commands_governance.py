@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, day, minute, print_json, remote, say, table
+from opgov.cli.runtime import command, day, minute, print_json, say, table
 
 members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
 config_app = typer.Typer(help="Governance settings: quorum and the two lifecycle periods.", no_args_is_help=True)
@@ -25,20 +25,23 @@ RationaleOpt = typer.Option(..., "--rationale", help="Why: recorded with the dec
 def members_add(name: str, role: str = typer.Option(..., "--role", help="maintainer, developer or bot."),
                 json_out: bool = JsonOpt) -> None:
     """Add a member. The first member must be a maintainer; until then every command is allowed."""
+    from opgov.cli.remote import send
     from opgov.services.governance import add_member
+    from opgov.services.results import MemberView
 
-    with command(write=True) as ctx:
-        member = add_member(ctx, name, role)
+    member = send("/api/v1/members", MemberView, json_body={"name": name, "role": role},
+                  local=lambda ctx: add_member(ctx, name, role))
     print_json(member) if json_out else say(f"added {member.name} as {member.role}")
 
 
 @members_app.command("list")
 def members_list(json_out: bool = JsonOpt) -> None:
     """Members and their roles."""
+    from opgov.cli.remote import fetch
     from opgov.services.governance import list_members
+    from opgov.services.results import MemberView
 
-    with command(write=False) as ctx:
-        members = list_members(ctx)
+    members = fetch("/api/v1/members", list[MemberView], local=list_members)
     if json_out:
         print_json(members)
     elif not members:
@@ -51,30 +54,35 @@ def members_list(json_out: bool = JsonOpt) -> None:
 @members_app.command("remove")
 def members_remove(name: str) -> None:
     """Remove a member (never the last maintainer while others remain)."""
+    from opgov.cli.remote import path_segment, send
     from opgov.services.governance import remove_member
+    from opgov.services.results import MemberView
 
-    with command(write=True) as ctx:
-        remove_member(ctx, name)
+    send(f"/api/v1/members/{path_segment(name)}", MemberView, method="DELETE",
+         local=lambda ctx: remove_member(ctx, name))
     say(f"removed {name}")
 
 
 @config_app.command("set")
 def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
+    from opgov.cli.remote import path_segment, send
     from opgov.services.governance import set_setting
+    from opgov.services.results import SettingChange
 
-    with command(write=True) as ctx:
-        result = set_setting(ctx, key, value)
+    result = send(f"/api/v1/config/{path_segment(key)}", SettingChange, method="PUT", json_body={"value": value},
+                  local=lambda ctx: set_setting(ctx, key, value))
     say(f"{key}: {result.before} → {result.value}")
 
 
 @config_app.command("list")
 def config_list(json_out: bool = JsonOpt) -> None:
     """Current settings."""
+    from opgov.cli.remote import fetch
     from opgov.services.governance import list_settings
+    from opgov.services.results import Settings
 
-    with command(write=False) as ctx:
-        settings = list_settings(ctx)
+    settings = fetch("/api/v1/config", Settings, local=list_settings)
     if json_out:
         print_json(settings)
     else:
@@ -82,25 +90,20 @@ def config_list(json_out: bool = JsonOpt) -> None:
             say(f"{key} = {value}")
 
 
-def _remote_post(path: str, body: dict):
-    """With --server: POST ``body`` and return the proposal the server answers; else None."""
-    server = remote()
-    if server is None:
-        return None
+def _propose(path: str, body: dict, local):
+    """A proposal, a vote or a withdrawal: on the server with --server, else ``local(ctx)``."""
+    from opgov.cli.remote import send
     from opgov.services.results import ProposalView
 
-    return server.post(path, ProposalView, json_body=body)
+    return send(path, ProposalView, json_body=body, local=local)
 
 
-def _remote_step(op: str, verb: str, body: dict):
-    """With --server: the lifecycle step ``verb`` of ``op`` on the server; else None."""
-    server = remote()
-    if server is None:
-        return None
-    from opgov.cli.remote import path_segment
+def _step(op: str, verb: str, body: dict, local):
+    """The lifecycle step ``verb`` of ``op``: on the server with --server, else ``local(ctx)``."""
+    from opgov.cli.remote import path_segment, send
     from opgov.services.results import LifecycleStepResult
 
-    return server.post(f"/api/v1/operators/{path_segment(op)}/{verb}", LifecycleStepResult, json_body=body)
+    return send(f"/api/v1/operators/{path_segment(op)}/{verb}", LifecycleStepResult, json_body=body, local=local)
 
 
 def _proposed(view, json_out: bool) -> None:
@@ -118,10 +121,8 @@ def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = R
     """Propose adding a functional operator to the core opset."""
     from opgov.services.governance import propose
 
-    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "core", "rationale": rationale})
-    if view is None:
-        with command(write=True) as ctx:
-            view = propose(ctx, op, "core", rationale)
+    view = _propose("/api/v1/proposals", {"operator": op, "kind": "core", "rationale": rationale},
+                    lambda ctx: propose(ctx, op, "core", rationale))
     _proposed(view, json_out)
 
 
@@ -134,11 +135,9 @@ def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
     from opgov.services.governance import propose
 
     targets = [t for t in into.split(",") if t.strip()]
-    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "decompose", "rationale": rationale,
-                                              "targets": targets})
-    if view is None:
-        with command(write=True) as ctx:
-            view = propose(ctx, op, "decompose", rationale, targets=targets)
+    view = _propose("/api/v1/proposals", {"operator": op, "kind": "decompose", "rationale": rationale,
+                                          "targets": targets},
+                    lambda ctx: propose(ctx, op, "decompose", rationale, targets=targets))
     _proposed(view, json_out)
 
 
@@ -148,10 +147,8 @@ def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str =
     """Propose keeping an operator custom (needs special handling by backends)."""
     from opgov.services.governance import propose
 
-    view = _remote_post("/api/v1/proposals", {"operator": op, "kind": "custom", "rationale": rationale})
-    if view is None:
-        with command(write=True) as ctx:
-            view = propose(ctx, op, "custom", rationale)
+    view = _propose("/api/v1/proposals", {"operator": op, "kind": "custom", "rationale": rationale},
+                    lambda ctx: propose(ctx, op, "custom", rationale))
     _proposed(view, json_out)
 
 
@@ -165,10 +162,8 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
 
     if approve == reject:
         raise BadInput("give exactly one of --approve or --reject")
-    view = _remote_post(f"/api/v1/proposals/{proposal_id}/votes", {"approve": approve, "comment": comment})
-    if view is None:
-        with command(write=True) as ctx:
-            view = review(ctx, proposal_id, approve=approve, comment=comment)
+    view = _propose(f"/api/v1/proposals/{proposal_id}/votes", {"approve": approve, "comment": comment},
+                    lambda ctx: review(ctx, proposal_id, approve=approve, comment=comment))
     if json_out:
         print_json(view)
         return
@@ -181,10 +176,7 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
     """Withdraw an open proposal (your own; maintainers any)."""
     from opgov.services.governance import withdraw
 
-    view = _remote_post(f"/api/v1/proposals/{proposal_id}/withdraw", {})
-    if view is None:
-        with command(write=True) as ctx:
-            view = withdraw(ctx, proposal_id)
+    view = _propose(f"/api/v1/proposals/{proposal_id}/withdraw", {}, lambda ctx: withdraw(ctx, proposal_id))
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
@@ -194,16 +186,12 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
     """List proposals (`--open`: only open ones)."""
     if typer_ctx.invoked_subcommand is not None:
         return
-    server = remote()
-    if server is not None:
-        from opgov.services.results import ProposalView
+    from opgov.cli.remote import fetch
+    from opgov.services.governance import list_proposals
+    from opgov.services.results import ProposalView
 
-        views = server.get("/api/v1/proposals", list[ProposalView], open=open_only)
-    else:
-        from opgov.services.governance import list_proposals
-
-        with command(write=False) as ctx:
-            views = list_proposals(ctx, open_only=open_only)
+    views = fetch("/api/v1/proposals", list[ProposalView], open=open_only,
+                  local=lambda ctx: list_proposals(ctx, open_only=open_only))
     if json_out:
         print_json(views)
         return
@@ -219,16 +207,11 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
 @proposals_app.command("show")
 def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """One proposal with its votes and decision."""
-    server = remote()
-    if server is not None:
-        from opgov.services.results import ProposalView
+    from opgov.cli.remote import fetch
+    from opgov.services.governance import show_proposal
+    from opgov.services.results import ProposalView
 
-        view = server.get(f"/api/v1/proposals/{proposal_id}", ProposalView)
-    else:
-        from opgov.services.governance import show_proposal
-
-        with command(write=False) as ctx:
-            view = show_proposal(ctx, proposal_id)
+    view = fetch(f"/api/v1/proposals/{proposal_id}", ProposalView, local=lambda ctx: show_proposal(ctx, proposal_id))
     if json_out:
         print_json(view)
         return
@@ -284,10 +267,7 @@ def deprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typ
     """Tag an operator deprecating (torch.export warns on it)."""
     from opgov.services.lifecycle import deprecate
 
-    result = _remote_step(op, "deprecate", {"reason": reason, "replacement": replacement})
-    if result is None:
-        with command(write=True) as ctx:
-            result = deprecate(ctx, op, reason=reason, replacement=replacement)
+    result = _step(op, "deprecate", {"reason": reason, "replacement": replacement}, lambda ctx: deprecate(ctx, op, reason=reason, replacement=replacement))
     _stepped(result, json_out)
 
 
@@ -297,10 +277,7 @@ def mark_deprecated_cmd(op: str = typer.Argument(..., metavar="OP"),
     """deprecating → deprecated, no sooner than deprecating_days after (torch.export fails on it)."""
     from opgov.services.lifecycle import mark_deprecated
 
-    result = _remote_step(op, "mark-deprecated", {"reason": reason})
-    if result is None:
-        with command(write=True) as ctx:
-            result = mark_deprecated(ctx, op, reason=reason)
+    result = _step(op, "mark-deprecated", {"reason": reason}, lambda ctx: mark_deprecated(ctx, op, reason=reason))
     _stepped(result, json_out)
 
 
@@ -310,10 +287,7 @@ def delete_cmd(op: str = typer.Argument(..., metavar="OP"), reason: Optional[str
     """deprecated → deleted, no sooner than deprecated_days after; the sync bot removes the entry."""
     from opgov.services.lifecycle import delete
 
-    result = _remote_step(op, "delete", {"reason": reason})
-    if result is None:
-        with command(write=True) as ctx:
-            result = delete(ctx, op, reason=reason)
+    result = _step(op, "delete", {"reason": reason}, lambda ctx: delete(ctx, op, reason=reason))
     _stepped(result, json_out)
 
 
@@ -323,10 +297,7 @@ def undeprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = t
     """Back to active from deprecating or deprecated (not from deleted)."""
     from opgov.services.lifecycle import undeprecate
 
-    result = _remote_step(op, "undeprecate", {"reason": reason})
-    if result is None:
-        with command(write=True) as ctx:
-            result = undeprecate(ctx, op, reason=reason)
+    result = _step(op, "undeprecate", {"reason": reason}, lambda ctx: undeprecate(ctx, op, reason=reason))
     _stepped(result, json_out)
 
 
@@ -337,6 +308,8 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
     from opgov.services.lifecycle import tick
     from opgov.services.upgraders import upgrader_timers
+
+    from opgov.cli.remote import server as remote
 
     server = remote()
     if server is not None:  # the server's clock; a token is needed even without --apply

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, day, print_json, remote, say, second, table
+from opgov.cli.runtime import GLOBALS, command, day, print_json, say, second, table
 
 db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
 ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
@@ -70,6 +70,17 @@ def import_cmd(
 
     An older release than the latest snapshot (labels compared as versions) is refused unless
     --historical is given."""
+    from opgov.cli.remote import server
+
+    remote = server()
+    if remote is not None:  # the bot's import: both files are uploaded and read by the server
+        from opgov.services.results import ImportResult
+
+        files = [("native_functions", native_functions_yaml)] + ([("tags", tags_yaml)] if tags_yaml else [])
+        result = remote.post("/api/v1/snapshots", ImportResult, files=files,
+                             fields={"label": label, "historical": historical})
+        _imported(result, json_out)
+        return
     from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
@@ -91,6 +102,10 @@ def import_cmd(
     finally:
         if status:
             status.stop()
+    _imported(result, json_out)
+
+
+def _imported(result, json_out: bool) -> None:
     if json_out:
         print_json(result)
         return
@@ -135,15 +150,13 @@ def ops_list(
         raise BadInput(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
     if lifecycle and lifecycle not in LIFECYCLES:
         raise BadInput(f"unknown lifecycle {lifecycle!r} (one of {', '.join(LIFECYCLES)})")
-    server = remote()
-    if server is not None:
-        from opgov.services.results import OperatorSummary
+    from opgov.cli.remote import fetch
+    from opgov.services.results import OperatorSummary
 
-        ops = server.get("/api/v1/operators", list[OperatorSummary], category=category, lifecycle=lifecycle, tag=tag,
-                         all=include_all)
-    else:
-        with command(write=False) as ctx:
-            ops = list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=include_all)
+    ops = fetch("/api/v1/operators", list[OperatorSummary], category=category, lifecycle=lifecycle, tag=tag,
+                all=include_all,
+                local=lambda ctx: list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag,
+                                           include_all=include_all))
     if json_out:
         print_json(ops)
         return
@@ -158,17 +171,11 @@ def ops_list(
 @ops_app.command("show")
 def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonOpt) -> None:
     """One operator: schema history (a row per change), decisions, lifecycle, compatibility findings."""
-    server = remote()
-    if server is not None:
-        from opgov.cli.remote import path_segment
-        from opgov.services.results import OperatorDetail
+    from opgov.cli.remote import fetch, path_segment
+    from opgov.services.ops import show_op
+    from opgov.services.results import OperatorDetail
 
-        info = server.get(f"/api/v1/operators/{path_segment(op)}", OperatorDetail)
-    else:
-        from opgov.services.ops import show_op
-
-        with command(write=False) as ctx:
-            info = show_op(ctx, op)
+    info = fetch(f"/api/v1/operators/{path_segment(op)}", OperatorDetail, local=lambda ctx: show_op(ctx, op))
     if json_out:
         print_json(info)
         return
@@ -216,14 +223,16 @@ def log_cmd(
     if op == "verify":
         _log_verify(json_out)
         return
-    server = remote()
-    if server is not None:
+    from opgov.cli.remote import server
+
+    remote = server()
+    if remote is not None:
         from opgov.core.errors import BadInput
         from opgov.services.results import EventsPage
 
         if not 1 <= limit <= 1000:
             raise BadInput("--limit with --server must be between 1 and 1000")
-        events = server.get("/api/v1/events", EventsPage, operator=op, since=since, limit=limit).events
+        events = remote.get("/api/v1/events", EventsPage, operator=op, since=since, limit=limit).events
     else:
         from opgov.services.admin import read_log
 
@@ -237,10 +246,11 @@ def log_cmd(
 
 
 def _log_verify(json_out: bool) -> None:
+    from opgov.cli.remote import fetch
     from opgov.services.admin import verify_log
+    from opgov.services.results import LogVerification
 
-    with command(write=False) as ctx:
-        report = verify_log(ctx)
+    report = fetch("/api/v1/events/verify", LogVerification, local=verify_log)
     if json_out:
         print_json(report)
     elif report.intact:

@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, print_json, remote, say, table
+from opgov.cli.runtime import command, print_json, say, table
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
                            no_args_is_help=True)
@@ -47,17 +47,13 @@ def runtimes_add(
     from opgov.core.clock import parse_time
     from opgov.services.runtimes import add_runtime
 
-    day = parse_time(released, what="--released").date() if released else None
-    server = remote()
-    if server is not None:
-        from opgov.services.runtimes import RuntimeAdded
+    from opgov.cli.remote import send
+    from opgov.services.runtimes import RuntimeAdded
 
-        result = server.post("/api/v1/runtimes", RuntimeAdded, files=[("ops", path) for path in ops],
-                             fields={"runtime": runtime, "released": day.isoformat() if day else None,
-                                     "replace": replace})
-    else:
-        with command(write=True, orm=False) as ctx:
-            result = add_runtime(ctx, runtime, ops, released=day, replace=replace)
+    day = parse_time(released, what="--released").date() if released else None
+    result = send("/api/v1/runtimes", RuntimeAdded, files=[("ops", path) for path in ops],
+                  fields={"runtime": runtime, "released": day.isoformat() if day else None, "replace": replace},
+                  orm=False, local=lambda ctx: add_runtime(ctx, runtime, ops, released=day, replace=replace))
     if json_out:
         print_json(result)
         return
@@ -73,14 +69,10 @@ def runtimes_add(
 def runtimes_list(json_out: bool = JsonOpt) -> None:
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
+    from opgov.cli.remote import fetch
     from opgov.services.runtimes import RuntimeList, list_runtimes
 
-    server = remote()
-    if server is not None:
-        result = server.get("/api/v1/runtimes", RuntimeList)
-    else:
-        with command(write=False, orm=False) as ctx:
-            result = list_runtimes(ctx)
+    result = fetch("/api/v1/runtimes", RuntimeList, orm=False, local=list_runtimes)
     if json_out:
         print_json(result)
         return
@@ -101,14 +93,10 @@ def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), js
     from opgov.render.runtimes import render_detail
     from opgov.services.runtimes import RuntimeDetail, show_runtime
 
-    server = remote()
-    if server is not None:
-        from opgov.cli.remote import path_segment
+    from opgov.cli.remote import fetch, path_segment
 
-        result = server.get(f"/api/v1/runtimes/{path_segment(runtime)}", RuntimeDetail)
-    else:
-        with command(write=False, orm=False) as ctx:
-            result = show_runtime(ctx, runtime)
+    result = fetch(f"/api/v1/runtimes/{path_segment(runtime)}", RuntimeDetail, orm=False,
+                   local=lambda ctx: show_runtime(ctx, runtime))
     if json_out:
         print_json(result)
     else:
@@ -134,6 +122,8 @@ def runtimes_coverage(
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
+    from opgov.cli.remote import server as remote
+
     server = remote()
     if server is not None:
         if models is not None:

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, print_json, remote, say, table
+from opgov.cli.runtime import print_json, say, table
 
 upgraders_app = typer.Typer(help="Operator upgraders and version bumps (the operator versioning guide).",
                             no_args_is_help=True)
@@ -50,18 +50,15 @@ def upgraders_add(
     from opgov.core.clock import parse_time
     from opgov.services.upgraders import add_upgrader
 
-    day = parse_time(bumped_on, what="--bumped-on").date() if bumped_on else None
-    server = remote()
-    if server is not None:
-        from opgov.services.upgraders import UpgraderAdded
+    from opgov.cli.remote import send
+    from opgov.services.upgraders import UpgraderAdded
 
-        result = server.post("/api/v1/upgraders", UpgraderAdded, json_body={
-            "operator": operator, "versions": versions, "old_schema": old_schema,
-            "bumped_on": day.isoformat() if day else None, "reason": reason, "name": name, "replaces": replaces})
-    else:
-        with command(write=True, orm=False) as ctx:
-            result = add_upgrader(ctx, operator, versions=versions, old_schema=old_schema, bumped_on=day,
-                                  reason=reason, name=name, replaces=replaces)
+    day = parse_time(bumped_on, what="--bumped-on").date() if bumped_on else None
+    result = send("/api/v1/upgraders", UpgraderAdded, json_body={
+        "operator": operator, "versions": versions, "old_schema": old_schema,
+        "bumped_on": day.isoformat() if day else None, "reason": reason, "name": name, "replaces": replaces},
+        orm=False, local=lambda ctx: add_upgrader(ctx, operator, versions=versions, old_schema=old_schema,
+                                                  bumped_on=day, reason=reason, name=name, replaces=replaces))
     if json_out:
         print_json(result)
         return
@@ -74,14 +71,10 @@ def upgraders_add(
 @upgraders_app.command("list")
 def upgraders_list(json_out: bool = JsonOpt) -> None:
     """Every upgrader, and the version bumps on record."""
+    from opgov.cli.remote import fetch
     from opgov.services.upgraders import UpgraderList, list_upgraders
 
-    server = remote()
-    if server is not None:
-        result = server.get("/api/v1/upgraders", UpgraderList)
-    else:
-        with command(write=False, orm=False) as ctx:
-            result = list_upgraders(ctx)
+    result = fetch("/api/v1/upgraders", UpgraderList, orm=False, local=list_upgraders)
     if json_out:
         print_json(result)
         return
@@ -100,14 +93,10 @@ def upgraders_show(name: str = typer.Argument(..., metavar="UPGRADER"), json_out
     """One upgrader: its operator and versions, the bump and why, its version-map entry."""
     from opgov.services.upgraders import UpgraderView, show_upgrader
 
-    server = remote()
-    if server is not None:
-        from opgov.cli.remote import path_segment
+    from opgov.cli.remote import fetch, path_segment
 
-        view = server.get(f"/api/v1/upgraders/{path_segment(name)}", UpgraderView)
-    else:
-        with command(write=False, orm=False) as ctx:
-            view = show_upgrader(ctx, name)
+    view = fetch(f"/api/v1/upgraders/{path_segment(name)}", UpgraderView, orm=False,
+                 local=lambda ctx: show_upgrader(ctx, name))
     if json_out:
         print_json(view)
         return

@@ -4,22 +4,58 @@ The server's answers are the services' typed results, so a command parses them i
 models and renders them exactly as it does locally; an error response's one-line ``detail`` is
 the message the command would print, with the same exit code (400/401/404/422 → 2, 403/409 → 1).
 Only the standard library is used for HTTP. The actor is the token's member: ``--actor`` is refused.
+
+A command asks :func:`fetch` (a read) or :func:`send` (a write) for its result: the server's
+answer with ``--server``, else its service run locally in one transaction.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.parse
-import urllib.request
+import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, TypeVar
 
+from opgov.cli.runtime import GLOBALS, REMOTE_COMMANDS, command
 from opgov.core.errors import BadInput, PolicyRefusal
 
-REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, propose-*, review, withdraw, deprecate, "
-                   "mark-deprecated, delete, undeprecate, tick, exceptions add/list, check-bc, check-model, "
-                   "report weekly, runtimes and upgraders")
+__all__ = ["REMOTE_COMMANDS", "Remote", "fetch", "model_files", "path_segment", "send", "server"]
+
+T = TypeVar("T")
+
+
+def server() -> Remote | None:
+    """The server to talk to (``--server``, else ``OPGOV_SERVER``), or None to use the database."""
+    url = GLOBALS.server or os.environ.get("OPGOV_SERVER")
+    if not url:
+        return None
+    if GLOBALS.actor:
+        raise BadInput("--actor cannot be used with --server: the server acts as the member whose token "
+                       "OPGOV_TOKEN is")
+    return Remote(url.rstrip("/"), os.environ.get("OPGOV_TOKEN") or None)
+
+
+def fetch(path: str, result_type: Any, *, local: Callable[[Any], T], orm: bool = True, **params: Any) -> T:
+    """A read: with ``--server`` the answer to ``GET path?params`` parsed as ``result_type``; else
+    ``local(ctx)`` (the same service) in one read-only transaction on the database."""
+    remote = server()
+    if remote is not None:
+        return remote.get(path, result_type, **params)
+    with command(write=False, orm=orm) as ctx:
+        return local(ctx)
+
+
+def send(path: str, result_type: Any, *, local: Callable[[Any], T], orm: bool = True, method: str = "POST",
+         json_body: Any = None, files: list[tuple[str, str]] | None = None,
+         fields: dict[str, Any] | None = None) -> T:
+    """A write: with ``--server`` the answer to ``method path`` (POST, PUT, DELETE; a JSON body, or a
+    multipart form of ``files`` and ``fields``) parsed as ``result_type``, acting as the token's
+    member on the server's clock; else ``local(ctx)`` in one write transaction on the database."""
+    remote = server()
+    if remote is not None:
+        return remote.send(method, path, result_type, json_body=json_body, files=files, fields=fields)
+    with command(write=True, orm=orm) as ctx:
+        return local(ctx)
 
 
 @dataclass(frozen=True)
@@ -29,11 +65,15 @@ class Remote:
 
     def get(self, path: str, result_type: Any, **params: Any) -> Any:
         """GET ``path`` and parse the answer as ``result_type`` (a model, or ``list[Model]``)."""
+        import urllib.parse
+
         query = urllib.parse.urlencode({k: v for k, v in params.items() if v not in (None, False)}, doseq=True)
         return self._send("GET", path + (f"?{query}" if query else ""), result_type)
 
     def get_text(self, path: str, **params: Any) -> str:
         """GET ``path`` as text (a rendering the server makes: Markdown, plain text)."""
+        import urllib.parse
+
         query = urllib.parse.urlencode({k: v for k, v in params.items() if v not in (None, False)}, doseq=True)
         return self._send("GET", path + (f"?{query}" if query else ""), None).decode("utf-8")
 
@@ -41,14 +81,22 @@ class Remote:
              files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
         """POST a JSON body, or a multipart form of ``files`` ([(field, local path)]) and ``fields``;
         parse the answer as ``result_type``."""
+        return self.send("POST", path, result_type, json_body=json_body, files=files, fields=fields)
+
+    def send(self, method: str, path: str, result_type: Any, *, json_body: Any = None,
+             files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
+        """``method`` (POST, PUT, DELETE) with a JSON body or a multipart form, as :meth:`post`."""
         if files is None:
             data = json.dumps(json_body if json_body is not None else {}).encode("utf-8")
-            return self._send("POST", path, result_type, data, "application/json")
+            return self._send(method, path, result_type, data, "application/json")
         data, content_type = _multipart(files, fields or {})
-        return self._send("POST", path, result_type, data, content_type)
+        return self._send(method, path, result_type, data, content_type)
 
     def _send(self, method: str, path: str, result_type: Any, data: bytes | None = None,
               content_type: str | None = None) -> Any:
+        import urllib.error
+        import urllib.request
+
         request = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
                                          headers={"Accept": "application/json"})
         if content_type:
@@ -86,6 +134,8 @@ def _multipart(files: list[tuple[str, str]], fields: dict[str, Any]) -> tuple[by
                      + text.encode("utf-8") + b"\r\n")
     for name, path in files:
         local = Path(path)
+        if local.is_dir():
+            raise BadInput("is a directory, expected a file", file=path)
         if not local.is_file():
             raise BadInput("no such file", file=path)
         try:
@@ -125,4 +175,6 @@ def model_files(specs: list[str]) -> list[tuple[str, str]]:
 
 
 def path_segment(text: str) -> str:
+    import urllib.parse
+
     return urllib.parse.quote(text, safe="")

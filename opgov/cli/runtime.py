@@ -32,6 +32,12 @@ class Globals:
 
 GLOBALS = Globals()
 
+# the commands that work with --server (cli/remote.py); the others say so in one line
+REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, log verify, propose-*, review, withdraw, "
+                   "deprecate, mark-deprecated, delete, undeprecate, tick, exceptions add/list, check-bc, "
+                   "check-model, report weekly, runtimes, upgraders, import, members, config, decomps, "
+                   "check-decomps and opset build")
+
 
 def resolve_actor(explicit: str | None) -> str:
     """--actor, else OPGOV_ACTOR, else git's user.email, else the OS user."""
@@ -47,21 +53,6 @@ def resolve_actor(explicit: str | None) -> str:
     return email or getpass.getuser()
 
 
-def remote():
-    """The server to talk to (``--server``, else ``OPGOV_SERVER``), or None to use the database."""
-    from opgov.core.errors import BadInput
-
-    url = GLOBALS.server or os.environ.get("OPGOV_SERVER")
-    if not url:
-        return None
-    if GLOBALS.actor:
-        raise BadInput("--actor cannot be used with --server: the server acts as the member whose token "
-                       "OPGOV_TOKEN is")
-    from opgov.cli.remote import Remote
-
-    return Remote(url.rstrip("/"), os.environ.get("OPGOV_TOKEN") or None)
-
-
 def claimed_time() -> str | None:
     return GLOBALS.now or os.environ.get("OPGOV_NOW") or None
 
@@ -74,7 +65,6 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     command on any other database is refused, so nobody can skip a timer.
     """
     if GLOBALS.server or os.environ.get("OPGOV_SERVER"):
-        from opgov.cli.remote import REMOTE_COMMANDS
         from opgov.core.errors import BadInput
 
         raise BadInput(f"this command does not work with --server yet (only {REMOTE_COMMANDS} do); "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput
 
-__all__ = ["context", "read_text"]
+__all__ = ["context", "read_text", "text_of"]
 
 
 def read_text(path: str | Path, *, exact: bool = False) -> str:
@@ -33,6 +33,22 @@ def read_text(path: str | Path, *, exact: bool = False) -> str:
         raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
     except OSError as err:  # permission denied, a symlink loop, a name too long, an I/O error
         raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
+    if "\x00" in text:
+        raise BadInput("a binary file (it holds NUL bytes), expected text", file=name,
+                       line=text.count("\n", 0, text.index("\x00")) + 1)
+    if not text.strip():
+        raise BadInput("is empty", file=name)
+    return text
+
+
+def text_of(data: bytes, name: str) -> str:
+    """The text of a file already in memory (an upload to `opgov serve`), with the checks and the
+    words of :func:`read_text`: not UTF-8, binary or empty is one line of :class:`BadInput` naming
+    ``name``, so a server answers what a local run says."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
     if "\x00" in text:
         raise BadInput("a binary file (it holds NUL bytes), expected text", file=name,
                        line=text.count("\n", 0, text.index("\x00")) + 1)

@@ -129,37 +129,40 @@ def _summary(outcomes: list[RuleOutcome]) -> dict[str, int]:
     return counts
 
 
-def load_rules(ctx: Ctx, path: str) -> RulesLoaded:
+def load_rules(ctx: Ctx, path: str, *, name: str | None = None) -> RulesLoaded:
     """Record the rules of a rules file (or the 2023 review's facts file) as source ``file``.
 
     Bad input (exit 2, naming the file and line): a malformed file, an operator the registry
     does not know. Refused (exit 1, nothing written): rules that would make a decomposition
     produce a non-core operator, a cycle or a deprecated target; the message has the paths.
-    A rule recorded by a committee decision is kept (decision > file > torch).
+    A rule recorded by a committee decision is kept (decision > file > torch). ``name``: how
+    messages, the result and the log name the file (default ``path``; the service names an upload
+    as the client did).
     """
     from opgov.core.decomps import RuleChange
     from opgov.formats.rules import load_rules_file
 
     require(ctx, "decomps", "change decomposition rules")
     rules_file = load_rules_file(path)
+    shown = name or path
     known = _known_operators(ctx.session)
     known_set = set(known)
     for rule in rules_file.rules:
-        for name in (rule.op, *rule.into):
-            if name not in known_set:
-                where = "" if name == rule.op else f" (a target of {rule.op})"
-                raise BadInput(_unknown(name, known) + where, file=path, line=rule.line)
+        for op in (rule.op, *rule.into):
+            if op not in known_set:
+                where = "" if op == rule.op else f" (a target of {rule.op})"
+                raise BadInput(_unknown(op, known) + where, file=shown, line=rule.line)
     existing = _existing_rules(ctx.session)
     outranked = {op for op, r in existing.items() if PRECEDENCE[r.source] > PRECEDENCE["file"]}
     changes = [RuleChange(r.op, r.into) for r in rules_file.rules if r.op not in outranked]
-    refuse_if_breaks(ctx.session, changes, what=f"loading {path}")
-    detail = f"{rules_file.source} ({path})"
+    refuse_if_breaks(ctx.session, changes, what=f"loading {shown}")
+    detail = f"{rules_file.source} ({shown})"
     outcomes = [_record(ctx, existing, rule.op, list(rule.into), "file", detail) for rule in rules_file.rules]
     counts = _summary(outcomes)
-    log_event(ctx, "decomps.load", f"file:{path}", after={"source": rules_file.source, **counts})
+    log_event(ctx, "decomps.load", f"file:{shown}", after={"source": rules_file.source, **counts})
     from opgov.services.results import RulesLoaded
 
-    return RulesLoaded(file=path, source=rules_file.source, rules=len(rules_file.rules), **counts,
+    return RulesLoaded(file=shown, source=rules_file.source, rules=len(rules_file.rules), **counts,
                        precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"])
 
 

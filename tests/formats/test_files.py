@@ -6,7 +6,7 @@ import pytest
 
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import canonical
-from opgov.formats.files import context, read_text
+from opgov.formats.files import context, read_text, text_of
 from opgov.formats.rules import load_rules_file
 
 
@@ -32,6 +32,21 @@ def test_an_unreadable_file_is_one_line_naming_it(tmp_path, make, says):
         message = str(err.value)
         assert message.startswith(f"{path}:") and says in message and "\n" not in message
         assert message.split(": ", 1)[0] in (str(path), f"{path}:1")  # the file, or the line of a NUL
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe\x00r\x00u", b"\x7fELF\x00\x00\x00", b"a: 1\nb: \x00\n", b" \n\n", b"x: 1\n"])
+def test_text_in_memory_is_checked_as_a_file_is(tmp_path, data):
+    """An upload to the service (text_of) gets the answer a local run gives for the same bytes."""
+    path = tmp_path / "a.yaml"
+    path.write_bytes(data)
+    try:
+        expected = read_text(path)
+    except BadInput as err:
+        with pytest.raises(BadInput) as raised:
+            text_of(data, str(path))
+        assert str(raised.value) == str(err)
+    else:
+        assert text_of(data, str(path)) == expected
 
 
 def test_context_names_file_and_line_of_an_error_that_names_none():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Request, Response
 
 from opgov.api.deps import Reader
-from opgov.services.results import EventsPage
+from opgov.services.results import EventsPage, LogVerification
 
 router = APIRouter(tags=["events"])
 
@@ -21,6 +21,15 @@ def list_events(ctx: Reader, operator: str | None = None,
 
     events = read_log(ctx, op=operator, since=since, limit=limit, action=action, before_id=before)
     return EventsPage(events=events, next_before=events[0].id if len(events) == limit else None)
+
+
+@router.get("/api/v1/events/verify", response_model=LogVerification)
+def verify_events(ctx: Reader) -> LogVerification:
+    """Walk the event log's hash chain, oldest first: ``intact``, or the first broken link (an event
+    changed, removed or inserted since it was written): what `opgov log verify` prints."""
+    from opgov.services.admin import verify_log
+
+    return verify_log(ctx)
 
 
 ATOM = "http://www.w3.org/2005/Atom"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
-from opgov.api.uploads import check_length, read_text, saved
+from opgov.api.uploads import check_length, read_text, saved, shown_name
 from opgov.services.results import ImportResult, SnapshotView
 
 router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
@@ -22,10 +22,13 @@ def list_snapshots(ctx: Reader) -> list[SnapshotView]:
 @router.post("", response_model=ImportResult, status_code=201, dependencies=[Depends(check_length)])
 def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., description="e.g. 2.13.0"),
                   native_functions: UploadFile = File(..., description="native_functions.yaml"),
-                  tags: UploadFile | None = File(None, description="tags.yaml: every tag used must be declared")
+                  tags: UploadFile | None = File(None, description="tags.yaml: every tag used must be declared"),
+                  historical: bool = Form(False, description="an older release (by its label as a version), "
+                                                             "stored in its place in history")
                   ) -> ImportResult:
     """Import a snapshot (bots and maintainers): operators added, removed and schema-changed since
-    the previous one, and their compatibility findings."""
+    the previous one, and their compatibility findings. An older release than the latest snapshot
+    is refused (409) unless ``historical``. Messages name the files as the client named them."""
     from opgov.formats.registry import read_registry
     from opgov.services.common import require
     from opgov.services.imports import import_snapshot
@@ -33,8 +36,11 @@ def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., descript
     require(ctx, "import", "import snapshots")  # before reading what a member without the role sent
     limit = request.app.state.config.max_upload_bytes
     files = {"native_functions": read_text(native_functions, limit)}
+    shown = {"native_functions": shown_name(native_functions)}
     if tags is not None:
         files["tags"] = read_text(tags, limit)
-    with saved(files) as paths:
+        shown["tags"] = shown_name(tags)
+    with saved(files, shown) as paths:
         registry = read_registry(paths["native_functions"], tags_yaml=paths.get("tags"))
-        return import_snapshot(ctx, f"upload:{files['native_functions'][0]}", label=label, registry=registry)
+        return import_snapshot(ctx, f"upload:{files['native_functions'][0]}", label=label, registry=registry,
+                               historical=historical)

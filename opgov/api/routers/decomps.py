@@ -1,0 +1,66 @@
+"""Decomposition rules: the list, loading a rules file, importing torch's table, and their checks."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, File, Request, UploadFile
+from pydantic import BaseModel, Field
+
+from opgov.api.deps import Reader, Writer
+from opgov.api.uploads import check_length, read_text, saved, shown_name
+from opgov.services.results import RulesLoaded, RuleView, TorchRulesImported
+
+router = APIRouter(prefix="/api/v1/decomps", tags=["decompositions"])
+
+
+def _violations_report():
+    from opgov.render.decomps import ViolationsReport
+
+    return ViolationsReport
+
+
+@router.get("", response_model=list[RuleView])
+def list_rules(ctx: Reader) -> list[RuleView]:
+    """Every rule (operator → targets) with where it came from, by operator."""
+    from opgov.services.decompositions import list_rules
+
+    return list_rules(ctx)
+
+
+@router.post("", response_model=RulesLoaded, status_code=201, dependencies=[Depends(check_length)])
+def load_rules(request: Request, ctx: Writer,
+               rules: UploadFile = File(..., description="a rules file (format in the user guide), or the "
+                                                         "2023 review's facts file")) -> RulesLoaded:
+    """Record the rules of an uploaded rules file (maintainers). Refused (409, nothing recorded)
+    when a rule would make a decomposition produce a non-core operator, a cycle or a deprecated
+    target; a committee decision's rule is kept over a file's (decision > file > torch)."""
+    from opgov.services.common import require
+    from opgov.services.decompositions import load_rules
+
+    require(ctx, "decomps", "change decomposition rules")  # before reading what a member without the role sent
+    shown = shown_name(rules)
+    with saved({"rules": read_text(rules, request.app.state.config.max_upload_bytes)}, {"rules": shown}) as paths:
+        return load_rules(ctx, str(paths["rules"]), name=shown)
+
+
+class TorchImportRequest(BaseModel):
+    budget: float = Field(default=50.0, gt=0, le=600, description="seconds to spend tracing")
+    only: list[str] = Field(default_factory=list, description="trace only these operators")
+
+
+@router.post("/import-torch", response_model=TorchRulesImported)
+def import_torch(body: TorchImportRequest, ctx: Writer) -> TorchRulesImported:
+    """Record the rules of torch.export's default decomposition table, traced on the server (which
+    needs torch installed; maintainers)."""
+    from opgov.services.decompositions import import_torch_rules
+
+    return import_torch_rules(ctx, time_budget_s=body.budget, only=body.only or None)
+
+
+@router.get("/check", response_model=_violations_report())
+def check(ctx: Reader):
+    """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift:
+    what `opgov check-decomps` prints (``errors`` > 0 is what makes it exit 1). Writes nothing."""
+    from opgov.render.decomps import ViolationsReport
+    from opgov.services.decompositions import check_decompositions
+
+    return ViolationsReport.of(check_decompositions(ctx))
