@@ -23,9 +23,20 @@ ERRORS = {status: {"model": Problem, "description": why} for status, why in (
     (422, "the request does not match its schema"))}
 
 
+def _simulation(engine) -> bool:
+    """A simulation database honours claimed times, even ahead of the server's clock: answers
+    may change without a write, so none is cached (opgov.api.cache)."""
+    from opgov.db.engine import transaction
+    from opgov.services.common import is_simulation
+
+    with transaction(engine, write=False) as session:
+        return is_simulation(session)
+
+
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
     from opgov.api.routers import checks, events, operators, proposals, pages, reports, runtimes, snapshots, system
+    from opgov.api.cache import AnswerCache
     from opgov.web import pages as web_pages
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
@@ -39,6 +50,7 @@ def create_app(config: Config | None = None) -> FastAPI:
         # one engine: make_engine sets up SQLite's waits (busy timeout, ?timeout= in the URL) and
         # its transactions (writers BEGIN IMMEDIATE; reads, transaction(write=False), BEGIN DEFERRED)
         app.state.engine, app.state.config = engine, config
+        app.state.answers = AnswerCache(0 if _simulation(engine) else config.response_cache)
         try:
             yield
         finally:

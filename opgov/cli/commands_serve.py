@@ -33,8 +33,6 @@ def serve_cmd(
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     url = resolve_url(GLOBALS.db)
-    if workers > 1 and url.startswith("sqlite"):
-        raise BadInput("--workers above 1 needs PostgreSQL: SQLite serialises every writer anyway")
     engine = make_engine(url)
     try:
         ensure_current(engine)  # a missing or old database is said once, before listening

@@ -108,7 +108,10 @@ def _sqlite_transactions(engine: Engine, timeout: float = LOCK_TIMEOUT) -> None:
     def _begin(connection):
         read_only = connection.get_execution_options().get(READ_ONLY, False)
         # a reading transaction cannot write either (`opgov serve`'s GET requests, read commands)
-        connection.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        query_only = "ON" if read_only else "OFF"
+        if connection.info.get("query_only") != query_only:  # kept with the pooled connection
+            connection.exec_driver_sql(f"PRAGMA query_only={query_only}")
+            connection.info["query_only"] = query_only
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
