@@ -45,7 +45,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         url = resolve_url(config.db)
-        engine = make_engine(url)
+        engine = make_engine(url, pool_size=config.db_pool)  # one pool per worker process
         ensure_current(engine)
         # one engine: make_engine sets up SQLite's waits (busy timeout, ?timeout= in the URL) and
         # its transactions (writers BEGIN IMMEDIATE; reads, transaction(write=False), BEGIN DEFERRED)

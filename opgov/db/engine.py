@@ -48,10 +48,12 @@ def resolve_url(db: str | None) -> str:
     return url
 
 
-def make_engine(url: str, *, create: bool = False) -> Engine:
+def make_engine(url: str, *, create: bool = False, pool_size: int | None = None) -> Engine:
     """An engine for ``url``. A SQLite file is created only with ``create`` (``opgov db
     upgrade``); any other command on a missing file says to run ``opgov db upgrade`` and leaves
-    nothing behind."""
+    nothing behind. ``pool_size``: keep that many connections open and open no more (a server's
+    threads wait for one instead of opening and closing connections beyond the pool)."""
+    pool = {"pool_size": pool_size, "max_overflow": 0} if pool_size else {}
     try:
         if url.startswith("sqlite"):
             path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
@@ -65,10 +67,10 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
             from sqlalchemy.engine import make_url
 
             timeout = _timeout(make_url(url).query.get("timeout"))
-            engine = create_engine(url, connect_args={"timeout": timeout})
+            engine = create_engine(url, connect_args={"timeout": timeout}, **pool)
             _sqlite_transactions(engine, timeout)
         else:
-            engine = create_engine(url, pool_pre_ping=False)
+            engine = create_engine(url, pool_pre_ping=False, **pool)
         from opgov.db.limits import before_execute
 
         event.listen(engine, "before_execute", before_execute)  # values must fit their columns

@@ -254,3 +254,18 @@ def test_the_cache_is_bounded_and_keeps_one_generation():
     cache.put(("operator", 2), (7, today), Answer.of(b"old"))  # a read begun before the write: not kept
     assert cache.get(("operator", 2), (7, today)) is None and cache.get(("operator", 1), (8, today)).body == b"new"
     assert not AnswerCache(max_entries=0).enabled
+
+
+@pytest.mark.parametrize("variable, value", [("OPGOV_RESPONSE_CACHE", "-1"), ("OPGOV_DB_POOL", "0"),
+                                             ("OPGOV_DB_POOL", "many")])
+def test_bad_settings_are_one_line(tmp_path, variable, value):
+    import os
+    import subprocess
+    import sys
+
+    db = f"sqlite:///{tmp_path / 'opgov.db'}"
+    opgov(db, "db", "upgrade")
+    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "serve", "--port", "1"], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, variable: value})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and variable in done.stderr
+    assert "Traceback" not in done.stderr
