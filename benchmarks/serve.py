@@ -2,7 +2,7 @@
 """Latency and throughput of one operator read through `opgov serve`, on loopback only.
 
     .venv/bin/python benchmarks/serve.py                                   # SQLite, 1 worker
-    .venv/bin/python benchmarks/serve.py --postgres URL --workers 2        # an empty PostgreSQL database
+    .venv/bin/python benchmarks/serve.py --postgres URL --workers 2        # PostgreSQL: a server it may create a database on
 
 Prepares a database holding PyTorch 2.13.0 (../shared/pytorch, or the sample registry when that
 is missing), starts `opgov serve` on 127.0.0.1 at a free port, then for 1, 8 and 32 concurrent
@@ -30,7 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", ROOT.parent / "shared"))
@@ -123,7 +125,7 @@ def tree_cpu(pid: int) -> float:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / tick
-            children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+            children = [c for task in Path(f"/proc/{p}/task").iterdir() for c in (task / "children").read_text().split()]
         except OSError:
             continue
         todo.extend(int(c) for c in children)
@@ -168,9 +170,35 @@ def wait_ready(port: int, server: subprocess.Popen) -> None:
     raise SystemExit("opgov serve did not start")
 
 
+@contextmanager
+def database(postgres: str | None, tmp: str) -> Iterator[str]:
+    """A SQLite file in ``tmp``, or a new database on the PostgreSQL server of ``postgres``."""
+    if postgres is None:
+        yield f"sqlite:///{tmp}/opgov.db"
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from opgov.db.engine import resolve_url
+
+    admin = make_url(resolve_url(postgres))
+    name = f"opgov_bench_serve_{os.getpid()}"
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        engine.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--postgres", metavar="URL", help="an empty PostgreSQL database to use instead of SQLite")
+    parser.add_argument("--postgres", metavar="URL",
+                        help="PostgreSQL instead of SQLite: a server (URL of any database there) on which the "
+                             "benchmark creates a database of its own, dropped at the end")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--requests", type=int, default=3000, help="requests per concurrency level")
     parser.add_argument("--seconds", type=float, default=20.0, help="at most this long per level")
@@ -178,8 +206,7 @@ def main() -> None:
     parser.add_argument("--no-cache", action="store_true", help="the server's response cache off")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory(prefix="opgov-bench-serve-") as tmp:
-        db = args.postgres or f"sqlite:///{tmp}/opgov.db"
+    with tempfile.TemporaryDirectory(prefix="opgov-bench-serve-") as tmp, database(args.postgres, tmp) as db:
         label = prepare(db)
         port = free_port()
         env = {**os.environ, **({"OPGOV_RESPONSE_CACHE": "0"} if args.no_cache else {})}
