@@ -8,6 +8,7 @@ services' typed results are the response models, so ``/openapi.json`` is the con
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
 
@@ -36,7 +37,7 @@ def _simulation(engine) -> bool:
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
     from opgov.api.routers import checks, events, operators, proposals, pages, reports, runtimes, snapshots, system
-    from opgov.api.cache import AnswerCache
+    from opgov.api.cache import AnswerCache, Stamps, read_generation
     from opgov.web import pages as web_pages
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
@@ -51,6 +52,7 @@ def create_app(config: Config | None = None) -> FastAPI:
         # its transactions (writers BEGIN IMMEDIATE; reads, transaction(write=False), BEGIN DEFERRED)
         app.state.engine, app.state.config = engine, config
         app.state.answers = AnswerCache(0 if _simulation(engine) else config.response_cache)
+        app.state.stamps = Stamps(partial(read_generation, engine))
         try:
             yield
         finally:

@@ -16,6 +16,7 @@ a time ahead of the server's clock and so write what only becomes true later in 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import threading
 from collections import OrderedDict
@@ -101,3 +102,49 @@ class AnswerCache:
 
     def __len__(self) -> int:
         return len(self._answers)
+
+
+class Stamps:
+    """The current generation (version stamp, date) for the requests of one worker's event loop,
+    read by one query for all the requests waiting for it.
+
+    A request may only use a stamp read that *began after it arrived*: then every write
+    committed before the request is counted. ``current()`` joins the read that has not begun yet,
+    or schedules one; the read begins (in a thread) only after it stops taking requests. Under
+    load, one query and one trip to a thread serve every request that arrived meanwhile, instead
+    of one each."""
+
+    def __init__(self, read) -> None:
+        self._read = read  # () -> generation, blocking: runs in a worker thread
+        self._next: asyncio.Future | None = None
+
+    async def current(self) -> tuple:
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_future()
+            asyncio.get_running_loop().call_soon(self._begin, self._next)
+        return await asyncio.shield(self._next)
+
+    def _begin(self, result: asyncio.Future) -> None:
+        self._next = None  # requests arriving from now on wait for the next read
+        asyncio.ensure_future(self._run(result))
+
+    async def _run(self, result: asyncio.Future) -> None:
+        from starlette.concurrency import run_in_threadpool
+
+        try:
+            result.set_result(await run_in_threadpool(self._read))
+        except asyncio.CancelledError:  # the server is stopping
+            result.cancel()
+            raise
+        except Exception as err:  # noqa: BLE001 - every waiting request gets the error (a busy database)
+            result.set_exception(err)
+
+
+def read_generation(engine) -> tuple:
+    """(the newest event's id, today's UTC date), in a read transaction of its own."""
+    from opgov.core.clock import SystemClock
+    from opgov.db.engine import transaction
+    from opgov.services.common import log_version
+
+    with transaction(engine, write=False, orm=False) as connection:
+        return log_version(connection), SystemClock().now().date()

@@ -269,3 +269,36 @@ def test_bad_settings_are_one_line(tmp_path, variable, value):
                           text=True, timeout=60, env={**os.environ, variable: value})
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and variable in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_read_waits_for_a_stamp_read_begun_after_it_arrived():
+    """Requests that arrive together share one read of the stamp; one arriving while a read is
+    under way waits for the next read (the one under way may not count its writes)."""
+    import asyncio
+    import threading
+
+    from opgov.api.cache import Stamps
+
+    began: list[int] = []
+    release = threading.Event()
+
+    def read() -> tuple:
+        number = len(began) + 1
+        began.append(number)
+        if number == 1:
+            release.wait(10)  # the first read is slow: a request arrives while it runs
+        return (number, date(2026, 1, 1))
+
+    async def scenario():
+        stamps = Stamps(read)
+        first = [asyncio.ensure_future(stamps.current()) for _ in range(5)]
+        while not began:  # the first read has begun (in its thread)
+            await asyncio.sleep(0.01)
+        late = asyncio.ensure_future(stamps.current())
+        await asyncio.sleep(0.05)
+        release.set()
+        return [await f for f in first], await late
+
+    together, late = asyncio.run(scenario())
+    assert [g[0] for g in together] == [1] * 5  # one read for the five
+    assert late[0] == 2 and began == [1, 2]  # its own, later read

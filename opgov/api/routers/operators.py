@@ -55,7 +55,14 @@ async def get_operator(name: str, request: Request,
     answer has a strong ``ETag``: send it back in ``If-None-Match`` to get 304 while nothing changed."""
     from starlette.concurrency import run_in_threadpool
 
-    # the whole read (token, stamp, answer) in one trip to the thread pool: the hot read of the service
+    state = request.app.state
+    if state.answers.enabled and authorization is None and state.config.public_reads:
+        # an anonymous public read: the cached answer, if it is of the generation read after this
+        # request arrived (one read of the stamp serves the requests that arrived meanwhile)
+        answer = state.answers.get(("operator", name), await state.stamps.current())
+        if answer is not None:
+            return answer.response(request.headers.get("if-none-match"))
+    # the whole read (token, stamp, answer) in one trip to the thread pool
     return await run_in_threadpool(operator_answer, request, name, authorization)
 
 
