@@ -200,7 +200,7 @@ def main() -> None:
                         help="PostgreSQL instead of SQLite: a server (URL of any database there) on which the "
                              "benchmark creates a database of its own, dropped at the end")
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--requests", type=int, default=3000, help="requests per concurrency level")
+    parser.add_argument("--requests", type=int, default=20000, help="requests per concurrency level")
     parser.add_argument("--seconds", type=float, default=20.0, help="at most this long per level")
     parser.add_argument("--if-none-match", action="store_true", help="revalidate with the ETag (304s)")
     parser.add_argument("--no-cache", action="store_true", help="the server's response cache off")
@@ -216,7 +216,8 @@ def main() -> None:
         try:
             wait_ready(port, server)
             etag = first_etag(port) if args.if_none_match else None
-            level(port, server.pid, 4, 400, 10, etag)  # warm-up: connections, caches, every worker
+            # warm-up at the highest concurrency: every worker's connections, pool and cache
+            level(port, server.pid, 32, 3200, 10, etag)
             kind = "PostgreSQL" if args.postgres else "SQLite"
             what = ", If-None-Match (304)" if etag else ""
             what += ", response cache off" if args.no_cache else ""
