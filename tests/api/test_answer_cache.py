@@ -106,6 +106,8 @@ def test_every_committed_write_logs_an_event(make_cli, sqlite_url, audit, tmp_pa
         (day(21), "chair", ["deprecate", "aten::mish", "--reason", "rare"]),
         (day(22), "chair", ["undeprecate", "aten::mish", "--reason", "used after all"]),
         (day(22), "chair", ["runtimes", "add", "tiny@1.0", "--ops", ops_list]),
+        (day(22), "chair", ["upgraders", "add", "aten::glu", "--versions", "0-0", "--old-schema",
+                            "glu(Tensor self, int dim=-2) -> Tensor", "--bumped-on", "2026-01-02", "--reason", "r"]),
         ("2026-05-01T09:00:00+00:00", "chair", ["tick", "--apply"]),  # glu: deprecated → deleted
     ]
     for now, actor, args in steps:
