@@ -8,6 +8,7 @@ services' typed results are the response models, so ``/openapi.json`` is the con
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
 
@@ -23,10 +24,21 @@ ERRORS = {status: {"model": Problem, "description": why} for status, why in (
     (422, "the request does not match its schema"))}
 
 
+def _simulation(engine) -> bool:
+    """A simulation database honours claimed times, even ahead of the server's clock: answers
+    may change without a write, so none is cached (opgov.api.cache)."""
+    from opgov.db.engine import transaction
+    from opgov.services.common import is_simulation
+
+    with transaction(engine, write=False) as session:
+        return is_simulation(session)
+
+
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
+    from opgov.api.cache import AnswerCache, Stamps, read_generation
     from opgov.api.routers import (checks, decomps, events, members, operators, pages, proposals, reports,
-                                    runtimes, snapshots, system)
+                                   runtimes, snapshots, system)
     from opgov.web import pages as web_pages
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
@@ -35,11 +47,13 @@ def create_app(config: Config | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         url = resolve_url(config.db)
-        engine = make_engine(url)
+        engine = make_engine(url, pool_size=config.db_pool)  # one pool per worker process
         ensure_current(engine)
         # one engine: make_engine sets up SQLite's waits (busy timeout, ?timeout= in the URL) and
         # its transactions (writers BEGIN IMMEDIATE; reads, transaction(write=False), BEGIN DEFERRED)
         app.state.engine, app.state.config = engine, config
+        app.state.answers = AnswerCache(0 if _simulation(engine) else config.response_cache)
+        app.state.stamps = Stamps(partial(read_generation, engine))
         try:
             yield
         finally:

@@ -3,6 +3,7 @@ request (committed before the response is sent, rolled back on any error)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Annotated, Iterator
 
 from fastapi import Depends, Header, HTTPException, Request
@@ -22,13 +23,13 @@ def _unauthorized(detail: str) -> HTTPException:
     return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool) -> Iterator[Ctx]:
+def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool, orm: bool = True) -> Iterator[Ctx]:
     from opgov.db.engine import transaction
     from opgov.services.tokens import authenticate
 
     config = request.app.state.config
     # a read begins DEFERRED on SQLite and may not write (opgov.db.engine's shared lock/wait set-up)
-    with transaction(request.app.state.engine, write=write) as session:
+    with transaction(request.app.state.engine, write=write, orm=orm) as session:
         actor, token_id = ANONYMOUS, None
         if authorization:
             scheme, _, token = authorization.partition(" ")
@@ -44,6 +45,20 @@ def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool
         elif not config.public_reads:
             raise _unauthorized("reads need a token on this server (see `opgov tokens create`)")
         yield Ctx(session=session, actor=actor, clock=now, token_id=token_id)
+
+
+# a read outside FastAPI's dependencies (a route doing all its blocking work in one thread), on a
+# Core connection: the ORM session is opened on it only when a service needs one (orm_session)
+reading = contextmanager(lambda request, authorization, now: _ctx(request, authorization, now, write=False, orm=False))
+
+
+@contextmanager
+def orm_session(ctx: Ctx) -> Iterator[Ctx]:
+    """``ctx`` with an ORM session inside the transaction of its Core connection (``reading``)."""
+    from sqlalchemy.orm import Session
+
+    with Session(ctx.session, expire_on_commit=False) as session:
+        yield Ctx(session=session, actor=ctx.actor, clock=ctx.clock, token_id=ctx.token_id)
 
 
 def reader(request: Request, authorization: Annotated[str | None, Header()] = None,

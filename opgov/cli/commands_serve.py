@@ -18,7 +18,9 @@ app.add_typer(tokens_app, name="tokens")
 def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8080, "--port", help="Port to listen on."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Worker processes (PostgreSQL for more than one)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, show_default=False,
+                                          help="Worker processes [default: 1 on SQLite; on PostgreSQL one per "
+                                               "CPU, at most 8]."),
     private_reads: bool = typer.Option(False, "--private-reads",
                                        help="Reads need a token too [env OPGOV_PUBLIC_READS=0]."),
 ) -> None:
@@ -26,15 +28,17 @@ def serve_cmd(
 
     Uses the database of --db (one transaction per request, the server's clock). Writes need
     `Authorization: Bearer <token>` (`opgov tokens create`); reads are public unless
-    --private-reads. With several workers, use PostgreSQL."""
+    --private-reads. Every worker keeps a pool of OPGOV_DB_POOL connections (8) and caches
+    operator answers until the next write (OPGOV_RESPONSE_CACHE answers, 1024; 0: off)."""
     import uvicorn
 
-    from opgov.core.errors import BadInput
+    from opgov.api.config import Config
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     url = resolve_url(GLOBALS.db)
-    if workers > 1 and url.startswith("sqlite"):
-        raise BadInput("--workers above 1 needs PostgreSQL: SQLite serialises every writer anyway")
+    Config.from_env()  # a bad OPGOV_* number is said once, before listening
+    if workers is None:  # SQLite serialises writers and its reads are cheap: one process is enough for a host
+        workers = 1 if url.startswith("sqlite") else min(os.cpu_count() or 1, 8)
     engine = make_engine(url)
     try:
         ensure_current(engine)  # a missing or old database is said once, before listening

@@ -48,10 +48,12 @@ def resolve_url(db: str | None) -> str:
     return url
 
 
-def make_engine(url: str, *, create: bool = False) -> Engine:
+def make_engine(url: str, *, create: bool = False, pool_size: int | None = None) -> Engine:
     """An engine for ``url``. A SQLite file is created only with ``create`` (``opgov db
     upgrade``); any other command on a missing file says to run ``opgov db upgrade`` and leaves
-    nothing behind."""
+    nothing behind. ``pool_size``: keep that many connections open and open no more (a server's
+    threads wait for one instead of opening and closing connections beyond the pool)."""
+    pool = {"pool_size": pool_size, "max_overflow": 0} if pool_size else {}
     try:
         if url.startswith("sqlite"):
             path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
@@ -65,10 +67,10 @@ def make_engine(url: str, *, create: bool = False) -> Engine:
             from sqlalchemy.engine import make_url
 
             timeout = _timeout(make_url(url).query.get("timeout"))
-            engine = create_engine(url, connect_args={"timeout": timeout})
+            engine = create_engine(url, connect_args={"timeout": timeout}, **pool)
             _sqlite_transactions(engine, timeout)
         else:
-            engine = create_engine(url, pool_pre_ping=False)
+            engine = create_engine(url, pool_pre_ping=False, **pool)
         from opgov.db.limits import before_execute
 
         event.listen(engine, "before_execute", before_execute)  # values must fit their columns
@@ -108,7 +110,10 @@ def _sqlite_transactions(engine: Engine, timeout: float = LOCK_TIMEOUT) -> None:
     def _begin(connection):
         read_only = connection.get_execution_options().get(READ_ONLY, False)
         # a reading transaction cannot write either (`opgov serve`'s GET requests, read commands)
-        connection.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        query_only = "ON" if read_only else "OFF"
+        if connection.info.get("query_only") != query_only:  # kept with the pooled connection
+            connection.exec_driver_sql(f"PRAGMA query_only={query_only}")
+            connection.info["query_only"] = query_only
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 

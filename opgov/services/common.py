@@ -116,6 +116,14 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
         pending.append(event)
 
 
+def log_version(session) -> int:
+    """The id of the newest event (0 for none): the database's version stamp. Every write that
+    changes governance logs an event in its transaction, and ids grow in commit order (they are
+    given under the events lock), so a reader that sees the same stamp sees the same data; the
+    service's response cache keys its answers on it (opgov.api.cache)."""
+    return session.execute(select(func.max(tables.events.c.id))).scalar() or 0
+
+
 def flush_events(ctx: Ctx) -> None:
     """Append the events logged so far now, rather than at commit (before a migration changes the
     events table)."""
