@@ -205,7 +205,7 @@ def table(results: dict[str, list[dict]]) -> str:
 def svg(results: dict[str, list[dict]], path: Path) -> None:
     """Two small line charts side by side: read and import times, and database size, against the
     number of snapshots (SVG written by hand: no plotting dependency)."""
-    width, height, pad = 360, 240, 48
+    width, height, pad, legend = 480, 240, 48, 170
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width + 40}" height="{height + 40}" '
              'font-family="sans-serif" font-size="11">', '<rect width="100%" height="100%" fill="white"/>']
@@ -215,8 +215,8 @@ def svg(results: dict[str, list[dict]], path: Path) -> None:
         ys = [y for _, pts in series for _, y in pts] or [1]
         xmax, ymax = max(xs), max(ys) * 1.1 or 1
 
-        def px(x: float) -> float:
-            return x0 + pad + (width - pad - 10) * x / xmax
+        def px(x: float) -> float:  # the plot, with the legend to its right
+            return x0 + pad + (width - pad - legend) * x / xmax
 
         def py(y: float) -> float:
             return 20 + (height - pad) * (1 - y / ymax)
@@ -235,7 +235,7 @@ def svg(results: dict[str, list[dict]], path: Path) -> None:
             points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
             dash = ' stroke-dasharray="5,3"' if name.startswith("PostgreSQL") else ""
             parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
-            parts.append(f'<text x="{x0 + pad + 6}" y="{34 + 13 * n}" fill="{colour}">{name}</text>')
+            parts.append(f'<text x="{x0 + width - legend + 14}" y="{34 + 13 * n}" fill="{colour}">{name}</text>')
 
     times, sizes = [], []
     for backend, rows in results.items():
