@@ -33,12 +33,7 @@ def read_text(path: str | Path, *, exact: bool = False) -> str:
         raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
     except OSError as err:  # permission denied, a symlink loop, a name too long, an I/O error
         raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
-    if "\x00" in text:
-        raise BadInput("a binary file (it holds NUL bytes), expected text", file=name,
-                       line=text.count("\n", 0, text.index("\x00")) + 1)
-    if not text.strip():
-        raise BadInput("is empty", file=name)
-    return text
+    return _text_only(text, name)
 
 
 def text_of(data: bytes, name: str) -> str:
@@ -49,6 +44,11 @@ def text_of(data: bytes, name: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
+    return _text_only(text, name)
+
+
+def _text_only(text: str, name: str) -> str:
+    """``text``, unless it is binary (a NUL byte) or empty: one line of :class:`BadInput`."""
     if "\x00" in text:
         raise BadInput("a binary file (it holds NUL bytes), expected text", file=name,
                        line=text.count("\n", 0, text.index("\x00")) + 1)
