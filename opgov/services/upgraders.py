@@ -244,6 +244,7 @@ def cover_findings(session, report, core: set[str]):
     non-core operator judged against the recorded upgraders: one that adapts the operator's old
     schema covers it (``waived``, naming the upgrader); an error gets the upgrader to add, with
     its name and the version-map entry text."""
+    from opgov.core.vocab import Severity
     from opgov.render.compat import make_report
 
     bump_dates = _bumps(session)
@@ -262,7 +263,7 @@ def cover_findings(session, report, core: set[str]):
             plain = f.message.replace(f" {f.operator} is not core: if the break is intended, record an exception "
                                       "(opgov exceptions add).", "")
             changed.append(f.model_copy(update={
-                "severity": "waived", "upgrader": cover.name,
+                "severity": Severity.waived, "upgrader": cover.name,
                 "message": f"{plain} Covered by upgrader {cover.name} (versions {cover.start}-{cover.end}, "
                            f"version bump {cover.bumped_at}{when})."}))
         elif f.severity == "error":
