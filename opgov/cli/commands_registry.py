@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, day, print_json, say, second, table
+from opgov.cli.runtime import GLOBALS, command, day, minute, print_json, say, second, table
 
 db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
 ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
@@ -131,6 +131,23 @@ def _imported(result, json_out: bool) -> None:
         say("  compatibility findings: " + ", ".join(f"{n} {s if n == 1 else plural.get(s, s)}"
                                                   for s, n in sorted(result.findings.items()))
             + " (opgov ops show OP lists them)")
+
+
+@app.command("snapshots")
+def snapshots_cmd(json_out: bool = JsonOpt) -> None:
+    """Every imported snapshot, in the order of history (a release imported with --historical in
+    its place)."""
+    from opgov.cli.remote import fetch
+    from opgov.services.imports import list_snapshots
+    from opgov.services.results import SnapshotView
+
+    views = fetch("/api/v1/snapshots", list[SnapshotView], local=list_snapshots, orm=False)
+    if json_out:
+        print_json(views)
+        return
+    table(f"{len(views)} snapshots", ["label", "imported", "by", "operators", "source"],
+          [[v.label + (" (historical)" if v.historical else ""), minute(v.imported_at), v.actor, v.operators,
+            v.source] for v in views])
 
 
 @ops_app.command("list")

@@ -46,14 +46,17 @@ class ImportTally:
 
 
 def list_snapshots(ctx: Ctx) -> list:
-    """Every imported snapshot, oldest first (:class:`~opgov.services.results.SnapshotView`)."""
+    """Every imported snapshot in the order of history, oldest first
+    (:class:`~opgov.services.results.SnapshotView`)."""
+    from opgov.services.common import is_historical
     from opgov.services.results import SnapshotView
 
     s = snapshots.c
     return [SnapshotView(id=r.id, label=r.label, source=r.source, content_hash=r.content_hash,
-                         imported_at=r.imported_at, actor=r.actor, operators=r.operator_count)
+                         imported_at=r.imported_at, actor=r.actor, operators=r.operator_count, position=r.position,
+                         historical=is_historical(r.stats))
             for r in ctx.session.execute(select(s.id, s.label, s.source, s.content_hash, s.imported_at, s.actor,
-                                                s.operator_count).order_by(s.id))]
+                                                s.operator_count, s.position, s.stats).order_by(s.position))]
 
 
 def snapshot_stats(ctx: Ctx) -> dict:

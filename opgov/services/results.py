@@ -221,6 +221,8 @@ class SnapshotView(Result):
     imported_at: AwareDatetime
     actor: str
     operators: int
+    position: int = Field(description="its place in history, 1 = the oldest")
+    historical: bool = Field(description="an older release stored in its place with import --historical")
 
 
 # --- members, settings -------------------------------------------------------------------------------

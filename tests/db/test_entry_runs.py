@@ -55,6 +55,11 @@ def test_every_snapshot_reads_back_as_its_file_whatever_the_import_order(make_cl
     cli.ok("import", nf["2.13.0"], "--label", "2.13.0-again")           # unchanged, the latest
     sides = _sides(any_db_url)
     assert list(sides) == ["2.0.0", "2.6.0", "2.12.0", "2.13.0", "2.13.0-again"]
+    listed = cli.ok("snapshots", "--json").json()
+    assert [(s["label"], s["position"], s["historical"]) for s in listed] == [
+        ("2.0.0", 1, True), ("2.6.0", 2, True), ("2.12.0", 3, False), ("2.13.0", 4, False),
+        ("2.13.0-again", 5, False)]
+    assert "2.6.0 (historical)" in cli.ok("snapshots").out
     for label, facts in sides.items():
         expected = _file_facts(nf[label.removesuffix("-again")])
         assert facts == expected[:4], label
