@@ -118,7 +118,14 @@ def _sqlite_transactions(engine: Engine, timeout: float = LOCK_TIMEOUT) -> None:
 
 
 def reader(engine: Engine) -> Engine:
-    """The same engine, for transactions that only read."""
+    """The same engine, for transactions that only read. On PostgreSQL such a transaction is
+    ``REPEATABLE READ, READ ONLY``: every statement of a read sees the same committed state, so a
+    report, an operator's story or a snapshot read in several queries never mixes two moments (an
+    import committing in between, a historical one moving positions). SQLite's reader already
+    reads one snapshot from its first statement on."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(**{READ_ONLY: True}, isolation_level="REPEATABLE READ",
+                                        postgresql_readonly=True)
     return engine.execution_options(**{READ_ONLY: True})
 
 

@@ -160,3 +160,33 @@ def test_a_nightly_bots_long_history_gives_a_short_trend(make_cli, sqlite_url):
     week = cli.ok("report", "weekly", "--format", "json", now=at(59)).json()
     labels = [p["label"] for p in week["opset_trend"]]
     assert labels == ["1.0.0", "1.1.0", *[f"1.2.0.dev{n}" for n in range(53, 60)]]
+
+
+def test_a_read_sees_one_moment_on_postgresql(make_cli, postgres_url):
+    """Every statement of a read transaction sees the same committed state (REPEATABLE READ): an
+    import committed in the middle of a read is not half seen."""
+    from opgov.core.clock import SystemClock
+    from opgov.core.errors import NotFound
+    from opgov.db.engine import make_engine, transaction
+    from opgov.services.common import Ctx
+    from opgov.services.imports import list_snapshots
+    from opgov.services.ops import show_op
+
+    cli = make_cli(postgres_url)
+    cli.ok("import", SAMPLE / "native_functions.v1.yaml", "--label", "1.0")
+    engine = make_engine(resolve_url(postgres_url))
+    try:
+        with transaction(engine, write=False) as session:
+            ctx = Ctx(session=session, actor="reader", clock=SystemClock())
+            assert [s.label for s in list_snapshots(ctx)] == ["1.0"]
+            cli.ok("import", SAMPLE / "native_functions.v2.yaml", "--label", "2.0")  # commits meanwhile
+            assert [s.label for s in list_snapshots(ctx)] == ["1.0"]
+            try:
+                show_op(ctx, "aten::fused_rms_norm")  # v2 adds it
+            except NotFound:
+                pass
+            else:
+                raise AssertionError("the read saw an operator committed after it began")
+        assert [s["label"] for s in cli.ok("snapshots", "--json").json()] == ["1.0", "2.0"]
+    finally:
+        engine.dispose()
