@@ -163,7 +163,8 @@ def test_health_openapi_and_docs(server):
                          ("DELETE", "/api/v1/members/{name}"), ("GET", "/api/v1/config"), ("PUT", "/api/v1/config/{key}"),
                          ("GET", "/api/v1/decomps"), ("POST", "/api/v1/decomps"), ("GET", "/api/v1/decomps/check"),
                          ("POST", "/api/v1/decomps/import-torch"), ("DELETE", "/api/v1/exceptions/{exception_id}"),
-                         ("GET", "/api/v1/tokens"), ("POST", "/api/v1/tokens"), ("DELETE", "/api/v1/tokens/{token_id}")]:
+                         ("GET", "/api/v1/tokens"), ("POST", "/api/v1/tokens"), ("DELETE", "/api/v1/tokens/{token_id}"),
+                         ("POST", "/api/v1/decisions"), ("POST", "/api/v1/sync-yaml"), ("POST", "/api/v1/sync-yaml/write")]:
         assert (method, path) in documented
     from openapi_spec_validator import validate
 
