@@ -205,12 +205,7 @@ def sync_run(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) ->
     refused (exit 2): it could leave the tag undeclared, which torchgen rejects.
     Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported.
     The CLI prints its text from this plain result (no pydantic); :func:`sync_yaml` types it."""
-    if mode not in MODES:
-        raise BadInput(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
-    if mode == "write":
-        require(ctx, "sync", "write native_functions.yaml")
-    if latest_snapshot_id(ctx.session) is None:
-        raise BadInput("the database holds no snapshot yet: run `opgov import` first")
+    _may_run(ctx, mode)
     text = read_text(path, exact=True)
     defaulted = tags_yaml is None
     if defaulted:  # torchgen reads the tags.yaml beside native_functions.yaml
@@ -222,6 +217,16 @@ def sync_run(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) ->
         write_synced(contents, path)
         _written(ctx, result)
     return result
+
+
+def _may_run(ctx: Ctx, mode: str) -> None:
+    """A known mode; for ``write`` a bot or maintainer; a database with a snapshot to compare with."""
+    if mode not in MODES:
+        raise BadInput(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
+    if mode == "write":
+        require(ctx, "sync", "write native_functions.yaml")
+    if latest_snapshot_id(ctx.session) is None:
+        raise BadInput("the database holds no snapshot yet: run `opgov import` first")
 
 
 def tags_beside(path: str) -> str | None:
@@ -263,23 +268,18 @@ def _written(ctx: Ctx, result: SyncResult) -> None:
 
 
 def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None = None,
-               tags_yaml: str | None = None, tags_beside: bool = False, dry_run: bool = False) -> SyncAnswer:
+               tags_yaml: str | None = None, found_beside: bool = False, dry_run: bool = False) -> SyncAnswer:
     """:func:`sync_run` for files that are not here (a client's, uploaded to `opgov serve`):
-    ``text`` is ``path``'s content, ``tags_text`` that of ``tags_yaml`` (``tags_beside``: it is the
+    ``text`` is ``path``'s content, ``tags_text`` that of ``tags_yaml`` (``found_beside``: it is the
     tags.yaml found beside ``path``, not one the user named). Messages and the result name the
     files as given. For ``write`` (bot or maintainer) nothing is written here: the answer holds
     the new texts, for the client to write as :func:`sync_run` writes, and the sync is logged
     (unless ``dry_run``: the client found it cannot write them)."""
     from opgov.services.results import SyncAnswer
 
-    if mode not in MODES:
-        raise BadInput(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
-    if mode == "write":
-        require(ctx, "sync", "write native_functions.yaml")
-    if latest_snapshot_id(ctx.session) is None:
-        raise BadInput("the database holds no snapshot yet: run `opgov import` first")
+    _may_run(ctx, mode)
     result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
-                             defaulted=tags_beside or tags_yaml is None)
+                             defaulted=found_beside or tags_yaml is None)
     if contents and not dry_run:
         _written(ctx, result)
     new = dict(contents)

@@ -21,23 +21,15 @@ _BESIDE = Form(False, description="tags is the tags.yaml found beside native_fun
 
 def _answer(request: Request, ctx, mode: str, native_functions: UploadFile, tags: UploadFile | None,
             tags_beside: bool, dry_run: bool = False) -> SyncAnswer:
-    from opgov.api.uploads import shown_name
-    from opgov.formats.files import text_of
+    from opgov.api.uploads import read_text, shown_name
     from opgov.services.sync import sync_texts
 
     limit = request.app.state.config.max_upload_bytes
-    texts = {}
-    for upload in (native_functions, tags):
-        if upload is not None:
-            data = upload.file.read(limit + 1)
-            if len(data) > limit:
-                from fastapi import HTTPException
-
-                raise HTTPException(413, f"{shown_name(upload)} is larger than {limit} bytes")
-            texts[upload] = (shown_name(upload), text_of(data, shown_name(upload)))  # exact: line endings kept
-    path, text = texts[native_functions]
-    tags_yaml, tags_text = texts[tags] if tags is not None else (None, None)
-    return sync_texts(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml, tags_beside=tags_beside,
+    # named as the client named them; bytes decoded as they are (line endings kept)
+    text = read_text(native_functions, limit)[1]
+    tags_text = read_text(tags, limit)[1] if tags is not None else None
+    return sync_texts(ctx, text, shown_name(native_functions), mode=mode, tags_text=tags_text,
+                      tags_yaml=shown_name(tags) if tags is not None else None, found_beside=tags_beside,
                       dry_run=dry_run)
 
 
