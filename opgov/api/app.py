@@ -37,8 +37,8 @@ def _simulation(engine) -> bool:
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
     from opgov.api.cache import AnswerCache, Stamps, read_generation
-    from opgov.api.routers import (checks, decomps, events, members, operators, pages, proposals, reports,
-                                   runtimes, snapshots, system)
+    from opgov.api.routers import (checks, decisions, decomps, events, members, operators, pages, proposals, reports,
+                                   runtimes, snapshots, sync, system, tokens)
     from opgov.web import pages as web_pages
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
@@ -67,7 +67,7 @@ def create_app(config: Config | None = None) -> FastAPI:
                               "<token>` (`opgov tokens create`).")
     errors.install(app)
     for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
-                   members.router, reports.router, checks.router, decomps.router, runtimes.router,
-                   pages.router, web_pages.router):
+                   members.router, reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
+                   sync.router, tokens.router, pages.router, web_pages.router):
         app.include_router(router)
     return app

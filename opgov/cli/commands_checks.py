@@ -158,10 +158,12 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
 @exceptions_app.command("remove")
 def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> None:
     """Remove an exception (kept in the log)."""
+    from opgov.cli.remote import send
     from opgov.services.compat_checks import remove_exception
+    from opgov.services.results import ExceptionView
 
-    with command(write=True) as ctx:
-        view = remove_exception(ctx, exception_id)
+    view = send(f"/api/v1/exceptions/{exception_id}", ExceptionView, method="DELETE",
+                local=lambda ctx: remove_exception(ctx, exception_id))
     say(f"removed exception {view.id} ({view.pattern})")
 
 
@@ -188,6 +190,12 @@ def sync_yaml_cmd(
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
         raise BadInput("give exactly one of --check, --diff or --write")
+    from opgov.cli.remote import server
+
+    remote = server()
+    if remote is not None:
+        _sync_remotely(remote, native_functions_yaml, tags_yaml, modes[0], json_out)
+        return
     with command(write=modes[0] == "write", orm=False) as ctx:
         # the typed result (pydantic) only for --json: the text comes from the plain one
         run = sync_yaml if json_out else sync_run
@@ -202,6 +210,54 @@ def sync_yaml_cmd(
     else:
         sys.stdout.write(summary_markdown(result) + "\n")
     if (result.mode == "check" and not result.in_sync) or result.conflicts:
+        raise typer.Exit(1)
+
+
+def _sync_remotely(remote, path: str, tags_yaml: str | None, mode: str, json_out: bool) -> None:
+    """sync-yaml with --server: the files are uploaded, the server compares them with its database,
+    and this prints what the local command prints; --write writes the server's new texts here,
+    as the local command writes."""
+    from opgov.core.errors import BadInput
+    from opgov.services.results import SyncAnswer
+    from opgov.services.sync import hold_lock, tags_beside, write_synced
+
+    beside = tags_yaml is None
+    tags = tags_beside(path) if beside else tags_yaml  # the tags.yaml torchgen reads: on this machine
+    files = [("native_functions", path)] + ([("tags", tags)] if tags is not None else [])
+    fields = {"tags_beside": beside and tags is not None, **({} if mode == "write" else {"mode": mode})}
+    held, unwritable = [], None
+    try:
+        if mode == "write":  # the files' locks, held while the server answers: no other writer meanwhile
+            for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
+                try:
+                    held.append(hold_lock(file))
+                except BadInput as err:  # a lock left behind, a read-only file: the server then logs nothing
+                    unwritable = (file, err)
+                    fields["dry_run"] = True
+                    break
+        answer = remote.post("/api/v1/sync-yaml/write" if mode == "write" else "/api/v1/sync-yaml", SyncAnswer,
+                             files=files, fields=fields)
+    finally:
+        for lock in held:
+            lock.abort()
+    result = answer.report
+    if mode == "write":
+        contents = [(file, text) for file, text in ((tags, answer.tags), (path, answer.native_functions))
+                    if text is not None]  # tags.yaml first, as locally
+        if unwritable is not None and unwritable[0] in dict(contents):
+            raise unwritable[1]  # what the local command says when it comes to write that file
+        if contents:
+            write_synced(contents, path)
+    if json_out:
+        print_json(result)
+    elif mode == "diff":
+        sys.stdout.write(answer.diff)
+        if result.conflicts:  # stdout stays a clean patch
+            sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
+            sys.stderr.writelines(f"  {c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
+    else:
+        sys.stdout.write(result.summary + "\n")
+    if (mode == "check" and not result.in_sync) or result.conflicts:
         raise typer.Exit(1)
 
 

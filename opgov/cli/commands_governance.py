@@ -229,12 +229,14 @@ def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_ou
 def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
     """Record a file of historical decisions (dated, marked as imported) in one transaction.
     FILE may name a shipped file: core-aten-review-2023 (the 2023 core ATen review)."""
+    from opgov.cli.remote import send
     from opgov.resources import data_argument
     from opgov.services.governance import load_decisions
+    from opgov.services.results import DecisionsLoaded
 
-    file = data_argument(file)
-    with command(write=True) as ctx:
-        result = load_decisions(ctx, file)
+    file = data_argument(file)  # a shipped name is resolved here, and uploaded as the file it names
+    result = send("/api/v1/decisions", DecisionsLoaded, files=[("decisions", file)],
+                  local=lambda ctx: load_decisions(ctx, file))
     print_json(result) if json_out else say(
         f"{result.recorded} decisions recorded from {file}"
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Optional
 
@@ -16,6 +17,15 @@ app.add_typer(db_app, name="db")
 app.add_typer(ops_app, name="ops")
 
 
+def _database_only() -> None:
+    """The db commands change or inspect a database itself: never through a server."""
+    if GLOBALS.server or os.environ.get("OPGOV_SERVER"):
+        from opgov.core.errors import BadInput
+
+        raise BadInput("the db commands work on a database only (--db / OPGOV_DATABASE_URL), not with --server "
+                       "or OPGOV_SERVER")
+
+
 @db_app.command("upgrade")
 def db_upgrade(
     revision: str = typer.Argument("head", help="Target revision."),
@@ -23,6 +33,7 @@ def db_upgrade(
                                     help="Create a simulation database, where --now/OPGOV_NOW set the clock."),
 ) -> None:
     """Apply the Alembic migrations (the only way opgov's schema is made or changed)."""
+    _database_only()
     from opgov.services.admin import upgrade_database
 
     done = upgrade_database(GLOBALS.db, revision, simulation=simulation)
@@ -36,6 +47,7 @@ def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g.
                                             help="Downgrade even though governance data would be lost.")) -> None:
     """Undo migrations down to REVISION (base removes every table). Maintainers only; refused
     while the database holds governance data unless --force."""
+    _database_only()
     from opgov.cli.runtime import resolve_actor
     from opgov.services.admin import downgrade_database
 
@@ -46,6 +58,7 @@ def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g.
 @db_app.command("current")
 def db_current(json_out: bool = JsonOpt) -> None:
     """Show the database URL, its revision and whether it is a simulation database."""
+    _database_only()
     from opgov.services.admin import database_status
 
     status = database_status(GLOBALS.db)

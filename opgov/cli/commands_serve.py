@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, minute, print_json, say, table
+from opgov.cli.runtime import GLOBALS, minute, print_json, say, table
 
 tokens_app = typer.Typer(help="API tokens of members, for `opgov serve`.", no_args_is_help=True)
 app.add_typer(tokens_app, name="tokens")
@@ -60,10 +60,12 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
                   json_out: bool = JsonOpt) -> None:
     """Create a token for MEMBER (maintainers; on a database without members, MEMBER becomes the
     first maintainer). The token is printed once: only its hash is stored."""
+    from opgov.cli.remote import send
+    from opgov.services.results import TokenCreated
     from opgov.services.tokens import create_token
 
-    with command(write=True) as ctx:
-        created = create_token(ctx, member, expires_days=expires)
+    created = send("/api/v1/tokens", TokenCreated, json_body={"member": member, "expires_days": expires},
+                   local=lambda ctx: create_token(ctx, member, expires_days=expires))
     if json_out:
         print_json(created)
         return
@@ -78,10 +80,11 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
 def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Only this member's tokens."),
                 json_out: bool = JsonOpt) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
+    from opgov.cli.remote import fetch
+    from opgov.services.results import TokenView
     from opgov.services.tokens import list_tokens
 
-    with command(write=False) as ctx:
-        tokens = list_tokens(ctx, member=member)
+    tokens = fetch("/api/v1/tokens", list[TokenView], member=member, local=lambda ctx: list_tokens(ctx, member=member))
     if json_out:
         print_json(tokens)
     elif not tokens:
@@ -95,8 +98,10 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Revoke a token now (maintainers; a member their own)."""
+    from opgov.cli.remote import send
+    from opgov.services.results import TokenView
     from opgov.services.tokens import revoke_token
 
-    with command(write=True) as ctx:
-        revoked = revoke_token(ctx, token_id)
+    revoked = send(f"/api/v1/tokens/{token_id}", TokenView, method="DELETE",
+                   local=lambda ctx: revoke_token(ctx, token_id))
     print_json(revoked) if json_out else say(f"revoked token {revoked.id} of {revoked.member}")

@@ -34,9 +34,9 @@ GLOBALS = Globals()
 
 # the commands that work with --server (cli/remote.py); the others say so in one line
 REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, log verify, propose-*, review, withdraw, "
-                   "deprecate, mark-deprecated, delete, undeprecate, tick, exceptions add/list, check-bc, "
-                   "check-model, report weekly, runtimes, upgraders, import, members, config, decomps, "
-                   "check-decomps and opset build")
+                   "deprecate, mark-deprecated, delete, undeprecate, tick, exceptions, tokens, decisions load, "
+                   "check-bc, check-model, report weekly, runtimes, upgraders, import, members, config, decomps, "
+                   "check-decomps, opset build and sync-yaml")
 
 
 def resolve_actor(explicit: str | None) -> str:

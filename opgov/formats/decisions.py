@@ -70,7 +70,9 @@ def _names(value, what: str, path: str, line: int) -> list[str]:
     return [v.strip() for v in value]
 
 
-def read_decisions_file(path: str) -> list[DecisionRecord]:
+def read_decisions_file(path: str, *, name: str | None = None) -> list[DecisionRecord]:
+    """The records of a decisions file. ``name``: the file as the user named it (an upload to the
+    service), the default ``source`` instead of ``path``."""
     text = read_text(path)
     from opgov.formats.safeyaml import load  # noqa: PLC0415  (no aliases, merge or duplicate keys)
 
@@ -82,7 +84,7 @@ def read_decisions_file(path: str) -> list[DecisionRecord]:
     for key, value in root.value:
         if key.value == "decisions":
             lines = [item.start_mark.line + 1 for item in value.value]
-    source = _text(data.get("source"), "source", path, top.get("source", 1)).strip() or path
+    source = _text(data.get("source"), "source", path, top.get("source", 1)).strip() or name or path
     default_when = data.get("decided_at")
     default_by = _names(data.get("decided_by") or ["imported"], "decided_by", path, top.get("decided_by", 1))
     records = []

@@ -273,12 +273,15 @@ def show_proposal(ctx: Ctx, proposal_id: int) -> ProposalView:
 # --- historical decisions -------------------------------------------------------------------------
 
 
-def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
-    """Record a file of historical decisions (dated, marked as imported) in one go."""
+def load_decisions(ctx: Ctx, path: str, *, name: str | None = None) -> DecisionsLoaded:
+    """Record a file of historical decisions (dated, marked as imported) in one go. ``name``: how
+    messages and the result name the file (default ``path``; the service names an upload as the
+    client did)."""
     from opgov.formats.decisions import read_decisions_file
 
     require(ctx, "decisions", "load decisions")
-    records = read_decisions_file(path)
+    shown = name or path
+    records = read_decisions_file(path, name=shown)
     session = ctx.session
     serialize(ctx, "import", shared=True)  # categories are read, then written back
     ops = {}
@@ -286,12 +289,12 @@ def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
         try:
             ops[record.op] = find_operator(session, record.op)
         except BadInput as err:
-            raise BadInput(err.message, file=path, line=record.line) from None
+            raise BadInput(err.message, file=shown, line=record.line) from None
         for target in record.into:
             try:
                 find_operator(session, target)
             except BadInput as err:
-                raise BadInput(f"target of {record.op}: {err.message}", file=path, line=record.line) from None
+                raise BadInput(f"target of {record.op}: {err.message}", file=shown, line=record.line) from None
     # lock the operators whose categories are about to be written, in the order tick locks them
     session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
                     .order_by(Operator.qualname).with_for_update().execution_options(populate_existing=True)).all()
@@ -337,7 +340,7 @@ def load_decisions(ctx: Ctx, path: str) -> DecisionsLoaded:
     errors = [v.message for v in check(current_rules(session), categories, lifecycle,
                                        implicit=implicit_operators(session))
               if v.severity == "error" and v.operator in ruled]
-    return DecisionsLoaded(file=path, decisions=len(records), recorded=loaded,
+    return DecisionsLoaded(file=shown, decisions=len(records), recorded=loaded,
                            already_recorded=len(records) - loaded, superseded=superseded,
                            decomposition_errors=errors)
 

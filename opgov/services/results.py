@@ -409,6 +409,16 @@ class SyncReport(Result):
     diff: str = Field(default="", exclude=True, description="the unified diff (mode diff)")
 
 
+class SyncAnswer(Result):
+    """``opgov sync-yaml`` through `opgov serve`: the report, the diff (mode diff), and for a write
+    the new texts the client writes (null: that file stays as it is)."""
+
+    report: SyncReport
+    diff: str = Field(default="", description="the unified diff (mode diff)")
+    native_functions: str | None = Field(default=None, description="the new native_functions.yaml (mode write)")
+    tags: str | None = Field(default=None, description="the new tags.yaml (mode write)")
+
+
 # --- decompositions -------------------------------------------------------------------------------------
 
 

@@ -38,7 +38,7 @@ from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
-    from opgov.services.results import SyncReport
+    from opgov.services.results import SyncAnswer, SyncReport
 
 LIFECYCLE_TAGS = {state.value: state.value for state in (Lifecycle.deprecating, Lifecycle.deprecated)}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
@@ -205,20 +205,94 @@ def sync_run(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) ->
     refused (exit 2): it could leave the tag undeclared, which torchgen rejects.
     Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported.
     The CLI prints its text from this plain result (no pydantic); :func:`sync_yaml` types it."""
-    from opgov.core import yamlsync
+    _may_run(ctx, mode)
+    text = read_text(path, exact=True)
+    defaulted = tags_yaml is None
+    if defaulted:  # torchgen reads the tags.yaml beside native_functions.yaml
+        tags_yaml = tags_beside(path)
+    tags_text = read_text(tags_yaml, exact=True) if tags_yaml is not None else None
+    result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
+                             defaulted=defaulted)
+    if contents:
+        write_synced(contents, path)
+        _written(ctx, result)
+    return result
 
+
+def _may_run(ctx: Ctx, mode: str) -> None:
+    """A known mode; for ``write`` a bot or maintainer; a database with a snapshot to compare with."""
     if mode not in MODES:
         raise BadInput(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})")
     if mode == "write":
         require(ctx, "sync", "write native_functions.yaml")
     if latest_snapshot_id(ctx.session) is None:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
-    text = read_text(path, exact=True)
-    defaulted = tags_yaml is None
-    if defaulted:  # torchgen reads the tags.yaml beside native_functions.yaml
-        beside = os.path.join(os.path.dirname(path) or ".", "tags.yaml")
-        tags_yaml = beside if os.path.isfile(beside) else None
-    tags_text = read_text(tags_yaml, exact=True) if tags_yaml is not None else None
+
+
+def tags_beside(path: str) -> str | None:
+    """The tags.yaml beside ``path`` (the one torchgen reads), if there is one."""
+    beside = os.path.join(os.path.dirname(path) or ".", "tags.yaml")
+    return beside if os.path.isfile(beside) else None
+
+
+def write_synced(contents: list[tuple[str, str]], path: str) -> None:
+    """Write a sync's new texts (``[(file, text)]``, tags.yaml first) atomically: both files are
+    prepared (locked, written, synced) before either is replaced, so a failure leaves both as
+    they were; tags.yaml is replaced first: a file whose tags are undeclared must never exist,
+    even if the process dies between the two renames. An error is one line naming the file."""
+    from opgov.formats.atomic import replace_files
+
+    try:
+        replace_files(contents)
+    except OSError as err:
+        where = err.filename or path
+        raise BadInput(f"cannot write: {err.strerror or err}", file=str(where)) from None
+
+
+def hold_lock(path: str):
+    """Take ``path``'s lock as :func:`write_synced` takes it (an error is its one line); release it
+    with ``.abort()``."""
+    from opgov.formats.atomic import prepare_write
+
+    try:
+        return prepare_write(path, b"")
+    except OSError as err:
+        raise BadInput(f"cannot write: {err.strerror or err}", file=str(err.filename or path)) from None
+
+
+def _written(ctx: Ctx, result: SyncResult) -> None:
+    result.written = True
+    log_event(ctx, "yaml.sync", f"file:{result.file}",
+              after={"changes": len(result.changes), "conflicts": len(result.conflicts),
+                     "tags_declared": result.tags_declared})
+
+
+def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None = None,
+               tags_yaml: str | None = None, found_beside: bool = False, dry_run: bool = False) -> SyncAnswer:
+    """:func:`sync_run` for files that are not here (a client's, uploaded to `opgov serve`):
+    ``text`` is ``path``'s content, ``tags_text`` that of ``tags_yaml`` (``found_beside``: it is the
+    tags.yaml found beside ``path``, not one the user named). Messages and the result name the
+    files as given. For ``write`` (bot or maintainer) nothing is written here: the answer holds
+    the new texts, for the client to write as :func:`sync_run` writes, and the sync is logged
+    (unless ``dry_run``: the client found it cannot write them)."""
+    from opgov.services.results import SyncAnswer
+
+    _may_run(ctx, mode)
+    result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
+                             defaulted=found_beside or tags_yaml is None)
+    if contents and not dry_run:
+        _written(ctx, result)
+    new = dict(contents)
+    return SyncAnswer(report=report(result), diff=result.diff, native_functions=new.get(path),
+                      tags=new.get(tags_yaml) if tags_yaml is not None else None)
+
+
+def _sync(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None, tags_yaml: str | None,
+          defaulted: bool) -> tuple[SyncResult, list[tuple[str, str]]]:
+    """The run on texts: the result, and for ``write`` the files to write (``[(file, new text)]``,
+    tags.yaml first; none when in sync)."""
+    from opgov.core import yamlsync
+
     plan = _plan(text, desired_state(ctx), path)
     result = SyncResult(file=path, mode=mode, changes=sorted(plan.changes, key=lambda c: c.line),
                         conflicts=list(plan.conflicts), tags_file=tags_yaml)
@@ -250,25 +324,13 @@ def sync_run(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) ->
         result.diff = yamlsync.unified_diff(text, plan.new_text, path)
         if result.tags_declared:
             result.diff += yamlsync.unified_diff(tags_text, new_tags_text, tags_yaml)
+    contents: list[tuple[str, str]] = []
     if mode == "write" and not result.in_sync:
-        from opgov.formats.atomic import replace_files
-
-        # Both files are prepared (locked, written, synced) before either is replaced, so a failure
-        # leaves both as they were; tags.yaml is replaced first: a file whose tags are undeclared
-        # must never exist, even if the process dies between the two renames.
-        contents = [(tags_yaml, new_tags_text)] if result.tags_declared else []
+        if result.tags_declared:
+            contents.append((tags_yaml, new_tags_text))
         if result.changes:
             contents.append((path, plan.new_text))
-        try:
-            replace_files(contents)
-        except OSError as err:
-            where = err.filename or path
-            raise BadInput(f"cannot write: {err.strerror or err}", file=str(where)) from None
-        result.written = True
-        log_event(ctx, "yaml.sync", f"file:{path}",
-                  after={"changes": len(result.changes), "conflicts": len(result.conflicts),
-                         "tags_declared": result.tags_declared})
-    return result
+    return result, contents
 
 
 # --- rendering ------------------------------------------------------------------------------

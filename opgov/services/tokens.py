@@ -22,6 +22,7 @@ from opgov.services.common import Ctx, log_event, require, require_text, role_of
 from opgov.services.results import TokenCreated, TokenView
 
 PREFIX = "opgov_"
+MAX_EXPIRES_DAYS = 36500  # a hundred years; a date further on does not fit
 
 
 def hash_token(token: str) -> str:
@@ -40,8 +41,8 @@ def create_token(ctx: Ctx, member: str, *, expires_days: int | None = None) -> T
     """A new token for ``member`` (maintainers only; on a database without members it makes
     ``member`` the first maintainer). The secret is in the result only."""
     member = require_text(member, "the member")
-    if expires_days is not None and expires_days < 1:
-        raise BadInput("--expires must be at least 1 day")
+    if expires_days is not None and not 1 <= expires_days <= MAX_EXPIRES_DAYS:
+        raise BadInput(f"--expires must be between 1 and {MAX_EXPIRES_DAYS} days")
     session = ctx.session
     if single_user_mode(session):
         session.add(Member(name=member, role="maintainer", added_at=ctx.now(), added_by=ctx.actor))
@@ -76,7 +77,10 @@ def list_tokens(ctx: Ctx, *, member: str | None = None) -> list[TokenView]:
 def revoke_token(ctx: Ctx, token_id: int) -> TokenView:
     """Revoke a token now (maintainers; a member their own). Revoking twice is refused."""
     session = ctx.session
-    row = session.scalars(select(ApiToken).where(ApiToken.id == token_id).with_for_update()).first()
+    from opgov.db.limits import MAX_INTEGER
+
+    row = (session.scalars(select(ApiToken).where(ApiToken.id == token_id).with_for_update()).first()
+           if 0 < token_id <= MAX_INTEGER else None)
     if row is None:
         raise NotFound(f"unknown token {token_id} (see `opgov tokens list`)")
     if row.member != ctx.actor:

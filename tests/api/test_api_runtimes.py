@@ -268,5 +268,5 @@ def test_checks_and_reports_remote_like_local(twins):
     same(twins, "report", "weekly", "--as-of", "2026-06-01", "--format", "md")
     same(twins, "report", "weekly", "--as-of", "2026-06-01", "--format", "json")
     # a command without an endpoint says so in one line
-    code, _, err = _run(twins, ["exceptions", "remove", "1"], remote=True)
+    code, _, err = _run(twins, ["decisions", "export", "decisions.yaml"], remote=True)
     assert code == 2 and err.count("\n") == 1 and "does not work with --server" in err

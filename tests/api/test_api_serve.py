@@ -162,7 +162,9 @@ def test_health_openapi_and_docs(server):
                          ("GET", "/api/v1/events/verify"), ("GET", "/api/v1/members"), ("POST", "/api/v1/members"),
                          ("DELETE", "/api/v1/members/{name}"), ("GET", "/api/v1/config"), ("PUT", "/api/v1/config/{key}"),
                          ("GET", "/api/v1/decomps"), ("POST", "/api/v1/decomps"), ("GET", "/api/v1/decomps/check"),
-                         ("POST", "/api/v1/decomps/import-torch")]:
+                         ("POST", "/api/v1/decomps/import-torch"), ("DELETE", "/api/v1/exceptions/{exception_id}"),
+                         ("GET", "/api/v1/tokens"), ("POST", "/api/v1/tokens"), ("DELETE", "/api/v1/tokens/{token_id}"),
+                         ("POST", "/api/v1/decisions"), ("POST", "/api/v1/sync-yaml"), ("POST", "/api/v1/sync-yaml/write")]:
         assert (method, path) in documented
     from openapi_spec_validator import validate
 
@@ -453,7 +455,7 @@ def test_remote_cli_gives_the_local_output(server, args):
 def test_remote_cli_refusals(server):
     actor = run_cli("--server", server.url, "--actor", "chair", "ops", "show", "aten::glu")
     assert actor.returncode == 2 and "--actor cannot be used with --server" in actor.stderr
-    write = run_cli("--server", server.url, "decisions", "load", "core-aten-review-2023",
+    write = run_cli("--server", server.url, "decisions", "export", "decisions.yaml",
                     env={"OPGOV_TOKEN": server.tokens["chair"]})  # no endpoint: said in one line
     assert write.returncode == 2 and "does not work with --server yet" in write.stderr
     bad = run_cli("--server", server.url, "ops", "show", "aten::glu", env={"OPGOV_TOKEN": "opgov_forged"})

@@ -59,3 +59,11 @@ def post_exception(body: ExceptionRequest, ctx: Writer) -> ExceptionAdded:
     from opgov.services.compat_checks import add_exception
 
     return add_exception(ctx, body.pattern, reason=body.reason, expires=body.expires)
+
+
+@router.delete("/api/v1/exceptions/{exception_id}", response_model=ExceptionView, tags=["exceptions"])
+def delete_exception(exception_id: int, ctx: Writer) -> ExceptionView:
+    """Remove an exception (maintainers; kept in the log). 404 for an unknown id."""
+    from opgov.services.compat_checks import remove_exception
+
+    return remove_exception(ctx, exception_id)

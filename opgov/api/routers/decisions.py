@@ -1,0 +1,40 @@
+"""Historical decisions: recording a decisions file (an upload, or a file opgov ships)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+
+from opgov.api.deps import Writer
+from opgov.api.uploads import check_length, read_text, saved, shown_name
+from opgov.services.results import DecisionsLoaded
+
+router = APIRouter(prefix="/api/v1/decisions", tags=["decisions"])
+
+
+@router.post("", response_model=DecisionsLoaded, status_code=201, dependencies=[Depends(check_length)])
+def load_decisions(request: Request, ctx: Writer,
+                   decisions: UploadFile | None = File(None, description="a decisions file (format in the user "
+                                                                          "guide)"),
+                   shipped: str | None = Form(None, description="instead of a file, one opgov ships: "
+                                                                "core-aten-review-2023")) -> DecisionsLoaded:
+    """Record a file of historical decisions, dated and marked as imported (maintainers): what
+    `opgov decisions load` prints. Loading the same file again records nothing new. Messages and
+    the result name an upload as the client named it."""
+    from opgov.core.errors import BadInput
+    from opgov.resources import SHIPPED_DATA, shipped_data
+    from opgov.services.common import require
+    from opgov.services.governance import load_decisions
+
+    require(ctx, "decisions", "load decisions")  # before reading what a member without the role sent
+    if (decisions is None) == (shipped is None):
+        raise BadInput("give one of `decisions` (a decisions file) and `shipped` (the name of a shipped one)")
+    if shipped is not None:
+        path = shipped_data(shipped)
+        if path is None:
+            raise BadInput(f"shipped: no shipped decisions file {shipped!r} (there are: "
+                           f"{', '.join(k for k, v in SHIPPED_DATA.items() if v.startswith('decisions/'))})")
+        return load_decisions(ctx, str(path))
+    shown = shown_name(decisions)
+    with saved({"decisions": read_text(decisions, request.app.state.config.max_upload_bytes)},
+               {"decisions": shown}) as paths:
+        return load_decisions(ctx, str(paths["decisions"]), name=shown)
