@@ -33,19 +33,27 @@ def _setup(db: str) -> dict[str, str]:
     return tokens
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def twins(request, tmp_path_factory):
-    """(the served database, its server, a twin database set up alike that is used locally)."""
-    for served_db in _database(request.param, tmp_path_factory):
-        for local_db in _database(request.param, tmp_path_factory):
+def serve_twins(kind: str, tmp_path_factory, prepare=lambda db: None):
+    """Yield (the served database's server, a twin database set up alike that is used locally),
+    each set up by :func:`_setup` and then ``prepare(db)``."""
+    for served_db in _database(kind, tmp_path_factory):
+        for local_db in _database(kind, tmp_path_factory):
             tokens = _setup(served_db)
             _setup(local_db)
+            for db in (served_db, local_db):
+                prepare(db)
             served = start(served_db)
             served.tokens = tokens
             try:
                 yield served, local_db
             finally:
                 served.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def twins(request, tmp_path_factory):
+    """(the served database, its server, a twin database set up alike that is used locally)."""
+    yield from serve_twins(request.param, tmp_path_factory)
 
 
 def remotely(server, who: str | None, *args: str):

@@ -11,28 +11,19 @@ import re
 
 import pytest
 
-from tests.api.test_api_remote import _setup, locally, remotely, same
-from tests.api.test_api_serve import _database, opgov, problem, start
+from tests.api.test_api_remote import locally, remotely, same, serve_twins
+from tests.api.test_api_serve import opgov, problem
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def twins(request, tmp_path_factory):
     """(the served database, its server, a twin database set up alike that is used locally), each
     with two BC exceptions."""
-    for served_db in _database(request.param, tmp_path_factory):
-        for local_db in _database(request.param, tmp_path_factory):
-            tokens = _setup(served_db)
-            _setup(local_db)
-            for db in (served_db, local_db):
-                for pattern in ("aten::_foreach_*", "aten::_fft_*"):
-                    opgov(db, "exceptions", "add", pattern, "--reason", "moving", "--expires", "2099-12-31",
-                          actor="chair")
-            served = start(served_db)
-            served.tokens = tokens
-            try:
-                yield served, local_db
-            finally:
-                served.stop()
+    def exceptions(db: str) -> None:
+        for pattern in ("aten::_foreach_*", "aten::_fft_*"):
+            opgov(db, "exceptions", "add", pattern, "--reason", "moving", "--expires", "2099-12-31", actor="chair")
+
+    yield from serve_twins(request.param, tmp_path_factory, exceptions)
 
 
 def _log(db: str) -> str:
