@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 
 from opgov.db.bulk import insert_rows
-from opgov.db.tables import entry_runs, snapshot_lines, snapshots
+from opgov.db.tables import entry_runs, operators, snapshot_lines, snapshots
 
 _FORMAT = 1  # the first byte of a packed blob
 
@@ -60,10 +60,6 @@ def unpack_lines(blob: bytes) -> list[tuple[int, int]]:
 
 
 # --- reading ---------------------------------------------------------------------------------
-
-
-def position_of(session, snapshot_id: int) -> int:
-    return session.execute(select(snapshots.c.position).where(snapshots.c.id == snapshot_id)).scalar_one()
 
 
 def latest_position(session) -> int:
@@ -143,11 +139,10 @@ def latest_entries(session) -> dict[int, tuple[str | None, list]]:
 
 
 def append_latest(session, snapshot_id: int, position: int, entries: Sequence[Entry],
-                  lines: Iterable[tuple[int, int]], current: dict[int, tuple[str | None, list]] | None = None) -> int:
+                  lines: Iterable[tuple[int, int]], current: dict[int, tuple[str | None, list]] | None = None) -> None:
     """Record the snapshot at ``position`` (the new latest, right after the previous latest): close
     the runs whose entry changed or left, open runs for the entries that appeared or changed.
-    ``current`` is :func:`latest_entries` if the caller read it already. Returns the number of runs
-    written."""
+    ``current`` is :func:`latest_entries` if the caller read it already."""
     r = entry_runs.c
     if current is None:
         current = latest_entries(session)
@@ -167,8 +162,11 @@ def append_latest(session, snapshot_id: int, position: int, entries: Sequence[En
         session.execute(update(entry_runs).where(r.operator_id.in_(closed), r.last_pos.is_(None))
                         .values(last_pos=position - 1))
     insert_rows(session, entry_runs, opened)
+    _record_lines(session, snapshot_id, lines)
+
+
+def _record_lines(session, snapshot_id: int, lines: Iterable[tuple[int, int]]) -> None:
     session.execute(insert(snapshot_lines), [{"snapshot_id": snapshot_id, "lines": pack_lines(lines)}])
-    return len(opened) + len(closed)
 
 
 def make_room(session, position: int) -> None:
@@ -212,34 +210,33 @@ def insert_historical(session, snapshot_id: int, position: int, entries: Sequenc
         def same(row) -> bool:
             return row is not None and (row.schema, list(row.tags or ())) == entry
 
+        alone = {"operator_id": op_id, "schema": schema, "tags": list(tags), "first_pos": position,
+                 "last_pos": position}
         run = spanning.get(op_id)
-        if run is not None:
-            if same(run):
-                continue
-            split(run)
+        if run is not None:  # held on both sides: the same entry lies within the run, another splits it
+            if not same(run):
+                split(run)
+                new_runs.append(alone)
+            continue
         before, after = left.get(op_id), right.get(op_id)
-        if run is None and same(before) and same(after):
+        if same(before) and same(after):  # the gap between two equal runs closes
             session.execute(update(entry_runs).where(r.id == before.id).values(last_pos=after.last_pos))
             session.execute(delete(entry_runs).where(r.id == after.id))
-        elif run is None and same(before):
+        elif same(before):
             session.execute(update(entry_runs).where(r.id == before.id).values(last_pos=position))
-        elif run is None and same(after):
+        elif same(after):
             session.execute(update(entry_runs).where(r.id == after.id).values(first_pos=position))
         else:
-            new_runs.append({"operator_id": op_id, "schema": schema, "tags": list(tags), "first_pos": position,
-                             "last_pos": position})
+            new_runs.append(alone)
     for op_id, run in spanning.items():
-        if op_id not in seen:
+        if op_id not in seen:  # absent here: the run stops before and starts again after
             split(run)
-    if new_runs:
-        insert_rows(session, entry_runs, new_runs)
-    session.execute(insert(snapshot_lines), [{"snapshot_id": snapshot_id, "lines": pack_lines(lines)}])
+    insert_rows(session, entry_runs, new_runs)
+    _record_lines(session, snapshot_id, lines)
 
 
 def snapshots_holding(session, names: Iterable[str]) -> list[tuple[str, set[str]]]:
     """``(label, which of names it holds)`` for every snapshot, in the order of history."""
-    from opgov.db.tables import operators
-
     c = operators.c
     wanted = set(names)
     ids = dict(session.execute(select(c.id, c.qualname).where(c.qualname.in_(wanted))).all()) if wanted else {}

@@ -112,21 +112,24 @@ def judged_findings(old: Side, new: Side, *, exceptions: list, deleted: set[str]
                                today=today, locate=locate)
 
 
-def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, old: Side | None = None,
-                           new: Side | None = None) -> dict[str, int]:
+def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held_before: dict,
+                           new_entries: list[StoredEntry]) -> dict[str, int]:
     """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
-    severity. Works on a Core connection (the import runs without the ORM). ``old`` and ``new``
-    are the two snapshots as sides when the caller has them already (the import does)."""
-    from sqlalchemy import insert
+    severity. The import has both sides at hand: ``held_before``, the previous snapshot's entries
+    (operator id → (schema, tags), the runs it found open), and ``new_entries``, the file's.
+    Works on a Core connection (the import runs without the ORM)."""
+    from sqlalchemy import insert, select
 
     from opgov.db import tables
 
     session = ctx.session
-    old = old or snapshot_side(session, previous_id)
-    new = new or snapshot_side(session, snapshot_id)
+    decided = _decided(session)
+    old = snapshot_side(session, previous_id, held=held_before, decided=decided)
+    snap = tables.snapshots.c
+    label, source = session.execute(select(snap.label, snap.source).where(snap.id == snapshot_id)).one()
+    new = stored_side(label, source, new_entries, decided)
     today = ctx.now().date()
-    _, _, deleted = _decided(session)
-    findings = judged_findings(old, new, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+    findings = judged_findings(old, new, exceptions=_exceptions(session, today), deleted=decided[2], today=today)
     rows = [{"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator, "kind": f.kind,
              "rule": f.rule, "severity": f.severity, "message": f.message, "old_schema": f.old_schema,
              "new_schema": f.new_schema, "line": f.line} for f in findings]
@@ -204,8 +207,9 @@ class StoredEntry(NamedTuple):
     tags: list
 
 
-def snapshot_side(session, snapshot_id: int) -> Side:
-    """One snapshot as a side of a comparison (Core only)."""
+def snapshot_side(session, snapshot_id: int, *, held: dict | None = None, decided: tuple | None = None) -> Side:
+    """One snapshot as a side of a comparison (Core only). ``held``: its entries (operator id →
+    (schema, tags)) when the caller has read them already; ``decided``: :func:`_decided`, likewise."""
     from sqlalchemy import select
 
     from opgov.db import entries, tables
@@ -213,17 +217,19 @@ def snapshot_side(session, snapshot_id: int) -> Side:
     snap = tables.snapshots.c
     label, source, position = session.execute(select(snap.label, snap.source, snap.position)
                                               .where(snap.id == snapshot_id)).one()
+    if held is None:
+        held = {r.operator_id: (r.schema, r.tags) for r in entries.entries_at(session, position)}
     names = dict(session.execute(select(tables.operators.c.id, tables.operators.c.qualname)).all())
     lines = entries.lines_of(session, snapshot_id)
-    rows = sorted((StoredEntry(names[r.operator_id], r.schema, lines.get(r.operator_id, 0), r.tags)
-                   for r in entries.entries_at(session, position)), key=lambda e: e.line)
-    return stored_side(session, label, source, rows)
+    rows = sorted((StoredEntry(names[op_id], schema, lines.get(op_id, 0), tags)
+                   for op_id, (schema, tags) in held.items()), key=lambda e: e.line)
+    return stored_side(label, source, rows, decided if decided is not None else _decided(session))
 
 
-def stored_side(session, label: str, source: str, rows: list[StoredEntry]) -> Side:
+def stored_side(label: str, source: str, rows: list[StoredEntry], decided: tuple) -> Side:
     """A snapshot's entries as a side: core is the yaml's core tags, as the committee's decisions
-    have it since."""
-    decided_core, decided_other, _ = _decided(session)
+    (``decided``: :func:`_decided`) have it since."""
+    decided_core, decided_other, _ = decided
     core = {r.qualname for r in rows if "core" in (r.tags or [])}
     core = (core - decided_other) | (decided_core & {r.qualname for r in rows})
     # an autogen-declared operator is stored without a schema, at the line of the entry declaring it

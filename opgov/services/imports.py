@@ -152,22 +152,15 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
         "actor": ctx.actor, "operator_count": len(registry.ops), "stats": {}, "position": position}]).scalar_one()
     say(f"comparing {len(registry.ops)} operators with the database")
     current = stored.latest_entries(session)  # the previous snapshot's entries
-    result, ids = _apply(ctx, registry, snapshot_id, position, label, previous_id=previous_id, current=current)
+    result = _apply(ctx, registry, snapshot_id, position, label, previous_id=previous_id, current=current)
     if previous_id is not None:
-        from opgov.services.compat_checks import StoredEntry, record_import_findings, stored_side
+        from opgov.services.compat_checks import StoredEntry, record_import_findings
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
-        names = {op_id: name for name, op_id in ids.items()}
-        lines = stored.lines_of(session, previous_id)
-        old_label, old_source = session.execute(select(snapshots.c.label, snapshots.c.source)
-                                                .where(snapshots.c.id == previous_id)).one()
-        old = stored_side(session, old_label, old_source, sorted(
-            (StoredEntry(names[op_id], schema, lines.get(op_id, 0), tags) for op_id, (schema, tags) in current.items()),
-            key=lambda e: e.line))
-        new = stored_side(session, label, str(path), [StoredEntry(name, op.schema, op.line, list(op.tags))
-                                                      for name, op in registry.ops.items()])
-        result.findings = record_import_findings(ctx, previous_id, snapshot_id, old=old, new=new)
+        result.findings = record_import_findings(
+            ctx, previous_id, snapshot_id, held_before=current,
+            new_entries=[StoredEntry(name, op.schema, op.line, list(op.tags)) for name, op in registry.ops.items()])
     session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=snapshot_stats(ctx)))
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash,
@@ -222,10 +215,10 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, p
 
 
 def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label: str, *,
-           previous_id: int | None, current: dict) -> tuple[ImportTally, dict[str, int]]:
+           previous_id: int | None, current: dict) -> ImportTally:
     """Bring the operator rows up to ``registry`` and record what the snapshot holds (``current``:
     the previous snapshot's entries). Only rows whose entry appeared, changed or left are written:
-    an unchanged import writes no operator row. Returns the tally and every operator's id."""
+    an unchanged import writes no operator row."""
     session = ctx.session
     baseline = previous_id is None
     result = ImportTally(label=label, operators=len(registry.ops), baseline=baseline)
@@ -323,4 +316,4 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                          [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
                          [(ids[name], op.line) for name, op in registry.ops.items()], current)
     log_events(ctx, events)
-    return result, ids
+    return result

@@ -302,13 +302,6 @@ def _rules(session) -> dict[str, tuple[str, ...]]:
                                                                                decomp_rules.c.targets))}
 
 
-def _snapshot_history(session, used: set[str]) -> list[tuple[str, set[str]]]:
-    """(label, the operators of ``used`` it holds) for every snapshot, in the order of history."""
-    from opgov.db.entries import snapshots_holding
-
-    return snapshots_holding(session, used)
-
-
 def _lifecycle_notes(ctx: Ctx, ops: Sequence[str]) -> list[LifecycleNote]:
     from opgov.core.lifecycle import Periods, next_timed_step
 
@@ -353,7 +346,9 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str], runtime: str) -> Run
     earliest_version = next((str(x.id) for x in found if x.id.name == r.id.name and needed <= x.has.keys()), None)
     after_lowering = next((str(x.id) for x in found if x.id.name == r.id.name
                            and judge(str(x.id), ops, x.has, rules).runs_after_lowering), None)
-    history = _snapshot_history(ctx.session, needed)
+    from opgov.db.entries import snapshots_holding
+
+    history = snapshots_holding(ctx.session, needed)
     earliest_snapshot = next((label for label, have in history if needed <= have), None)
     return RuntimeModelCheck(
         runtime=str(r.id), released=r.released, snapshot=registry.snapshot,
