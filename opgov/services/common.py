@@ -256,14 +256,13 @@ RESERVED_NAMES = frozenset({ANONYMOUS, SYSTEM_ACTOR})
 
 
 def member_name(name: str | None) -> str:
-    """``name`` as a new member's name: not empty, at most 200 characters, not a reserved name."""
+    """``name`` as a new member's name: not empty, not a reserved name (its length is checked
+    against the column with every other text, db.limits)."""
     name = require_text(name, "member name")
     if name.casefold() in RESERVED_NAMES:
         raise BadInput(f"{name!r} is reserved: opgov uses it for "
                        + ("requests without a token" if name.casefold() == ANONYMOUS else "its own events")
                        + "; choose another member name")
-    if len(name) > 200:
-        raise BadInput(f"the member name is {len(name)} characters long; at most 200 fit")
     return name
 # what each role may do besides reading; maintainers may do everything
 BOT_ACTIONS = frozenset({"import", "sync", "tick"})
