@@ -28,8 +28,13 @@ whatever the preset says (a kept operator is implemented by the backend, so it i
 and its rule is not followed). Deleted operators are never in an opset. Operators on a cycle of
 rules cannot be decomposed away and stay in the opset.
 
-Operators the choice decomposes but for which no rule exists (``aten::_assert_tensor_metadata``
-under core-aten; a ``decompose`` operator without a rule, also named in :attr:`Opset.notes`)
+Graph operators (:mod:`opgov.core.graph_ops`: assertions such as ``aten::_assert_tensor_metadata``
+and symbolic sizes) are never in an opset: lowering strips them or the runtime answers them
+without a kernel. They are listed in :attr:`Opset.graph_ops`, and a model that holds one does not
+miss it.
+
+Operators the choice decomposes but for which no rule exists (a ``decompose`` operator without a
+rule, also named in :attr:`Opset.notes`)
 cannot go away: they are listed in :attr:`Opset.without_rule`, not in the must-implement set.
 A backend implements one when a model it runs uses it, which is what :func:`coverage` reports.
 
@@ -55,6 +60,7 @@ from dataclasses import dataclass, field
 
 from opgov.core.corpus import ModelOps
 from opgov.core.errors import BadInput
+from opgov.core.graph_ops import is_graph_op
 from opgov.core.names import canonical
 from opgov.core.vocab import Preset
 
@@ -118,6 +124,7 @@ class Opset:
     notes: tuple[str, ...] = ()
     not_functional: tuple[str, ...] = ()
     rules: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    graph_ops: tuple[str, ...] = ()  # graph operators of the registry: no kernel, never in the opset
 
     @property
     def operators(self) -> frozenset[str]:
@@ -149,7 +156,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     notes = [f"{op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it"
              for op in extra if op not in rules]
 
-    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted"}
+    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and not is_graph_op(op)}
+    graph = tuple(sorted(op for op, info in operators.items() if info.lifecycle != "deleted" and is_graph_op(op)))
     not_functional: list[str] = []
     if preset == "no-decomp":
         candidates = [op for op, i in live.items() if i.kind in _EXPORTED_KINDS or i.category == "core"]
@@ -193,6 +201,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         if entries[op]["why"] == "target" and not decomposes(op) and op in operators:
             entries[op]["why"] = _why_kept(op, choice, operators)
     without_rule -= set(entries)
+    for op in [op for op in entries if is_graph_op(op)]:  # a rule's target may be one: still no kernel
+        del entries[op]
     built = tuple(OpsetEntry(op=op, category=e["info"].category if e["info"] else None, why=e["why"],
                              produced_by=tuple(sorted(e["by"])),
                              lifecycle=e["info"].lifecycle if e["info"] else "unknown")
@@ -203,7 +213,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
     return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
-                 not_functional=tuple(not_functional), rules=rules)
+                 not_functional=tuple(not_functional), rules=rules, graph_ops=graph)
 
 
 _RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "target": 3}
@@ -375,7 +385,7 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
         ops = list(model.exported_ops if start == "exported" else model.core_aten_ops)
         if start == "core-aten":
             ops += [op for op in model.exported_ops if op in kept]
-        needed = leaves.of_all(ops)
+        needed = {op for op in leaves.of_all(ops) if not is_graph_op(op)}  # graph operators need no kernel
         results.append(ModelCoverage(model=key, family=model.family, needed=tuple(sorted(needed)),
                                      missing=tuple(sorted(needed - have))))
     unknown: tuple[str, ...] = ()

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from opgov.core.graph_ops import graph_op_reason
 from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
@@ -97,6 +98,9 @@ class OpsetReport(BaseModel):
     decomposed: list[str]
     notes: list[str]
     not_functional: list[str] = []
+    graph_ops: dict[str, str] = Field(default_factory=dict, description=(
+        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements "
+        "them, so they are not in `operators` and never missing; operator → why"))
     coverage: CoverageOut | None = None
 
     @classmethod
@@ -117,7 +121,8 @@ class OpsetReport(BaseModel):
                    operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
-                   notes=list(opset.notes), not_functional=list(opset.not_functional), coverage=c)
+                   notes=list(opset.notes), not_functional=list(opset.not_functional),
+                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops}, coverage=c)
 
 
 # --- check-model ----------------------------------------------------------------------------------

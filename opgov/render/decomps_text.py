@@ -101,6 +101,9 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
     if opset.without_rule:
         lines.append(f"{len(opset.without_rule)} operators would be decomposed but have no rule; "
                      "a backend implements them only for models that use them (--format json lists them)")
+    if opset.graph_ops:
+        lines.append(f"not to implement: {len(opset.graph_ops)} graph operators ({', '.join(opset.graph_ops)}): "
+                     "assertions and symbolic sizes that lowering strips or the runtime answers without a kernel")
     lines += [f"note: {n}" for n in opset.notes]
     if cov is not None:
         lines.append(f"models ({cov.start} operators): {cov.covered}/{len(cov.models)} covered "

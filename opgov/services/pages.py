@@ -25,7 +25,7 @@ class ModelEntry(Result):
 
 class OpsetData(Result):
     """Everything ``opset build`` reads, for the build-your-own-opset page: the page runs the same
-    algorithm (``opgov/web/static/opset.js`` mirrors :mod:`opgov.core.opset`) on it."""
+    algorithm (``opgov/web/static/pages.js`` mirrors :mod:`opgov.core.opset`) on it."""
 
     presets: list[str]
     operators: dict[str, tuple[str | None, str, str]] = Field(
@@ -34,6 +34,8 @@ class OpsetData(Result):
     out_variants: dict[str, str] = Field(description="functional operator → its out= variant (selective build)")
     models: list[ModelEntry] = Field(description="the model corpus, in file order; empty when none is configured")
     models_source: str | None = Field(description="where the corpus was read from")
+    graph_ops: dict[str, str] = Field(description="graph operators (assertions, symbolic sizes): never in an opset, "
+                                                  "never missing; operator → why it needs no kernel")
 
 
 class RuleInfo(Result):
@@ -99,9 +101,11 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     ops = {name: (category, lifecycle, kind) for name, category, lifecycle, kind in rows}
     rules = {op: list(targets) for op, targets in sorted(current_rules(ctx.session).items())}
     location = models_location(models)
+    from opgov.core.graph_ops import GRAPH_OPS
+
     return OpsetData(presets=list(PRESETS), operators=ops, rules=rules,
                      out_variants=dict(sorted(out_variants(ctx, ops).items())),
-                     models=load_models(location), models_source=location)
+                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS))
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None) -> OperatorPage:

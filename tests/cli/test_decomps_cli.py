@@ -352,19 +352,18 @@ def test_opset_coverage_of_real_models(on_copy, rules_db, models_dir):
     assert cov["start"] == "core-aten" and cov["models"] == len(models)
     assert cov["share"] == pytest.approx(cov["covered"] / cov["models"])
     # the models README: after torch's core ATen decompositions, every operator but
-    # aten::_assert_tensor_metadata is core, so that is the one operator to add
-    assert [s["op"] for s in cov["suggestions"]] == ["aten::_assert_tensor_metadata"]
-    assert cov["suggestions"][0]["covered_after"] == len(models)
+    # aten::_assert_tensor_metadata is core; that one is an assertion, which needs no kernel
+    assert cov["suggestions"] == [] and cov["covered"] == len(models)
+    assert "aten::_assert_tensor_metadata" in report["graph_ops"]
     for entry in cov["per_model"]:
-        uses = "aten::_assert_tensor_metadata" in models[entry["model"]].core_aten_ops
-        assert entry["covered"] is not uses
-        assert entry["missing"] == (["aten::_assert_tensor_metadata"] if uses else [])
+        assert entry["covered"] and "aten::_assert_tensor_metadata" not in entry["needed"]
+        assert entry["missing"] == []
     assert cov["not_in_registry"] == []
 
     text = cli.ok("opset", "build", "--preset", "core-aten", "--models", models_dir).out
     assert f"models (core-aten operators): {cov['covered']}/{len(models)} covered" in text
     assert "torchvision#resnet18" in text
-    assert "1. aten::_assert_tensor_metadata" in text
+    assert "add, in this order" not in text and "not to implement: 14 graph operators" in text
 
     # one corpus file; without decompositions a backend implements what export produced
     one = models_dir / "torchvision_ops.json"

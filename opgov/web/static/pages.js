@@ -62,7 +62,9 @@ function buildOpset(data, preset, decompose, keep) {
   };
   const notes = extra.filter((op) => !hasRule(data, op)).map(
     (op) => `${op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it`);
-  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted");
+  const isGraph = (op) => Object.prototype.hasOwnProperty.call(data.graph_ops, op);
+  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && !isGraph(op));
+  const graph = sorted(Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && isGraph(op)));
   // functionalization leaves functional operators only (no-decomp keeps what export produces)
   const candidates = live.filter((op) => {
     const i = info(data, op);
@@ -103,6 +105,7 @@ function buildOpset(data, preset, decompose, keep) {
     if (e.why === "target" && !decomposes(op) && op in data.operators) e.why = whyKept(op);
   }
   for (const op of entries.keys()) withoutRule.delete(op);
+  for (const op of [...entries.keys()]) if (isGraph(op)) entries.delete(op);  // no kernel, even as a target
   const list = sorted(entries.keys()).map((op) => {
     const e = entries.get(op);
     return { op, category: e.info ? e.info.category : null, why: e.why, produced_by: sorted(e.by),
@@ -114,7 +117,7 @@ function buildOpset(data, preset, decompose, keep) {
     for (const op of decomposed) { const i = info(data, op); if (i !== null && i.category === "core") beyond.add(op); }
   }
   return { choice: { preset, decompose: extra, keep: kept }, entries: list, without_rule: sorted(withoutRule),
-           decomposed, beyond_default: sorted(beyond), notes };
+           decomposed, beyond_default: sorted(beyond), notes, graph_ops: graph };
 }
 
 function coverage(data, opset) {
@@ -126,7 +129,7 @@ function coverage(data, opset) {
   const models = data.models.map((m) => {
     let ops = start === "exported" ? m.exported_ops.slice() : m.core_aten_ops.slice();
     if (start === "core-aten") ops = ops.concat(m.exported_ops.filter((op) => kept.has(op)));
-    const needed = leaves.ofAll(ops);
+    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !Object.prototype.hasOwnProperty.call(data.graph_ops, op)));
     return { model: m.key, family: m.family, needed: sorted(needed), missing: sorted([...needed].filter((op) => !have.has(op))) };
   });
   const notInRegistry = sorted(new Set(models.flatMap((m) => m.needed.filter((op) => !(op in data.operators)))));
@@ -401,6 +404,8 @@ function startPage() {
     }));
     document.getElementById("without-rule").textContent = opset.without_rule.length
       ? `${opset.without_rule.length} operators would be decomposed but have no rule; a backend implements them only for models that use them.` : "";
+    document.getElementById("graph-ops").textContent = opset.graph_ops.length
+      ? `Not to implement: ${opset.graph_ops.length} graph operators (${opset.graph_ops.join(", ")}) — assertions and symbolic sizes that lowering strips or the runtime answers without a kernel.` : "";
     if (data.models.length) {
       const cov = coverage(data, opset);
       document.getElementById("model-count").textContent = String(cov.covered);
