@@ -162,13 +162,16 @@ def render_python(opset: Opset) -> str:
     """A snippet that reproduces the choice with torch.export's decomposition table.
 
     It defines ``decomp_table``: ``torch.export.default_decompositions()`` for core-aten and
-    full-decomp (an empty dict for no-decomp), minus the kept operators, plus PyTorch's own
+    full-decomp (an empty dict for no-decomp), minus every operator of the opset (what the
+    backend implements must reach it whole: torch's table also decomposes operators that are core
+    by the committee's decision, e.g. ``aten::roll``), plus PyTorch's own
     decompositions (``torch._decomp.decomposition_table``) of :attr:`Opset.beyond_default`: the
     ``--decompose`` operators and, for full-decomp, the core operators that have a rule. Operators PyTorch has no decomposition for are reported when the snippet runs.
     """
     choice = opset.choice
     extra = opset.beyond_default
-    kept = list(choice.keep)
+    # no-decomp starts from an empty table: only the choice's own keeps matter there
+    kept = list(choice.keep) if choice.preset == "no-decomp" else sorted(set(choice.keep) | opset.operators)
     base = "{}" if choice.preset == "no-decomp" else "torch.export.default_decompositions()"
 
     def listing(names: Iterable[str]) -> str:
@@ -184,6 +187,7 @@ import warnings
 import torch
 import torch._decomp
 
+# the operators of this opset: a backend implements them, so torch must not decompose them
 KEEP = {listing(kept)}
 DECOMPOSE = {listing(extra)}
 

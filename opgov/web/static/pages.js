@@ -181,6 +181,8 @@ function pyRepr(name) { return "'" + name.replace(/\\/g, "\\\\").replace(/'/g, "
 function renderPython(opset) {
   const choice = opset.choice;
   const base = choice.preset === "no-decomp" ? "{}" : "torch.export.default_decompositions()";
+  // no-decomp starts from an empty table: only the choice's own keeps matter there
+  const kept = choice.preset === "no-decomp" ? choice.keep : [...new Set([...choice.keep, ...opset.entries.map((e) => e.op)])];
   const listing = (names) => {
     const s = sorted(names);
     return s.length ? "[\n" + s.map((n) => `    ${pyRepr(n)},\n`).join("") + "]" : "[]";
@@ -192,7 +194,8 @@ import warnings
 import torch
 import torch._decomp
 
-KEEP = ${listing(choice.keep)}
+# the operators of this opset: a backend implements them, so torch must not decompose them
+KEEP = ${listing(kept)}
 DECOMPOSE = ${listing(opset.beyond_default)}
 
 
