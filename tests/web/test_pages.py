@@ -69,6 +69,7 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the tests below
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
                  "--disable-extensions", "--disable-sync", "--disable-component-update", "--hide-scrollbars",
                  "--window-size=1280,900"):
@@ -370,3 +371,22 @@ def test_the_page_script_computes_what_opset_build_does_for_many_choices(browser
             assert page["yaml"] == yaml_text, what
     finally:
         engine.dispose()
+
+
+PAGES = ["index", "opset", "ops", "proposals", "queue", "report"]
+
+
+def test_no_page_logs_a_console_error_or_shows_a_path_of_the_machine(browser, site, world):
+    """Every page, served and from file://: nothing in the console (no /favicon.ico 404), and no
+    folder of the machine that built it (site-packages, the database, the temporary folders)."""
+    import opgov
+
+    db, _, folder, models = world
+    machine = {str(Path(opgov.__file__).parents[1]), sys.prefix, str(folder), db.removeprefix("sqlite:///")}
+    for page, op in [(p, None) for p in PAGES] + [("ops", "aten::roll"), ("ops", "aten::add.Tensor")]:
+        load(browser, site(page, op).removesuffix("/index"))  # served, the home page is /
+        shown = browser.page_source
+        leaked = [path for path in machine if path in shown]
+        assert not leaked, f"{page} {op or ''} ({site.mode}) shows {leaked}"
+        errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        assert not errors, f"{page} {op or ''} ({site.mode}): {errors}"
