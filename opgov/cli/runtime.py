@@ -136,14 +136,15 @@ def console(stderr: bool = False):
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False) -> None:
     """Rows under a header. On a terminal, a rich table; into a pipe or a file, plain columns as
-    kubectl and gh print them: a header line, then one record a line, tab-separated, nothing
+    kubectl and gh print them (``OPGOV_FORCE_TTY=1`` keeps the terminal's tables, as
+    ``GH_FORCE_TTY`` does): a header line, then one record a line, tab-separated, nothing
     truncated or wrapped, no box characters (a tab or newline inside a cell is written ``\\t`` or
     ``\\n``). ``section``: the title names a part of a longer output (``ops show``) and is kept
     off a terminal too, as ``# title``; a list's title is left out there, so the first line is
     the header."""
     from opgov.render.escapes import visible
 
-    if not sys.stdout.isatty():
+    if not (sys.stdout.isatty() or os.environ.get("OPGOV_FORCE_TTY")):
         def cell(value: Any) -> str:
             return visible("" if value is None else str(value), one_line=True).replace("\t", "\\t")
 

@@ -12,6 +12,7 @@ from pydantic import AwareDatetime, Field
 
 from opgov.services.common import Ctx
 from opgov.services.results import OperatorDetail, Result
+from opgov.services.runtimes import OperatorRuntime
 
 
 class ModelEntry(Result):
@@ -59,6 +60,8 @@ class OperatorPage(Result):
     next_step: EligibleStep | None = Field(description="the next timed lifecycle step and when it becomes possible")
     deprecating_days: int
     deprecated_days: int
+    runtimes: list[OperatorRuntime] = Field(default_factory=list, description=(
+        "the registered runtimes that implement it (an out= kernel of its family), since which version"))
 
 
 def models_location(models: str | None = None) -> str | None:
@@ -131,6 +134,8 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
     policy = periods(ctx)
     due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
     used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
-    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used,
+    from opgov.services.runtimes import runtimes_of_operator
+
+    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=runtimes_of_operator(ctx, op),
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
                         deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 
+from pydantic import Field
 from sqlalchemy import delete, insert, select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
@@ -206,6 +207,41 @@ def _runtimes(ctx: Ctx, registry: _Registry) -> list[_Runtime]:
     for r in found:
         r.has = runtime_operators(r.kernels, index)
     return found
+
+
+class OperatorRuntime(Result):
+    """A registered runtime that implements an operator: its newest version that does, the
+    kernel there, and since which registered version it has."""
+
+    runtime: str = Field(description="the runtime's name, e.g. executorch")
+    latest: str = Field(description="its newest registered version, NAME@VERSION")
+    kernel: str | None = Field(description="the kernel that gives the operator in the newest version (None: it "
+                                           "lacks it there)")
+    since: str | None = Field(description="the first registered version of the uninterrupted run that has it up "
+                                          "to the newest (None: the newest lacks it)")
+    versions: list[str] = Field(description="every registered version that has it, oldest first")
+
+
+def runtimes_of_operator(ctx: Ctx, op: str) -> list[OperatorRuntime]:
+    """For each registered runtime (by name) that has ever implemented ``op``: since which version."""
+    found = _runtimes(ctx, _Registry(ctx.session))
+    by_name: dict[str, list[_Runtime]] = {}
+    for r in found:
+        by_name.setdefault(r.id.name, []).append(r)
+    out = []
+    for name, versions in sorted(by_name.items()):
+        having = [r for r in versions if op in r.has]
+        if not having:
+            continue
+        newest = versions[-1]
+        since = None
+        for r in reversed(versions):  # back from the newest while it has it
+            if op not in r.has:
+                break
+            since = str(r.id)
+        out.append(OperatorRuntime(runtime=name, latest=str(newest.id), kernel=newest.has.get(op), since=since,
+                                   versions=[str(r.id) for r in having]))
+    return out
 
 
 def _find(found: list[_Runtime], text: str) -> _Runtime:
