@@ -200,7 +200,7 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
         log_event(ctx, "proposal.rejected", proposal.operator.qualname,
                   after={"proposal": proposal.id, "rejected_by": [v.voter for v in rejections]})
     session.flush()
-    return proposal_view(proposal, quorum)
+    return show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
 
 
 def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:

@@ -235,6 +235,7 @@ def test_proposal_votes_roles_and_conflicts(server):
         assert problem(anyone.get("/api/v1/proposals/9999"), 404) == "unknown proposal 9999"
         shown = anyone.get(f"/api/v1/proposals/{pid}").json()
         assert shown["decision"]["category"] == "core" and shown["decision"]["decided_by"] == ["chair", "m2"]
+        assert decided.json() == shown  # the vote that decided answers with the decision it made
         assert pid in [p["id"] for p in anyone.get("/api/v1/proposals").json()]
         assert pid not in [p["id"] for p in anyone.get("/api/v1/proposals", params={"open": True}).json()]
         glu = anyone.get("/api/v1/operators/aten::glu").json()
