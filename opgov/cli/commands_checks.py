@@ -66,11 +66,17 @@ def check_bc_cmd(
 
     server = remote()
     if server is not None:
-        for side in (old, new):
-            if not Path(side).is_file():
-                raise BadInput(f"{side}: with --server, OLD and NEW must be native_functions.yaml files "
-                               "(snapshot labels and git: refs work only with --db)")
-        report = server.post("/api/v1/check-bc", compat_report.CheckReport, files=[("old", old), ("new", new)])
+        # a file here is uploaded; anything else names a snapshot the server holds
+        files, fields = [], {}
+        for key, side in (("old", old), ("new", new)):
+            if side.startswith("git:"):
+                raise BadInput(f"{side}: with --server, OLD and NEW are native_functions.yaml files or snapshot "
+                               "labels the server holds (git: refs work only with --db or without a database)")
+            if Path(side).exists():
+                files.append((key, side))
+            else:
+                fields[f"{key}_snapshot"] = side
+        report = server.post("/api/v1/check-bc", compat_report.CheckReport, files=files, fields=fields)
     elif _database_configured():
         with command(write=False) as ctx:
             report = check_bc(old, new, session=ctx.session, today=ctx.now().date())

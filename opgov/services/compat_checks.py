@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
-from opgov.core.errors import BadInput
+from opgov.core.errors import BadInput, NotFound
 
 if TYPE_CHECKING:
     from opgov.db.models import BcException
@@ -286,6 +286,11 @@ def resolve_side(spec: str, session=None) -> Side:
         return _yaml_side(spec, spec)
     if session is None:
         raise BadInput(f"{spec}: no such file (and no database configured to look up a snapshot of that label)")
+    return snapshot_by_label(session, spec, also="no such file, and ")
+
+
+def snapshot_by_label(session, spec: str, *, also: str = "") -> Side:
+    """The side of the snapshot labelled ``spec``; an unknown label is one line naming the known ones."""
     from sqlalchemy import select
 
     from opgov.db import tables
@@ -294,7 +299,7 @@ def resolve_side(spec: str, session=None) -> Side:
     snapshot_id = session.scalar(select(snap.id).where(snap.label == spec))
     if snapshot_id is None:
         labels = session.scalars(select(snap.label).order_by(snap.id)).all()
-        raise BadInput(f"{spec}: no such file, and no snapshot of that label (known: {', '.join(labels) or 'none'})")
+        raise NotFound(f"{spec}: {also}no snapshot of that label (known: {', '.join(labels) or 'none'})")
     return snapshot_side(session, snapshot_id)
 
 
@@ -316,10 +321,12 @@ def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
     return report
 
 
-def check_bc_texts(old: tuple[str, str], new: tuple[str, str], *, session, today: date):
-    """:func:`check_bc` of two native_functions.yaml given as (name, text), e.g. uploaded to the
-    service; findings name the files by ``name``."""
-    old_side, new_side = _yaml_side(old[0], old[0], text=old[1]), _yaml_side(new[0], new[0], text=new[1])
+def check_bc_texts(old: tuple[str, str] | str, new: tuple[str, str] | str, *, session, today: date):
+    """:func:`check_bc` of two sides given to the service: each a native_functions.yaml as
+    (name, text) (an upload; findings name it by ``name``), or the label of a snapshot the
+    database holds. Never a path or a git ref: the service reads no file of its own machine."""
+    old_side, new_side = (_yaml_side(s[0], s[0], text=s[1]) if isinstance(s, tuple) else snapshot_by_label(session, s)
+                          for s in (old, new))
     decided_core, decided_other, deleted = _decided(session)
     old_side.core = (old_side.core - decided_other) | (decided_core & set(old_side.schemas))
     report = compare_sides(old_side, new_side, exceptions=_exceptions(session, today), deleted=deleted, today=today)

@@ -290,3 +290,17 @@ def test_log_verify_finds_a_broken_chain_through_the_server(twins):
         same(remote, local)
         assert remote.returncode == 1
     assert "chain broken at event" in remote.stdout or '"intact": false' in remote.stdout
+
+
+def test_check_bc_by_snapshot_label_with_a_server(twins, tmp_path):
+    """The server holds the snapshots: `check-bc v1 v2 --server` answers as `--db` does, and a
+    file on one side is uploaded while the other names a snapshot."""
+    server, local_db = twins
+    for db in (server.db, local_db):
+        opgov(db, "import", str(V2), "--label", "v2", actor="chair")
+    for args in (("v1", "v2"), ("v1", str(V2)), (str(V1), "v2"), ("v1", "v2", "--format", "json")):
+        same(remotely(server, None, "check-bc", *args), locally(local_db, None, "check-bc", *args))
+    unknown = remotely(server, None, "check-bc", "v1", "v9")
+    assert unknown.returncode == 2 and "v9: no snapshot of that label (known: v1, v2)" in unknown.stderr
+    git = remotely(server, None, "check-bc", "git:HEAD", "v2")
+    assert git.returncode == 2 and "git: refs work only" in git.stderr

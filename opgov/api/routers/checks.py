@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-from fastapi import APIRouter, Depends, File, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader
@@ -27,18 +27,27 @@ def _model_report():
 
 
 @router.post("/check-bc", response_model=_check_report(), dependencies=[Depends(check_length)])
-def check_bc(request: Request, ctx: Reader, old: UploadFile = File(..., description="the old native_functions.yaml"),
-             new: UploadFile = File(..., description="the new native_functions.yaml")):
+def check_bc(request: Request, ctx: Reader,
+             old: UploadFile | None = File(None, description="the old native_functions.yaml (or old_snapshot)"),
+             new: UploadFile | None = File(None, description="the new native_functions.yaml (or new_snapshot)"),
+             old_snapshot: str | None = Form(None, description="the label of a snapshot the server holds, as OLD"),
+             new_snapshot: str | None = Form(None, description="the label of a snapshot the server holds, as NEW")):
     """BC/FC findings of old → new with PyTorch's semantics and the core policy (the database's
-    decisions, exceptions and completed deletions apply). ``summary.errors`` > 0 is what makes
-    ``opgov check-bc`` exit 1. Writes nothing."""
+    decisions, exceptions and completed deletions apply). Each side is an uploaded file or the
+    label of a snapshot the server holds (`opgov check-bc 2.12.0 2.13.0 --server …`).
+    ``summary.errors`` > 0 is what makes ``opgov check-bc`` exit 1. Writes nothing."""
+    from opgov.core.errors import BadInput
     from opgov.services.compat_checks import check_bc_texts
 
     from opgov.api.uploads import shown_name
 
     limit = request.app.state.config.max_upload_bytes
-    # the findings name the files as the client named them
-    sides = [(shown_name(upload), read_text(upload, limit)[1]) for upload in (old, new)]
+    sides = []
+    for name, upload, label in (("old", old, old_snapshot), ("new", new, new_snapshot)):
+        if (upload is None) == (label is None):
+            raise BadInput(f"{name}: give either the file `{name}` or the snapshot label `{name}_snapshot`")
+        # the findings name the files as the client named them
+        sides.append((shown_name(upload), read_text(upload, limit)[1]) if upload is not None else label)
     return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 
