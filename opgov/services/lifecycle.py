@@ -47,7 +47,10 @@ def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:
         autogen = session.scalars(select(Operator).where(Operator.autogen_of.in_(list(members)))).all()
         members.update({a.qualname: a for a in autogen})
     members.pop(op.qualname, None)
-    return [op, *sorted((m for m in members.values() if m.present or m.lifecycle == "deleted"),
+    # a member the registry dropped still moves with its family once the family is in the lifecycle
+    # (a release that drops cholesky drops cholesky.out too: deleting one deletes both); one that
+    # left long before, never deprecated, is history and stays out
+    return [op, *sorted((m for m in members.values() if m.present or m.lifecycle != "active"),
                         key=lambda m: m.qualname)]
 
 
