@@ -129,7 +129,8 @@ def _imported(result, json_out: bool) -> None:
     if result.unchanged_file:
         say(f"snapshot {result.label} was already imported with identical content: no changes")
         return
-    say(f"snapshot {result.label}: {result.operators} operators; {len(result.added)} added, "
+    autogen = f" ({len(result.added_autogen)} declared by autogen:)" if result.added_autogen and not result.baseline else ""
+    say(f"snapshot {result.label}: {result.operators} operators; {len(result.added)} added{autogen}, "
         f"{len(result.removed)} removed, {len(result.changed)} schema-changed"
         + (f", {len(result.own_entry)} now with their own entry" if result.own_entry else "")
         + (" (baseline)" if result.baseline else ""))

@@ -40,6 +40,9 @@ class ImportTally:
     # governance tags (core, deprecating, deprecated) the file added or dropped on an operator that
     # stayed: "aten::roll: -core", each also a finding, an event and a line of its history
     tags_changed: list[str] = field(default_factory=list)
+    # of ``added``, those only an autogen: line declares (no entry of their own): check-bc counts
+    # entries, so its "new" leaves them out
+    added_autogen: list[str] = field(default_factory=list)
 
     def result(self) -> ImportResult:
         from opgov.services.results import ImportResult
@@ -47,7 +50,7 @@ class ImportTally:
         return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
                             changed=self.changed, own_entry=self.own_entry, findings=self.findings,
                             baseline=self.baseline, historical=self.historical, unchanged_file=self.unchanged_file,
-                            tags_changed=self.tags_changed)
+                            tags_changed=self.tags_changed, added_autogen=self.added_autogen)
 
 
 def list_snapshots(ctx: Ctx) -> list:
@@ -252,6 +255,8 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                 "lifecycle": "active", "lifecycle_since": None, "replacement": None, "version": 1,
             })
             result.added.append(name)
+            if op.schema is None:
+                result.added_autogen.append(name)
             continue
         change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
                         "last_snapshot_id": snapshot_id, "kind": op.kind,

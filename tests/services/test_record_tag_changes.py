@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+import subprocess
+import sys
+
 from tests.api.test_api_serve import opgov, start
 
 RELEASES = ("2.0.0", "2.6.0", "2.12.0", "2.13.0")
@@ -136,3 +139,23 @@ def test_no_release_changes_core_or_a_governance_tag_without_an_event(tmp_path, 
                 assert name in told, f"{version}: {name} went {old} → {(present, category, tags)} without an event"
         before = after
     assert edits > 0  # the real history does edit core tags
+
+
+def test_import_and_check_bc_count_the_same_new_operators(tmp_path, pytorch_release):
+    """2.6.0 → 2.12.0: the import's added operators, less those only an autogen: line declares,
+    plus those that gained an entry of their own, are check-bc's new ones; the import says so."""
+    old, new = pytorch_release("2.6.0"), pytorch_release("2.12.0")
+    counted = {}
+    for form in ("json", "text"):
+        db = f"sqlite:///{tmp_path / f'{form}.db'}"
+        opgov(db, "db", "upgrade")
+        opgov(db, "import", str(old / "native_functions.yaml"), "--label", "2.6.0")
+        counted[form] = opgov(db, "import", str(new / "native_functions.yaml"), "--label", "2.12.0",
+                              *(["--json"] if form == "json" else []))
+    imported = json.loads(counted["json"])
+    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "check-bc", "2.6.0", "2.12.0", "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    new_entries = {f["operator"] for f in json.loads(done.stdout)["findings"] if f["kind"] == "new"}
+    assert imported["added_autogen"] and set(imported["added_autogen"]) <= set(imported["added"])
+    assert new_entries == (set(imported["added"]) - set(imported["added_autogen"])) | set(imported["own_entry"])
+    assert f"{len(imported['added'])} added ({len(imported['added_autogen'])} declared by autogen:)" in counted["text"]
