@@ -85,6 +85,13 @@ class CoverageOut(BaseModel):
     not_in_registry: list[str] = []
 
 
+class GraphOpOut(BaseModel):
+    """An operator an exported program may hold that no kernel serves, and why."""
+
+    op: str
+    why: str
+
+
 class OpsetReport(BaseModel):
     """JSON shape of ``opgov opset build --format json``."""
 
@@ -97,6 +104,10 @@ class OpsetReport(BaseModel):
     decomposed: list[str]
     notes: list[str]
     not_functional: list[str] = []
+    graph_ops: list[GraphOpOut] = []
+    torch: str | None = None
+    code_keep: list[str] = []
+    code_decompose: list[str] = []
     coverage: CoverageOut | None = None
 
     @classmethod
@@ -117,7 +128,10 @@ class OpsetReport(BaseModel):
                    operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
-                   notes=list(opset.notes), not_functional=list(opset.not_functional), coverage=c)
+                   notes=list(opset.notes), not_functional=list(opset.not_functional),
+                   graph_ops=[GraphOpOut(op=op, why=why) for op, why in opset.graph_ops],
+                   torch=opset.torch_version, code_keep=list(opset.code_keep),
+                   code_decompose=list(opset.code_decompose), coverage=c)
 
 
 # --- check-model ----------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ class OpsetData(Result):
         description="present operator → [category, lifecycle, kind]")
     rules: dict[str, list[str]] = Field(description="operator → its decomposition targets")
     out_variants: dict[str, str] = Field(description="functional operator → its out= variant (selective build)")
+    graph_ops: dict[str, str] = Field(default_factory=dict,
+                                      description="operator an exported program may hold that no kernel serves → why")
     models: list[ModelEntry] = Field(description="the model corpus, in file order; empty when none is configured")
     models_source: str | None = Field(description="where the corpus was read from")
 
@@ -99,8 +101,10 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     ops = {name: (category, lifecycle, kind) for name, category, lifecycle, kind in rows}
     rules = {op: list(targets) for op, targets in sorted(current_rules(ctx.session).items())}
     location = models_location(models)
+    from opgov.core.graph_ops import GRAPH_OPS
+
     return OpsetData(presets=list(PRESETS), operators=ops, rules=rules,
-                     out_variants=dict(sorted(out_variants(ctx, ops).items())),
+                     out_variants=dict(sorted(out_variants(ctx, ops).items())), graph_ops=dict(sorted(GRAPH_OPS.items())),
                      models=load_models(location), models_source=location)
 
 

@@ -14,6 +14,7 @@ from opgov.core.corpus import ModelOps, merge_models
 from opgov.formats.corpus import load_corpus
 from opgov.formats.rules import load_rules_file
 from opgov.core.errors import BadInput
+from opgov.core.graph_ops import GRAPH_OPS
 from opgov.core.opset import (
     ModelCoverage,
     OpInfo,
@@ -80,7 +81,8 @@ def test_core_aten_is_the_core_opset(release, rules_2023):
     kinds, core = release
     opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
     functional_core = {op for op in core if kinds[op] == "functional"}
-    assert functional_core <= opset.operators
+    # graph operators (symbolic sizes tagged core) are listed apart, never to implement
+    assert functional_core - opset.operators == {op for op, _ in opset.graph_ops} & functional_core != set()
     # the core opset holds functional operators only: the core tags on others are drift
     assert set(opset.not_functional) == core - functional_core == {
         "aten::resize_", "aten::atan2.out", "aten::_native_batch_norm_legit"}
@@ -97,20 +99,16 @@ def test_core_aten_is_the_core_opset(release, rules_2023):
     assert all(kinds[op] == "functional" and op not in core for op in opset.without_rule)
 
 
-def test_core_aten_covers_every_model_but_those_asserting_metadata(release, rules_2023, models):
+def test_core_aten_covers_every_model_graph_operators_need_no_kernel(release, rules_2023, models):
     opset = build_opset(operators=registry(release, rules_2023), rules=rules_2023, preset="core-aten")
     cov = coverage(opset, models)
     assert cov.start == "core-aten"
-    for m in cov.models:
-        uses_assert = ASSERT_META in models[m.model].core_aten_ops
-        assert m.covered is not uses_assert, m
-        assert m.missing == ((ASSERT_META,) if uses_assert else ())
     users = sum(ASSERT_META in m.core_aten_ops for m in models.values())
-    assert cov.covered == len(models) - users and users > 0
-    assert cov.share == pytest.approx(cov.covered / len(models))
-    [first] = cov.suggestions
-    assert first.op == ASSERT_META and first.covered_after == len(models) and first.share_after == 1.0
-    assert len(first.newly_covered) == users
+    assert users > 0  # real models hold the assertion: it is never counted as a missing kernel
+    assert cov.covered == len(models) and not cov.suggestions and cov.share == 1.0
+    graph = dict(opset.graph_ops)
+    assert "assertion" in graph[ASSERT_META] and ASSERT_META not in opset.operators
+    assert not set(graph) & (opset.operators | set(opset.without_rule))
 
 
 def test_rules_alone_reach_the_same_verdict_from_exported_ops(release, models):
@@ -120,7 +118,7 @@ def test_rules_alone_reach_the_same_verdict_from_exported_ops(release, models):
     from_exported = coverage(opset, models, start="exported")
     from_core = coverage(opset, models, start="core-aten")
     assert [m.covered for m in from_exported.models] == [m.covered for m in from_core.models]
-    assert {op for m in from_exported.models for op in m.missing} == {ASSERT_META}
+    assert {op for m in from_exported.models for op in m.missing} == set()  # the assertion needs no kernel
 
 
 def test_no_decomp_requires_every_exported_op(release, rules_2023, models):
@@ -132,7 +130,7 @@ def test_no_decomp_requires_every_exported_op(release, rules_2023, models):
     cov = coverage(opset, models)
     assert cov.start == "exported"
     for m in cov.models:
-        assert set(m.needed) == set(models[m.model].exported_ops)
+        assert set(m.needed) == set(models[m.model].exported_ops) - set(GRAPH_OPS)
         assert set(m.missing) == set(m.needed) - set(kinds)
 
 
@@ -312,8 +310,11 @@ def test_text_and_json(release, rules_2023, models):
     cov = coverage(opset, models)
     text = render_opset(opset, cov)
     assert text.startswith(f"opset core-aten: {len(opset)} operators to implement")
-    assert f"{cov.covered}/{len(models)} covered" in text and f"1. {ASSERT_META}" in text
+    assert f"{len(models)}/{len(models)} covered" in text
+    assert f"{len(GRAPH_OPS)} graph operators an exported program may hold need no kernel:" in text
+    assert re.search(rf"^  {re.escape(ASSERT_META)} +a runtime assertion", text, re.M)
     data = json.loads(render_opset(opset, cov, "json"))
     assert data["count"] == len(opset) and data["coverage"]["covered"] == cov.covered
-    assert data["coverage"]["suggestions"][0]["op"] == ASSERT_META
-    assert data["coverage"]["missing_ops"] == {ASSERT_META: len(models) - cov.covered}
+    assert data["coverage"]["suggestions"] == [] and data["coverage"]["missing_ops"] == {}
+    assert {g["op"] for g in data["graph_ops"]} == set(GRAPH_OPS) and data["torch"] is None
+    assert not {g["op"] for g in data["graph_ops"]} & {e["op"] for e in data["operators"]}

@@ -62,7 +62,9 @@ function buildOpset(data, preset, decompose, keep) {
   };
   const notes = extra.filter((op) => !hasRule(data, op)).map(
     (op) => `${op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it`);
-  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted");
+  const graphOps = data.graph_ops || {};
+  const isGraphOp = (op) => Object.prototype.hasOwnProperty.call(graphOps, op);
+  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && !isGraphOp(op));
   // functionalization leaves functional operators only (no-decomp keeps what export produces)
   const candidates = live.filter((op) => {
     const i = info(data, op);
@@ -86,6 +88,7 @@ function buildOpset(data, preset, decompose, keep) {
     return i !== null && i.category === "core" ? "core" : "not-decomposed";
   };
   const add = (op, why, source) => {
+    if (isGraphOp(op)) return;  // no kernel serves a graph operator
     if (!entries.has(op)) entries.set(op, { why, by: new Set(), info: info(data, op) });
     const e = entries.get(op);
     if (RANK[why] < RANK[e.why]) e.why = why;
@@ -126,7 +129,8 @@ function coverage(data, opset) {
   const models = data.models.map((m) => {
     let ops = start === "exported" ? m.exported_ops.slice() : m.core_aten_ops.slice();
     if (start === "core-aten") ops = ops.concat(m.exported_ops.filter((op) => kept.has(op)));
-    const needed = leaves.ofAll(ops);
+    const graphOps = data.graph_ops || {};
+    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !Object.prototype.hasOwnProperty.call(graphOps, op)));
     return { model: m.key, family: m.family, needed: sorted(needed), missing: sorted([...needed].filter((op) => !have.has(op))) };
   });
   const notInRegistry = sorted(new Set(models.flatMap((m) => m.needed.filter((op) => !(op in data.operators)))));
