@@ -35,6 +35,7 @@ GRAPH_OPS: dict[str, str] = {
     "aten::sym_stride.int": _SYMBOLIC,
     "aten::sym_numel": _SYMBOLIC,
     "aten::sym_storage_offset": _SYMBOLIC,
+    "aten::sym_is_contiguous": _SYMBOLIC,
 }
 
 

@@ -211,21 +211,34 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         for op in table:
             if torch.targets.get(op) is not None:
                 follow[op] = tuple(torch.targets[op])
+        # a decomposition added for a rule must stay within ATen (torch decomposes var_mean into
+        # prims): otherwise the operator is better implemented than its targets
+        added = sorted(op for op in table if op not in torch.default and op not in extra_set)
+        probe = _Leaves(follow, table.__contains__)
+        foreign = {op: sorted(t for t in probe(op) if not t.startswith("aten::")) for op in added}
+        foreign = {op: leaves for op, leaves in foreign.items() if leaves}
+        table -= set(foreign)
         does = table.__contains__
         if preset == "no-decomp":
             code_decompose = tuple(sorted(table))
         else:
             code_keep = tuple(sorted(op for op in torch.default - table))
             code_decompose = tuple(sorted(table - torch.default))
-        for op in sorted(op for op in rules if decomposes(op) and op not in table and op in operators
-                         and operators[op].lifecycle != "deleted"):
-            notes.append(f"{op}: opgov's rules decompose it but torch {torch.version}'s default table does not and "
-                         "torch._decomp has no decomposition for it, so exported programs keep it: implement it")
-        for op in sorted(torch.default - table):
-            info = operators.get(op)
-            if info is not None and info.category == "core" and op not in kept:
-                notes.append(f"{op}: core by decision but torch {torch.version}'s default table decomposes it; "
-                             "the generated code keeps it")
+        live_rules = sorted(op for op in rules if decomposes(op) and op not in table and op in operators
+                            and operators[op].lifecycle != "deleted" and op not in GRAPH_OPS)
+        none = [op for op in live_rules if op not in foreign]
+        if none:
+            notes.append(f"{len(none)} operator(s) opgov's rules decompose stay in exported programs: torch "
+                         f"{torch.version} has no decomposition for them (implement them): {', '.join(none)}")
+        if foreign:
+            notes.append(f"{len(foreign)} operator(s) opgov's rules decompose stay: torch {torch.version}'s "
+                         "decomposition leaves ATen (implement them): "
+                         + ", ".join(f"{op} (→ {', '.join(leaves)})" for op, leaves in sorted(foreign.items())))
+        core_kept = [op for op in sorted(torch.default - table) if op not in kept and op not in GRAPH_OPS
+                     and (info := operators.get(op)) is not None and info.category == "core"]
+        if core_kept:
+            notes.append(f"{len(core_kept)} core operator(s) torch {torch.version}'s default table decomposes are "
+                         f"kept by the generated code: {', '.join(core_kept)}")
 
     live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and op not in GRAPH_OPS}
     not_functional: list[str] = []

@@ -334,7 +334,18 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
         if out is NotImplemented:
             first = first or "the decomposition returned NotImplemented (declined the input)"
             continue
-        targets = {_functional_name(t) for t in recorder.seen}
+        seen = set(recorder.seen)
+        # a decomposition may branch on a flag left at its default (var with keepdim=True
+        # broadcasts): run it again with each such flag flipped, and keep every operator seen
+        for variant in _flag_variants(op._schema, kwargs):
+            again = Recorder()
+            try:
+                with again:
+                    fn(*args, **variant)
+            except Exception:  # noqa: BLE001, S112 - that input is not valid for the operator
+                continue
+            seen |= set(again.seen)
+        targets = {_functional_name(t) for t in seen}
         if kind != "functional":
             targets -= _WRITE_BACK
         targets.discard(name)
@@ -342,6 +353,19 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
             targets.discard(_functional_name(name))
         return sorted(targets), None
     return None, f"no example input worked; first error: {first}"
+
+
+def _flag_variants(schema, kwargs: dict):
+    """``kwargs`` with one defaulted ``bool`` argument flipped, for each such argument; then with
+    a defaulted optional ``dim`` given."""
+    for arg in schema.arguments:
+        if not arg.has_default_value() or arg.is_out:
+            continue
+        typ = str(arg.type)
+        if typ == "bool" and isinstance(arg.default_value, bool):
+            yield {**kwargs, arg.name: not arg.default_value}
+        elif arg.name == "dim" and arg.default_value is None and "int" in typ:
+            yield {**kwargs, arg.name: [0] if "List" in typ or "[]" in typ else 0}
 
 
 def _functional_name(name: str) -> str:
