@@ -318,7 +318,8 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
             for op in {*model.exported_ops, *model.core_aten_ops}:
                 used_by.setdefault(op, []).append(model.name)
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
-                 used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor)
+                 used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor,
+                 torch=torch_facts(ctx.session))
 
 
 def implicit_operators(session) -> set[str]:

@@ -189,3 +189,25 @@ def test_the_cli_says_which_torch_release_it_is_exact_for(db, torch_mod, tmp_pat
                           text=True, check=True).stdout
     assert f"(exact for torch {torch_mod.__version__})" in text.splitlines()[0]
     assert "aten::_assert_scalar" in text and "a runtime assertion" in text
+
+
+def test_check_decomps_reports_each_disagreement_with_torch(db, torch_mod):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "check-decomps", "--format", "json"],
+                          capture_output=True, text=True)
+    assert "Traceback" not in done.stderr, done.stderr
+    found: dict[str, set[str]] = {}
+    for v in json.loads(done.stdout)["violations"]:
+        found.setdefault(v["rule"], set()).add(v["operator"])
+    # asked of torch itself: its default table and its decompositions
+    from torch._decomp import core_aten_decompositions, decomposition_table
+
+    aten = torch_mod.ops.aten
+    assert aten.max.default not in core_aten_decompositions() and aten.max.default not in decomposition_table
+    assert "aten::max" in found["torch-keeps-decomposable"]
+    assert aten.roll.default in core_aten_decompositions()
+    assert {"aten::roll", "aten::pixel_shuffle"} <= found["torch-decomposes-core"]
+    assert not found["torch-decomposes-core"] & {"aten::add.Tensor", "aten::convolution"}
