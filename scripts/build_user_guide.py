@@ -69,6 +69,7 @@ def main(template: Path, target: Path) -> int:
         env.pop(key, None)
     env["PATH"] = f"{BIN}:{env['PATH']}"
     env["COLUMNS"] = "100"
+    env["OPGOV_FORCE_TTY"] = "1"  # tables as a terminal shows them (a pipe gets tab-separated columns)
     env["TERM"] = "dumb"
     env["NO_COLOR"] = "1"
     env["XDG_DATA_HOME"] = "/tmp/opgov-guide/xdg"  # never touch this machine's default database
@@ -101,6 +102,8 @@ def main(template: Path, target: Path) -> int:
         run_env = dict(env)
         if "wide" in opts:
             run_env["COLUMNS"] = opts["wide"]
+        if "|" in cmd or ">" in cmd:  # a pipe or a file gets what a pipe or a file gets
+            run_env.pop("OPGOV_FORCE_TTY", None)
         proc = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=run_env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
         expected = int(opts.get("rc", "0"))

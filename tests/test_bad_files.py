@@ -96,8 +96,10 @@ def all_parameters() -> set[tuple[str, str]]:
 PRESENT = all_parameters()
 READS = sorted(k for k in INVOCATIONS if k in PRESENT)
 WRITES = sorted(k for k in OUTPUTS if k in PRESENT)
-CASES = [(target, kind) for target in READS for kind in ("empty", "binary", "directory")
-         if not (kind == "empty" and target in EMPTY_IS_FINE)]
+CONFIGS = sorted(EMPTY_IS_FINE & set(READS))  # the TOML policy files
+CASES = ([(target, kind) for target in READS for kind in ("empty", "binary", "directory", "nested")
+          if not (kind == "empty" and target in EMPTY_IS_FINE) and not (kind == "nested" and target in CONFIGS)]
+         + [(target, kind) for target in CONFIGS for kind in ("nested-toml", "nested-inline-toml", "oversized-toml")])
 
 
 def test_every_file_argument_is_covered():
@@ -114,7 +116,17 @@ def bad_files(tmp_path) -> dict[str, Path]:
         archive.writestr("model/version", "7\n")
     folder = tmp_path / "folder"
     folder.mkdir()
-    return {"empty": empty, "binary": binary, "directory": folder}
+    deep = 100_000  # far past any parser's recursion limit
+    nested = tmp_path / "nested.yaml"  # flow sequences: YAML and JSON alike
+    nested.write_text("[" * deep + "]" * deep + "\n", encoding="utf-8")
+    nested_toml = tmp_path / "nested.toml"
+    nested_toml.write_text("a = " + "[" * deep + "]" * deep + "\n", encoding="utf-8")
+    inline_toml = tmp_path / "inline.toml"
+    inline_toml.write_text("a = " + "{b = " * 5_000 + "1" + "}" * 5_000 + "\n", encoding="utf-8")
+    oversized = tmp_path / "oversized.toml"
+    oversized.write_text("# a comment line of a policy file\n" * 40_000, encoding="utf-8")
+    return {"empty": empty, "binary": binary, "directory": folder, "nested": nested, "nested-toml": nested_toml,
+            "nested-inline-toml": inline_toml, "oversized-toml": oversized}
 
 
 @pytest.fixture

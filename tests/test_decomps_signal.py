@@ -58,7 +58,8 @@ def test_shipped_data_causes_no_error(make_cli, tmp_path, pytorch_release, model
     # the rule ids a maintainer acts on
     assert found["core-not-functional"] == {"aten::resize_", "aten::_native_batch_norm_legit", "aten::atan2.out"}
     assert {"aten::upsample_bilinear2d.vec", "aten::var.dim"} <= found["core-composite-implicit"]
-    assert found["model-op-uncovered"] == {"aten::_assert_tensor_metadata"}
+    # the one operator the models use that is neither core nor decomposed is an assertion: no kernel
+    assert "model-op-uncovered" not in found
     github = cli("check-decomps", "--format", "github", "--models", models_dir).out.splitlines()
     assert sum(line.startswith("::warning ") for line in github) <= 10
     assert sum(line.startswith("::error ") for line in github) <= 10

@@ -291,6 +291,7 @@ def test_coverage_matrix(rt, models_dir, tmp_path):
     listed = {r["runtime"]: r for r in rt.ok("runtimes", "list", "--json").json()["runtimes"]}
     opset = json.loads(rt.ok("opset", "build", "--format", "json").out)
     # the matrix has every core operator; the opset leaves out the non-functional ones (drift)
+    # (the symbolic sizes tagged core are graph operators: no kernel, so not in the matrix)
     core_ops = {e["op"] for e in opset["operators"] if e["why"] == "core"} | set(opset["not_functional"])
     assert {row["op"] for row in data["operators"]} == core_ops
     for i, r in enumerate(data["runtimes"]):
@@ -342,3 +343,43 @@ def test_on_sqlite_and_postgres(make_cli, any_db_url, tmp_path):
     result = cli("check-model", model, "--runtime", "tiny@0.1", "--format", "json")
     assert result.code == 1 and [m["op"] for m in result.json()["missing"]] == ["aten::relu"]
     assert [e["action"] for e in cli.ok("log", "--json").json()][-1] == "runtime-added"
+
+
+# --- graph operators are no missing kernels ------------------------------------------------------------
+
+
+def test_a_real_model_holding_an_assertion_runs_on_executorch(rt, models_dir):
+    """bert keeps aten::_assert_tensor_metadata after PyTorch's own decompositions: an assertion
+    ExecuTorch strips when it lowers, so the model runs where its kernels are."""
+    corpus = models_dir / "transformers_ops.json"
+    assert "aten::_assert_tensor_metadata" in json.loads(corpus.read_text())["models"]["bert"]["core_aten_ops"]
+    check = rt.ok("check-model", f"{corpus}#bert@core-aten", "--runtime", "executorch@1.3.0", "--format", "json").json()
+    assert check["runs"] and check["missing"] == []
+    assert "assertion" in check["graph_ops"]["aten::_assert_tensor_metadata"]
+    assert "executorch@1.3.0" in check["runtimes_running"]
+    text = rt.ok("check-model", f"{corpus}#bert@core-aten", "--runtime", "executorch@1.3.0").out
+    assert "graph operator aten::_assert_tensor_metadata" in text and "does not run" not in text
+    matrix = rt.ok("runtimes", "coverage", "--models", models_dir, "--format", "json").json()
+    newest = matrix["runtimes"][-1]
+    assert newest["runtime"] == "executorch@1.3.0" and len(newest["models_run"]) == newest["models_total"] == 43
+    assert all("aten::_assert_tensor_metadata" not in ops for m in matrix["models"] for ops in m["missing"].values())
+    assert not {row["op"] for row in matrix["operators"]} & {"aten::sym_size.int", "aten::sym_numel", "aten::sym_stride.int"}
+
+
+def test_a_real_export_with_a_data_dependent_size_runs_on_executorch(rt, torch_mod, tmp_path):
+    """A program torch.export really produced, holding a symbolic size and a runtime assertion."""
+    class Positives(torch_mod.nn.Module):
+        def forward(self, x):
+            where = x.nonzero()  # a size known only at run time
+            return torch_mod.relu(where.float().sum(1) + x.shape[0])
+
+    program = torch_mod.export.export(Positives(), (torch_mod.randn(8),),
+                                      dynamic_shapes=({0: torch_mod.export.Dim("n")},)).run_decompositions()
+    archive = tmp_path / "positives.pt2"
+    torch_mod.export.save(program, archive)
+    check = rt.ok("check-model", str(archive), "--runtime", "executorch@1.3.0", "--format", "json").json()
+    held = set(check["operators"])
+    graph = {"aten::sym_size.int", "aten::_assert_scalar", "aten::_assert_tensor_metadata"}
+    assert graph <= held and graph <= set(check["graph_ops"])
+    assert not {m["op"] for m in check["missing"]} & set(check["graph_ops"])
+    assert check["runs"], check["missing"]

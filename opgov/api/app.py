@@ -20,7 +20,7 @@ from opgov.services.results import Problem
 ERRORS = {status: {"model": Problem, "description": why} for status, why in (
     (400, "bad input: the CLI's one-line message"), (401, "no token, or an unknown, revoked or expired one"),
     (403, "the token's member has a role that may not do this"), (404, "unknown operator, proposal, exception"),
-    (409, "refused by policy: timers, quorum, state"), (413, "upload too large"),
+    (409, "refused by policy: timers, quorum, state"), (413, "the request body is larger than the server accepts"),
     (422, "the request does not match its schema"))}
 
 
@@ -66,6 +66,10 @@ def create_app(config: Config | None = None) -> FastAPI:
                               "public unless the server says otherwise; writes need `Authorization: Bearer "
                               "<token>` (`opgov tokens create`).")
     errors.install(app)
+    from opgov.api.limits import RequestLimits
+
+    # a whole request's body, and how many uploads without a token run at once (api/limits.py)
+    app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)
     for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
                    members.router, reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
                    sync.router, tokens.router, pages.router, web_pages.router):

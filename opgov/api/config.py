@@ -13,6 +13,10 @@ class Config:
     max_upload_bytes: int = 32 * 1024 * 1024
     response_cache: int = 1024  # answers kept per worker (opgov.api.cache); 0 turns the cache off
     db_pool: int = 8  # database connections per worker, kept open
+    # where users reach the service (https://opgov.example.org): the only source of absolute links
+    # (the Atom feed's); a request's Host header never is
+    public_url: str | None = None
+    anonymous_uploads: int = 2  # requests with a body and no token handled at once per worker; more get 503
 
     @classmethod
     def from_env(cls) -> Config:
@@ -21,7 +25,31 @@ class Config:
                    public_reads=os.environ.get("OPGOV_PUBLIC_READS", "1") not in ("0", "false", "no"),
                    max_upload_bytes=_number("OPGOV_MAX_UPLOAD_BYTES", 32 * 1024 * 1024, low=1),
                    response_cache=_number("OPGOV_RESPONSE_CACHE", 1024, low=0),
-                   db_pool=_number("OPGOV_DB_POOL", 8, low=1))
+                   db_pool=_number("OPGOV_DB_POOL", 8, low=1),
+                   public_url=public_url(os.environ.get("OPGOV_PUBLIC_URL", "")),
+                   anonymous_uploads=_number("OPGOV_ANONYMOUS_UPLOADS", 2, low=1))
+
+
+def public_url(text: str) -> str | None:
+    """``OPGOV_PUBLIC_URL`` / ``--public-url``: an http(s) URL with a host and no query, without
+    its trailing slash; empty is None. Anything else is one line naming the setting."""
+    from urllib.parse import urlsplit
+
+    from opgov.core.errors import BadInput
+
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - a bad port raises here
+    except ValueError:
+        parts = None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query
+            or parts.fragment or parts.username or any(ch.isspace() for ch in text)):
+        raise BadInput(f"OPGOV_PUBLIC_URL={text!r} must be an http(s) URL such as https://opgov.example.org "
+                       "(a host, optionally a port and a path; no query)")
+    return text.rstrip("/")
 
 
 def _number(variable: str, default: int, *, low: int) -> int:

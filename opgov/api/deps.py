@@ -9,9 +9,7 @@ from typing import Annotated, Iterator
 from fastapi import Depends, Header, HTTPException, Request
 
 from opgov.core.clock import Clock, SystemClock
-from opgov.services.common import Ctx
-
-ANONYMOUS = "anonymous"
+from opgov.services.common import ANONYMOUS, Ctx
 
 
 def clock() -> Clock:
@@ -30,7 +28,7 @@ def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool
     config = request.app.state.config
     # a read begins DEFERRED on SQLite and may not write (opgov.db.engine's shared lock/wait set-up)
     with transaction(request.app.state.engine, write=write, orm=orm) as session:
-        actor, token_id = ANONYMOUS, None
+        actor, token_id, anonymous = ANONYMOUS, None, True
         if authorization:
             scheme, _, token = authorization.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
@@ -38,13 +36,14 @@ def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool
             who = authenticate(session, token.strip(), now.now())
             if who is None:
                 raise _unauthorized("the token is unknown, revoked or expired")
-            actor, token_id = who
+            (actor, token_id), anonymous = who, False
         elif write:
             raise _unauthorized("this request changes governance: it needs `Authorization: Bearer <token>` "
                                 "(see `opgov tokens create`)")
         elif not config.public_reads:
             raise _unauthorized("reads need a token on this server (see `opgov tokens create`)")
-        yield Ctx(session=session, actor=actor, clock=now, token_id=token_id)
+        # without a token the actor is a label, never a member: role checks refuse it by the flag
+        yield Ctx(session=session, actor=actor, clock=now, token_id=token_id, anonymous=anonymous)
 
 
 # a read outside FastAPI's dependencies (a route doing all its blocking work in one thread), on a
@@ -58,7 +57,7 @@ def orm_session(ctx: Ctx) -> Iterator[Ctx]:
     from sqlalchemy.orm import Session
 
     with Session(ctx.session, expire_on_commit=False) as session:
-        yield Ctx(session=session, actor=ctx.actor, clock=ctx.clock, token_id=ctx.token_id)
+        yield Ctx(session=session, actor=ctx.actor, clock=ctx.clock, token_id=ctx.token_id, anonymous=ctx.anonymous)
 
 
 def reader(request: Request, authorization: Annotated[str | None, Header()] = None,

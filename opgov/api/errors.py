@@ -14,7 +14,8 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from opgov.core.errors import BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal
+from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal,
+                               Unauthenticated)
 
 MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("opgov.api")
@@ -29,6 +30,8 @@ def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> 
 def status_of(err: OpgovError) -> int:
     if isinstance(err, NotFound):
         return 404
+    if isinstance(err, Unauthenticated):
+        return 401
     if isinstance(err, Forbidden):
         return 403
     if isinstance(err, PolicyRefusal):
@@ -43,7 +46,8 @@ def status_of(err: OpgovError) -> int:
 def install(app: FastAPI) -> None:
     @app.exception_handler(OpgovError)
     async def opgov_error(_request: Request, err: OpgovError):
-        return problem(status_of(err), str(err))
+        status = status_of(err)
+        return problem(status, str(err), headers={"WWW-Authenticate": "Bearer"} if status == 401 else None)
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, err: HTTPException):

@@ -245,7 +245,7 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
     if not json_out and result.decomposition_errors:
         errors = result.decomposition_errors
         say(f"{len(errors)} of these rules end in operators that are neither core nor decomposed, e.g. {errors[0]}; "
-            "give those operators rules (`opgov decomps load`; for the 2023 review: data/decomps/export-composites.yaml) and run "
+            "give those operators rules (`opgov decomps load`; for the 2023 review: `opgov decomps load export-composites`) and run "
             "`opgov check-decomps`")
 
 

@@ -23,12 +23,22 @@ def serve_cmd(
                                                "CPU, at most 8]."),
     private_reads: bool = typer.Option(False, "--private-reads",
                                        help="Reads need a token too [env OPGOV_PUBLIC_READS=0]."),
+    public_url: Optional[str] = typer.Option(None, "--public-url", metavar="URL", show_default=False,
+                                             help="Where users reach the service, e.g. https://opgov.example.org: "
+                                                  "the base of the Atom feed's absolute links (never the request's "
+                                                  "Host header) [env OPGOV_PUBLIC_URL]."),
+    forwarded_allow_ips: Optional[str] = typer.Option(None, "--forwarded-allow-ips", metavar="IPS",
+                                                      show_default=False,
+                                                      help="Comma-separated addresses of the reverse proxies whose "
+                                                           "X-Forwarded-For/-Proto headers are trusted [default: "
+                                                           "none: the headers are ignored]."),
 ) -> None:
     """Serve the HTTP API (FastAPI on uvicorn): OpenAPI at /openapi.json, docs at /docs.
 
     Uses the database of --db (one transaction per request, the server's clock). Writes need
     `Authorization: Bearer <token>` (`opgov tokens create`); reads are public unless
-    --private-reads. Every worker keeps a pool of OPGOV_DB_POOL connections (8) and caches
+    --private-reads. Absolute links come from --public-url only; X-Forwarded-* headers are
+    trusted only from --forwarded-allow-ips. Every worker keeps a pool of OPGOV_DB_POOL connections (8) and caches
     operator answers until the next write (OPGOV_RESPONSE_CACHE answers, 1024; 0: off)."""
     import uvicorn
 
@@ -36,7 +46,11 @@ def serve_cmd(
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     url = resolve_url(GLOBALS.db)
-    Config.from_env()  # a bad OPGOV_* number is said once, before listening
+    if public_url is not None:
+        from opgov.api.config import public_url as checked_url
+
+        os.environ["OPGOV_PUBLIC_URL"] = checked_url(public_url) or ""
+    Config.from_env()  # a bad OPGOV_* setting is said once, before listening
     if workers is None:  # SQLite serialises writers and its reads are cheap: one process is enough for a host
         workers = 1 if url.startswith("sqlite") else min(os.cpu_count() or 1, 8)
     engine = make_engine(url)
@@ -49,8 +63,11 @@ def serve_cmd(
         os.environ["OPGOV_PUBLIC_READS"] = "0"
     say(f"opgov serving {engine.url.render_as_string(hide_password=True)} on http://{host}:{port} "
         f"({workers} worker{'s' if workers > 1 else ''}); API docs at /docs")
+    # uvicorn trusts X-Forwarded-* from 127.0.0.1 unless told otherwise: trust only named proxies
+    proxies = [ip.strip() for ip in (forwarded_allow_ips or "").split(",") if ip.strip()]
     uvicorn.run("opgov.api.app:create_app", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", access_log=False)
+                log_level="warning", access_log=False, proxy_headers=bool(proxies),
+                forwarded_allow_ips=",".join(proxies) or None)
 
 
 @tokens_app.command("create")

@@ -134,11 +134,26 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=False)
 
 
-def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
+def table(title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False) -> None:
+    """Rows under a header. On a terminal, a rich table; into a pipe or a file, plain columns as
+    kubectl and gh print them (``OPGOV_FORCE_TTY=1`` keeps the terminal's tables, as
+    ``GH_FORCE_TTY`` does): a header line, then one record a line, tab-separated, nothing
+    truncated or wrapped, no box characters (a tab or newline inside a cell is written ``\\t`` or
+    ``\\n``). ``section``: the title names a part of a longer output (``ops show``) and is kept
+    off a terminal too, as ``# title``; a list's title is left out there, so the first line is
+    the header."""
+    from opgov.render.escapes import visible
+
+    if not (sys.stdout.isatty() or os.environ.get("OPGOV_FORCE_TTY")):
+        def cell(value: Any) -> str:
+            return visible("" if value is None else str(value), one_line=True).replace("\t", "\\t")
+
+        lines = ([f"# {title}"] if section and title else []) + ["\t".join(columns)]
+        lines += ["\t".join(cell(v) for v in row) for row in rows]
+        sys.stdout.write("\n".join(lines) + "\n")
+        return
     from rich.markup import escape
     from rich.table import Table
-
-    from opgov.render.escapes import visible
 
     out = Table(title=title, show_lines=False, title_justify="left")
     for column in columns:
@@ -146,6 +161,11 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> None:
     for row in rows:  # cells are data, never markup (`Tensor(a)[]` prints as it is) nor control codes
         out.add_row(*["" if v is None else escape(visible(str(v))) for v in row])
     console().print(out)
+
+
+def section(title: str, columns: list[str], rows: list[list[Any]]) -> None:
+    """A titled part of a longer output (:func:`table` with ``section``)."""
+    table(title, columns, rows, section=True)
 
 
 def say(text: str, *, bold: str | None = None) -> None:

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from opgov.core.graph_ops import graph_op_reason
+
 STAGES = ("exported", "core-aten")
 
 
@@ -96,7 +98,8 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
     ``runtime-missing`` (not in ``runtime_ops``, when given). Warnings: ``operator-deprecating``
     with the replacement and the UTC date it becomes deprecated (deprecating_since + period);
     ``operator-removed``: not in the latest of ``snapshots`` although never deleted.
-    Notes: ``not-core`` (an edge runtime implements core operators). ``earliest_snapshot``: the
+    Notes: ``not-core`` (an edge runtime implements core operators), ``graph-operator`` (an
+    assertion or symbolic size: no kernel needed, never ``runtime-missing``). ``earliest_snapshot``: the
     label of the first of ``snapshots`` (ordered oldest first) that has every operator.
     ``known``: every operator name of the registry, for "did you mean" hints on unknown ones
     (default: the keys of ``state``).
@@ -128,6 +131,10 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
             last = next((label for label, have in reversed(snapshots) if op in have), None)
             warnings.append(Finding("operator-removed", op, f"{op} is not in the latest snapshot "
                                     f"({snapshots[-1][0]})" + (f"; last in {last}" if last else "")))
+        graph = graph_op_reason(op)
+        if graph is not None:  # needs no kernel: neither "not core" nor missing from a runtime
+            notes.append(Finding("graph-operator", op, f"{op} needs no kernel: {graph}"))
+            continue
         if st is not None and st.category != "core" and st.lifecycle != "deleted":
             notes.append(Finding("not-core", op, f"{op} is not core ({st.category or 'uncategorized'}): "
                                                  "an edge runtime implementing core ATen may lack it"))

@@ -51,6 +51,11 @@ class Forbidden(PolicyRefusal):
     """The actor's role does not allow the action. Exit code 1 (HTTP 403)."""
 
 
+class Unauthenticated(Forbidden):
+    """The request carries no token, and the action needs a member (HTTP 401). An unauthenticated
+    caller is never looked up as a member, whatever the members are named."""
+
+
 class DatabaseBehind(OpgovError):
     """The database schema is older than this opgov: run ``opgov db upgrade``."""
 

@@ -35,7 +35,6 @@ GRAPH_OPS: dict[str, str] = {
     "aten::sym_stride.int": _SYMBOLIC,
     "aten::sym_numel": _SYMBOLIC,
     "aten::sym_storage_offset": _SYMBOLIC,
-    "aten::sym_is_contiguous": _SYMBOLIC,
 }
 
 

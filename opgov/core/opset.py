@@ -28,8 +28,13 @@ whatever the preset says (a kept operator is implemented by the backend, so it i
 and its rule is not followed). Deleted operators are never in an opset. Operators on a cycle of
 rules cannot be decomposed away and stay in the opset.
 
-Operators the choice decomposes but for which no rule exists (``aten::_assert_tensor_metadata``
-under core-aten; a ``decompose`` operator without a rule, also named in :attr:`Opset.notes`)
+Graph operators (:mod:`opgov.core.graph_ops`: assertions such as ``aten::_assert_tensor_metadata``
+and symbolic sizes) are never in an opset: lowering strips them or the runtime answers them
+without a kernel. They are listed in :attr:`Opset.graph_ops`, and a model that holds one does not
+miss it.
+
+Operators the choice decomposes but for which no rule exists (a ``decompose`` operator without a
+rule, also named in :attr:`Opset.notes`)
 cannot go away: they are listed in :attr:`Opset.without_rule`, not in the must-implement set.
 A backend implements one when a model it runs uses it, which is what :func:`coverage` reports.
 
@@ -55,7 +60,7 @@ from dataclasses import dataclass, field
 
 from opgov.core.corpus import ModelOps
 from opgov.core.errors import BadInput, PolicyRefusal
-from opgov.core.graph_ops import GRAPH_OPS
+from opgov.core.graph_ops import is_graph_op
 from opgov.core.names import canonical
 from opgov.core.vocab import Preset
 
@@ -128,9 +133,7 @@ class Opset:
     choice decomposes. ``beyond_default``: those decomposed beyond what torch.export's default
     table does by this preset (``--decompose``; for full-decomp also core operators with a
     rule), used by :func:`opgov.render.decomps_text.render_python` when no torch facts are known.
-    ``notes``: remarks for the user. ``graph_ops``: (operator, why) of the operators an exported
-    program may hold that no kernel serves (:mod:`opgov.core.graph_ops`); never in ``entries``.
-    ``torch_version``: the torch release the opset is exact for (built with :class:`TorchFacts`);
+    ``notes``: remarks for the user. ``torch_version``: the torch release the opset is exact for (built with :class:`TorchFacts`);
     then ``code_keep``/``code_decompose`` are what the generated code removes from / adds to
     torch's default table (the default table itself for no-decomp: an empty one).
     ``not_functional``: core operators that are not functional, left out by core-aten and
@@ -144,11 +147,11 @@ class Opset:
     beyond_default: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     not_functional: tuple[str, ...] = ()
-    graph_ops: tuple[tuple[str, str], ...] = ()
     torch_version: str | None = None
     code_keep: tuple[str, ...] = ()
     code_decompose: tuple[str, ...] = ()
     rules: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    graph_ops: tuple[str, ...] = ()  # graph operators of the registry: no kernel, never in the opset
 
     @property
     def operators(self) -> frozenset[str]:
@@ -160,7 +163,8 @@ class Opset:
 
 
 def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence[str]], preset: str,
-                decompose: Iterable[str] = (), keep: Iterable[str] = (), torch: TorchFacts | None = None) -> Opset:
+                decompose: Iterable[str] = (), keep: Iterable[str] = (), torch: TorchFacts | None = None,
+                implicit: Iterable[str] = ()) -> Opset:
     """The operators a backend implements for this choice (see the module docstring).
 
     ``operators`` and ``rules`` use canonical names; ``decompose`` and ``keep`` may use any
@@ -173,7 +177,10 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     opgov's choice and torch's default table differ the code adjusts the table
     (:attr:`Opset.code_keep`, :attr:`Opset.code_decompose`); an operator a decision or rules file
     decomposes and torch cannot stays in the opset with a note; a ``decompose`` operator torch
-    cannot decompose is refused (:class:`PolicyRefusal`).
+    cannot decompose is refused (:class:`PolicyRefusal`). ``implicit``: the operators whose kernel
+    is CompositeImplicitAutograd; torch.export decomposes those itself while tracing (``reshape``
+    → ``view``), so with ``torch`` one that neither its table nor the code keeps never reaches a
+    backend.
     """
     if preset not in PRESETS:
         raise BadInput(f"unknown preset {preset!r} ({', '.join(PRESETS)})")
@@ -203,6 +210,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                                     f"traced ({torch.reasons.get(op, 'no targets recorded')}), so opgov cannot say "
                                     "what it produces", subject=op)
         extra_set = frozenset(extra)
+        traced_away = frozenset(implicit)
         # what the generated code decomposes: opgov's choice, where torch has a decomposition
         table = {op for op in set(torch.targets) | torch.default
                  if decomposes(op) and (op in torch.default or op in rules or op in extra_set)
@@ -225,7 +233,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
             code_keep = tuple(sorted(op for op in torch.default - table))
             code_decompose = tuple(sorted(table - torch.default))
         live_rules = sorted(op for op in rules if decomposes(op) and op not in table and op in operators
-                            and operators[op].lifecycle != "deleted" and op not in GRAPH_OPS)
+                            and op not in traced_away
+                            and operators[op].lifecycle != "deleted" and not is_graph_op(op))
         none = [op for op in live_rules if op not in foreign]
         if none:
             notes.append(f"{len(none)} operator(s) opgov's rules decompose stay in exported programs: torch "
@@ -234,13 +243,14 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
             notes.append(f"{len(foreign)} operator(s) opgov's rules decompose stay: torch {torch.version}'s "
                          "decomposition leaves ATen (implement them): "
                          + ", ".join(f"{op} (→ {', '.join(leaves)})" for op, leaves in sorted(foreign.items())))
-        core_kept = [op for op in sorted(torch.default - table) if op not in kept and op not in GRAPH_OPS
+        core_kept = [op for op in sorted(torch.default - table) if op not in kept and not is_graph_op(op)
                      and (info := operators.get(op)) is not None and info.category == "core"]
         if core_kept:
             notes.append(f"{len(core_kept)} core operator(s) torch {torch.version}'s default table decomposes are "
                          f"kept by the generated code: {', '.join(core_kept)}")
 
-    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and op not in GRAPH_OPS}
+    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and not is_graph_op(op)}
+    graph = tuple(sorted(op for op, info in operators.items() if info.lifecycle != "deleted" and is_graph_op(op)))
     not_functional: list[str] = []
     if preset == "no-decomp":
         candidates = [op for op, i in live.items() if i.kind in _EXPORTED_KINDS or i.category == "core"]
@@ -257,7 +267,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     entries: dict[str, dict] = {}
 
     def add(op: str, why: str, source: str | None = None) -> None:
-        if op in GRAPH_OPS:
+        if is_graph_op(op):
             return
         info = operators.get(op)
         entry = entries.setdefault(op, {"why": why, "by": set(), "info": info})
@@ -273,6 +283,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         elif does(op) and op in follow:
             for leaf in leaves(op):
                 add(leaf, "target", op)
+        elif torch is not None and op in traced_away:
+            continue  # export's tracing decomposes it (CompositeImplicitAutograd): never in a graph
         elif torch is not None and op in rules:
             add(op, "torch-keeps")  # decided decomposable, but torch cannot decompose it
         else:
@@ -288,6 +300,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         if entries[op]["why"] == "target" and not does(op) and op in operators:
             entries[op]["why"] = _why_kept(op, choice, operators) if not decomposes(op) else "torch-keeps"
     without_rule -= set(entries)
+    for op in [op for op in entries if is_graph_op(op)]:  # a rule's target may be one: still no kernel
+        del entries[op]
     built = tuple(OpsetEntry(op=op, category=e["info"].category if e["info"] else None, why=e["why"],
                              produced_by=tuple(sorted(e["by"])),
                              lifecycle=e["info"].lifecycle if e["info"] else "unknown")
@@ -298,7 +312,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
     return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
-                 not_functional=tuple(not_functional), graph_ops=tuple(sorted(GRAPH_OPS.items())),
+                 not_functional=tuple(not_functional), graph_ops=graph,
                  torch_version=torch.version if torch is not None else None, code_keep=code_keep,
                  code_decompose=code_decompose, rules=follow)
 
@@ -472,7 +486,7 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
         ops = list(model.exported_ops if start == "exported" else model.core_aten_ops)
         if start == "core-aten":
             ops += [op for op in model.exported_ops if op in kept]
-        needed = {op for op in leaves.of_all(ops) if op not in GRAPH_OPS}  # no kernel serves those
+        needed = {op for op in leaves.of_all(ops) if not is_graph_op(op)}  # graph operators need no kernel
         results.append(ModelCoverage(model=key, family=model.family, needed=tuple(sorted(needed)),
                                      missing=tuple(sorted(needed - have))))
     unknown: tuple[str, ...] = ()

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from opgov.core.graph_ops import is_graph_op, split_graph_ops
 from opgov.core.errors import BadInput
 
 _RUNTIME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -212,6 +213,7 @@ class RuntimeVerdict:
     ops: tuple[str, ...]
     provided: Mapping[str, str]  # op → the kernel that gives it, for the ops the runtime has
     missing: tuple[Missing, ...]
+    graph_ops: tuple[str, ...] = ()  # assertions and symbolic sizes: no kernel needed (core.graph_ops)
 
     @property
     def runs(self) -> bool:
@@ -226,16 +228,19 @@ class RuntimeVerdict:
 def judge(runtime: str, ops: Sequence[str], has: Mapping[str, str],
           rules: Mapping[str, Sequence[str]]) -> RuntimeVerdict:
     """Which of ``ops`` the runtime has (``has``: :func:`runtime_operators`), and how each of the
-    others would lower by ``rules``."""
+    others would lower by ``rules``. Graph operators (assertions, symbolic sizes) need no kernel:
+    they are listed apart and never missing."""
     ops = tuple(dict.fromkeys(ops))
-    provided = {op: has[op] for op in ops if op in has}
-    missing = tuple(Missing(op, lower(op, has, rules)) for op in ops if op not in has)
-    return RuntimeVerdict(runtime=runtime, ops=ops, provided=provided, missing=missing)
+    kernels, graph = split_graph_ops(ops)
+    provided = {op: has[op] for op in kernels if op in has}
+    missing = tuple(Missing(op, lower(op, has, rules)) for op in kernels if op not in has)
+    return RuntimeVerdict(runtime=runtime, ops=ops, provided=provided, missing=missing, graph_ops=tuple(graph))
 
 
 def earliest_running(ops: Iterable[str], versions: Sequence[tuple[str, Mapping[str, str] | set[str]]]) -> str | None:
-    """The first of ``versions`` (``(label, operators it has)``, oldest first) that has every one of ``ops``."""
-    needed = set(ops)
+    """The first of ``versions`` (``(label, operators it has)``, oldest first) that has every one of
+    ``ops`` that needs a kernel (graph operators do not)."""
+    needed = set(split_graph_ops(ops)[0])
     return next((label for label, has in versions if needed <= set(has)), None)
 
 
@@ -281,11 +286,12 @@ def coverage_matrix(core: Sequence[str], runtimes: Sequence[tuple[RuntimeId, dat
         gained = tuple(sorted(core_have - before)) if before is not None else ()
         lost = tuple(sorted(before - core_have)) if before is not None else ()
         previous[rid.name] = core_have
-        runs = tuple(m for m, ops in models.items() if all(op in has for op in ops))
+        runs = tuple(m for m, ops in models.items() if all(op in has or is_graph_op(op) for op in ops))
         columns.append(CoverageColumn(runtime=str(rid), released=released, kernels=kernels,
                                       core_have=len(core_have), core_total=len(core), gained=gained, lost=lost,
                                       models_run=runs, models_total=len(models)))
     rows = tuple((op, tuple(has.get(op) for _, _, _, has in runtimes)) for op in core)
-    model_rows = tuple((m, tuple(tuple(op for op in ops if op not in has) for _, _, _, has in runtimes))
+    model_rows = tuple((m, tuple(tuple(op for op in ops if op not in has and not is_graph_op(op))
+                                   for _, _, _, has in runtimes))
                        for m, ops in models.items())
     return CoverageMatrix(runtimes=tuple(columns), operators=rows, models=model_rows, stage=stage)

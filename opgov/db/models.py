@@ -211,6 +211,7 @@ class ApiToken(Base):
 
     id: Mapped[int]
     member: Mapped[str]
+    member_id: Mapped[int | None]
     token_hash: Mapped[str]
     created_at: Mapped[datetime]
     created_by: Mapped[str]

@@ -292,6 +292,9 @@ upgraders = Table(
 api_tokens = Table(
     "api_tokens", metadata, _id(),
     Column("member", String(200), nullable=False, index=True),
+    # the member record the token was made for (revision 0010): a name removed and added again is
+    # another record, so an old token does not come back with it
+    Column("member_id", Integer, index=True),
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("created_by", String(200), nullable=False),

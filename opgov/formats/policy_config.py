@@ -125,6 +125,9 @@ def _unknown(table: dict, allowed: set[str], what: str, file: str, lines: _Lines
                        file=file, line=lines.key(extra[0], start, end) or lines.table(extra[0]))
 
 
+MAX_CONFIG_BYTES = 1024 * 1024  # a policy is a few dozen lines; anything near this is not one
+
+
 def read_policy_config(path: Path | None) -> PolicyConfig:
     """Read ``path`` (or the defaults when None). Raises :class:`BadInput` with file and line."""
     if path is None:
@@ -137,8 +140,12 @@ def read_policy_config(path: Path | None) -> PolicyConfig:
         raise BadInput(f"cannot read ({err.strerror or err})", file=file) from None
     except UnicodeDecodeError as err:
         raise BadInput(f"not UTF-8 text ({err.reason})", file=file) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise BadInput(f"is {len(raw):,} bytes; a policy file is at most {MAX_CONFIG_BYTES:,}", file=file)
     try:
         data = tomllib.loads(text)
+    except RecursionError:  # tomllib recurses once per level of nested arrays or inline tables
+        raise BadInput("malformed TOML: nested too deeply", file=file) from None
     except tomllib.TOMLDecodeError as err:
         found = re.search(r"\(at line (\d+), column \d+\)", str(err))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err)) or "malformed TOML"

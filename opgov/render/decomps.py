@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from opgov.core.graph_ops import graph_op_reason
 from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
@@ -85,13 +86,6 @@ class CoverageOut(BaseModel):
     not_in_registry: list[str] = []
 
 
-class GraphOpOut(BaseModel):
-    """An operator an exported program may hold that no kernel serves, and why."""
-
-    op: str
-    why: str
-
-
 class OpsetReport(BaseModel):
     """JSON shape of ``opgov opset build --format json``."""
 
@@ -104,10 +98,16 @@ class OpsetReport(BaseModel):
     decomposed: list[str]
     notes: list[str]
     not_functional: list[str] = []
-    graph_ops: list[GraphOpOut] = []
-    torch: str | None = None
-    code_keep: list[str] = []
-    code_decompose: list[str] = []
+    graph_ops: dict[str, str] = Field(default_factory=dict, description=(
+        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements "
+        "them, so they are not in `operators` and never missing; operator → why"))
+    torch: str | None = Field(default=None, description=(
+        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); "
+        "null when torch's table was never imported"))
+    code_keep: list[str] = Field(default_factory=list, description=(
+        "with torch: operators the generated code removes from torch's default table"))
+    code_decompose: list[str] = Field(default_factory=list, description=(
+        "with torch: operators the generated code adds torch's own decomposition for"))
     coverage: CoverageOut | None = None
 
     @classmethod
@@ -129,7 +129,7 @@ class OpsetReport(BaseModel):
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
                    notes=list(opset.notes), not_functional=list(opset.not_functional),
-                   graph_ops=[GraphOpOut(op=op, why=why) for op, why in opset.graph_ops],
+                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops},
                    torch=opset.torch_version, code_keep=list(opset.code_keep),
                    code_decompose=list(opset.code_decompose), coverage=c)
 

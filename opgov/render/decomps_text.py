@@ -103,8 +103,8 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
         lines.append(f"{len(opset.without_rule)} operators would be decomposed but have no rule; "
                      "a backend implements them only for models that use them (--format json lists them)")
     if opset.graph_ops:
-        lines.append(f"{len(opset.graph_ops)} graph operators an exported program may hold need no kernel:")
-        lines += [f"  {op:<48} {why}" for op, why in opset.graph_ops]
+        lines.append(f"not to implement: {len(opset.graph_ops)} graph operators ({', '.join(opset.graph_ops)}): "
+                     "assertions and symbolic sizes that lowering strips or the runtime answers without a kernel")
     lines += [f"note: {n}" for n in opset.notes]
     if cov is not None:
         lines.append(f"models ({cov.start} operators): {cov.covered}/{len(cov.models)} covered "
@@ -163,13 +163,16 @@ def render_python(opset: Opset) -> str:
     """A snippet that reproduces the choice with torch.export's decomposition table.
 
     It defines ``decomp_table``: ``torch.export.default_decompositions()`` for core-aten and
-    full-decomp (an empty dict for no-decomp), minus the kept operators, plus PyTorch's own
+    full-decomp (an empty dict for no-decomp), minus every operator of the opset (what the
+    backend implements must reach it whole: torch's table also decomposes operators that are core
+    by the committee's decision, e.g. ``aten::roll``), plus PyTorch's own
     decompositions (``torch._decomp.decomposition_table``) of :attr:`Opset.beyond_default`: the
     ``--decompose`` operators and, for full-decomp, the core operators that have a rule. Operators PyTorch has no decomposition for are reported when the snippet runs.
     """
     choice = opset.choice
     extra = opset.beyond_default
-    kept = list(choice.keep)
+    # no-decomp starts from an empty table: only the choice's own keeps matter there
+    kept = list(choice.keep) if choice.preset == "no-decomp" else sorted(set(choice.keep) | opset.operators)
     exact = ""
     if opset.torch_version is not None:  # the adjustments measured on that torch release
         extra, kept = opset.code_decompose, list(opset.code_keep)
@@ -193,6 +196,7 @@ import warnings
 import torch
 import torch._decomp
 
+# the operators of this opset: a backend implements them, so torch must not decompose them
 KEEP = {listing(kept)}
 DECOMPOSE = {listing(extra)}
 

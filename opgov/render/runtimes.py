@@ -55,15 +55,19 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
             lines.append(annotation("warning", _lifecycle(n), title=f"opgov operator-{n.state}"))
         return "\n".join(lines) + ("\n" if lines else "")
     what = _models(check)
-    n = len(check.operators)
+    n = len(check.operators) - len(check.graph_ops)  # the operators that need a kernel
+    graph = f" (and {len(check.graph_ops)} graph operator{'s' if len(check.graph_ops) != 1 else ''} that need none)" \
+        if check.graph_ops else ""
     if check.runs:
-        lines = [f"{check.runtime} runs {what}: it has all {n} operators"]
+        lines = [f"{check.runtime} runs {what}: it has all {n} operators{graph}"]
     else:
-        lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators"
+        lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators{graph}"
                  + ("; every one lowers by the rules on record" if check.runs_after_lowering else "")]
     for m in check.missing:
         category = m.category or "not in the registry"
         lines.append(f"missing {m.op} ({category}): {_lowering(m)}")
+    for op, why in check.graph_ops.items():
+        lines.append(f"graph operator {op}: {why}")
     for note in check.lifecycle:
         lines.append(f"warning {_lifecycle(note)}")
     lines.append(f"earliest snapshot with every operator: {check.earliest_snapshot or 'none'}")
@@ -112,6 +116,9 @@ def render_matrix(matrix: CoverageMatrix, fmt: str = "text") -> str:
         if r.models_total:
             text += f"; runs {len(r.models_run)}/{r.models_total} models"
         lines.append(text)
+    graph = sorted({op for m in matrix.models for op in m.graph_ops})
+    if graph:
+        lines.append(f"graph operators the models hold, needing no kernel: {', '.join(graph)}")
     return "\n".join(lines) + "\n"
 
 
@@ -134,6 +141,10 @@ def _matrix_md(matrix: CoverageMatrix) -> str:
         for m in matrix.models:
             cells = ["runs" if not m.missing[n] else "lacks " + ", ".join(m.missing[n]) for n in names]
             out.append(f"| {m.model} | " + " | ".join(_cell(c) for c in cells) + " |")
+        graph = sorted({op for m in matrix.models for op in m.graph_ops})
+        if graph:
+            out += ["", "Graph operators (assertions, symbolic sizes) need no kernel and are not counted: "
+                    + _cell(", ".join(graph)) + "."]
     out += ["", "## Core operators", "", "| operator | " + " | ".join(names) + " |",
             "| --- |" + " :---: |" * len(names)]
     for row in matrix.operators:

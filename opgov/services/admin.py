@@ -9,7 +9,7 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, m
                              resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
-from opgov.services.common import Ctx, is_simulation, log_event
+from opgov.services.common import SYSTEM_ACTOR, Ctx, is_simulation, log_event
 from opgov.services.results import DatabaseStatus, EventView, LogVerification, RevisionChange
 
 
@@ -47,7 +47,7 @@ def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool
         if simulation and before is None:
             with transaction(engine) as session:
                 session.merge(Setting(key="simulation", value="true"))
-                log_event(Ctx(session, "opgov", SystemClock()), "db.simulation", "database",
+                log_event(Ctx(session, SYSTEM_ACTOR, SystemClock()), "db.simulation", "database",
                           after={"simulation": True})
         return RevisionChange(before=before, after=current_revision(engine))
     except BaseException:
@@ -165,6 +165,15 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
     events = list(ctx.session.scalars(query))[::-1]
     return [EventView(id=e.id, at=e.at, actor=e.actor, action=e.action, subject=e.subject, before=e.before,
                       after=e.after, reason=e.reason, token=e.token_id) for e in events]
+
+
+def log_root(ctx: Ctx) -> str:
+    """The hash of the log's first event: names this database's log (the Atom feed's ids)."""
+    from opgov.core.eventlog import GENESIS
+    from opgov.db import tables
+
+    first = ctx.session.execute(select(tables.events.c.hash).order_by(tables.events.c.id).limit(1)).scalar()
+    return first or GENESIS
 
 
 def verify_log(ctx: Ctx) -> LogVerification:

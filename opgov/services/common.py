@@ -13,7 +13,7 @@ from sqlalchemy import func, insert, select
 from opgov.core.clock import Clock
 from opgov.core.eventlog import GENESIS, event_hash, plain_json
 from opgov.db import tables
-from opgov.core.errors import BadInput, Forbidden, NotFound
+from opgov.core.errors import BadInput, Forbidden, NotFound, Unauthenticated
 from opgov.core.names import parse_op_name
 
 
@@ -36,6 +36,9 @@ class Ctx:
     actor: str
     clock: Clock
     token_id: int | None = None  # the API token of a request to `opgov serve`; recorded with each event
+    # an unauthenticated request to `opgov serve`: its actor (ANONYMOUS) is a label for the log, never
+    # a member; every role check refuses it without looking the name up
+    anonymous: bool = False
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -244,6 +247,23 @@ def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
 # --- roles ----------------------------------------------------------------------------------------
 
 ROLES = ("maintainer", "developer", "bot")
+
+# names opgov itself acts under: the unauthenticated caller of `opgov serve`, and opgov's own events
+# (db.simulation). No member may take one, so no request or event can be mistaken for a member's.
+ANONYMOUS = "anonymous"
+SYSTEM_ACTOR = "opgov"
+RESERVED_NAMES = frozenset({ANONYMOUS, SYSTEM_ACTOR})
+
+
+def member_name(name: str | None) -> str:
+    """``name`` as a new member's name: not empty, not a reserved name (its length is checked
+    against the column with every other text, db.limits)."""
+    name = require_text(name, "member name")
+    if name.casefold() in RESERVED_NAMES:
+        raise BadInput(f"{name!r} is reserved: opgov uses it for "
+                       + ("requests without a token" if name.casefold() == ANONYMOUS else "its own events")
+                       + "; choose another member name")
+    return name
 # what each role may do besides reading; maintainers may do everything
 BOT_ACTIONS = frozenset({"import", "sync", "tick"})
 DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})
@@ -258,7 +278,11 @@ def single_user_mode(session) -> bool:
 
 
 def require(ctx: Ctx, action: str, what: str) -> None:
-    """Refuse (exit 1) unless the actor's role allows ``action``. ``what`` names it for the user."""
+    """Refuse (exit 1) unless the actor's role allows ``action``. ``what`` names it for the user.
+    A request without a token is refused (401) before any name is looked up."""
+    if ctx.anonymous:
+        raise Unauthenticated(f"a request without a token may not {what}: send `Authorization: Bearer <token>` "
+                              "(see `opgov tokens create`)", subject=ctx.actor)
     if single_user_mode(ctx.session):
         return
     role = role_of(ctx.session, ctx.actor)

@@ -360,8 +360,9 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
     files = corpus_files(models) if models else []
-    opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep,
-                        torch=torch_facts(ctx.session))
+    facts = torch_facts(ctx.session)
+    opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep, torch=facts,
+                        implicit=implicit_operators(ctx.session) if facts is not None else ())
     cov = None
     if files:
         cov = coverage(opset, merge_models([load_corpus(f) for f in files]), rules, known=infos.keys())

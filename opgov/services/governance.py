@@ -11,7 +11,7 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
                                    get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
-                                   role_of, serialize, single_user_mode)
+                                   role_of, serialize, single_user_mode, member_name)
 from opgov.services.results import (DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
@@ -22,7 +22,7 @@ KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}
 
 
 def add_member(ctx: Ctx, name: str, role: str) -> MemberView:
-    name = require_text(name, "member name")
+    name = member_name(name)
     if role not in ROLES:
         raise BadInput(f"unknown role {role!r} (one of {', '.join(ROLES)})")
     session = ctx.session
@@ -57,6 +57,9 @@ def remove_member(ctx: Ctx, name: str) -> MemberView:
         if maintainers == 1 and others:
             raise PolicyRefusal(f"{name} is the last maintainer; add another maintainer first")
     removed = MemberView(name=member.name, role=member.role, added_at=member.added_at, added_by=member.added_by)
+    from opgov.services.tokens import revoke_member_tokens
+
+    revoke_member_tokens(ctx, member, reason=f"{name} is no longer a member")
     session.delete(member)
     log_event(ctx, "member.remove", f"member:{name}", before={"role": member.role})
     return removed

@@ -12,6 +12,7 @@ from pydantic import AwareDatetime, Field
 
 from opgov.services.common import Ctx
 from opgov.services.results import OperatorDetail, Result
+from opgov.services.runtimes import OperatorRuntime
 
 
 class ModelEntry(Result):
@@ -25,17 +26,17 @@ class ModelEntry(Result):
 
 class OpsetData(Result):
     """Everything ``opset build`` reads, for the build-your-own-opset page: the page runs the same
-    algorithm (``opgov/web/static/opset.js`` mirrors :mod:`opgov.core.opset`) on it."""
+    algorithm (``opgov/web/static/pages.js`` mirrors :mod:`opgov.core.opset`) on it."""
 
     presets: list[str]
     operators: dict[str, tuple[str | None, str, str]] = Field(
         description="present operator → [category, lifecycle, kind]")
     rules: dict[str, list[str]] = Field(description="operator → its decomposition targets")
     out_variants: dict[str, str] = Field(description="functional operator → its out= variant (selective build)")
-    graph_ops: dict[str, str] = Field(default_factory=dict,
-                                      description="operator an exported program may hold that no kernel serves → why")
     models: list[ModelEntry] = Field(description="the model corpus, in file order; empty when none is configured")
     models_source: str | None = Field(description="where the corpus was read from")
+    graph_ops: dict[str, str] = Field(description="graph operators (assertions, symbolic sizes): never in an opset, "
+                                                  "never missing; operator → why it needs no kernel")
 
 
 class RuleInfo(Result):
@@ -59,6 +60,8 @@ class OperatorPage(Result):
     next_step: EligibleStep | None = Field(description="the next timed lifecycle step and when it becomes possible")
     deprecating_days: int
     deprecated_days: int
+    runtimes: list[OperatorRuntime] = Field(default_factory=list, description=(
+        "the registered runtimes that implement it (an out= kernel of its family), since which version"))
 
 
 def models_location(models: str | None = None) -> str | None:
@@ -104,8 +107,8 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.graph_ops import GRAPH_OPS
 
     return OpsetData(presets=list(PRESETS), operators=ops, rules=rules,
-                     out_variants=dict(sorted(out_variants(ctx, ops).items())), graph_ops=dict(sorted(GRAPH_OPS.items())),
-                     models=load_models(location), models_source=location)
+                     out_variants=dict(sorted(out_variants(ctx, ops).items())),
+                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS))
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None) -> OperatorPage:
@@ -131,6 +134,8 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
     policy = periods(ctx)
     due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
     used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
-    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used,
+    from opgov.services.runtimes import runtimes_of_operator
+
+    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=runtimes_of_operator(ctx, op),
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
                         deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days)

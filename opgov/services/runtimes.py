@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 
+from pydantic import Field
 from sqlalchemy import delete, insert, select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
@@ -115,6 +116,9 @@ class RuntimeModelCheck(Result):
     runs_after_lowering: bool  # every missing operator lowers by the rules on record
     provided: dict[str, str]  # operator → the kernel that gives it
     missing: list[MissingOperator]
+    # operators of the program that need no kernel (assertions, symbolic sizes; opgov.core.graph_ops),
+    # each with why: never missing
+    graph_ops: dict[str, str] = {}
     lifecycle: list[LifecycleNote]
     earliest_snapshot: str | None
     earliest_version: str | None  # the first registered version of this runtime that runs it
@@ -144,6 +148,7 @@ class MatrixOperator(Result):
 class MatrixModel(Result):
     model: str
     missing: dict[str, list[str]]  # runtime → the operators it lacks for this model (empty: runs)
+    graph_ops: list[str] = []  # operators of the model that need no kernel (never missing)
 
 
 class CoverageMatrix(Result):
@@ -167,7 +172,11 @@ class _Registry:
         self.present = [RegistryOp(r.qualname, r.schema, r.kind, r.autogen_of) for r in rows if r.present]
         self.present_names = {r.qualname for r in rows if r.present}
         self.categories = {r.qualname: r.category for r in rows}
-        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core")
+        from opgov.core.graph_ops import is_graph_op
+
+        # the core operators a runtime implements as kernels: the symbolic sizes tagged core
+        # (aten::sym_size.int …) are answered by the runtime itself (opgov.core.graph_ops)
+        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and not is_graph_op(r.qualname))
         from opgov.services.common import latest_snapshot_id
 
         latest_id = latest_snapshot_id(session)  # not a release stored with import --historical
@@ -198,6 +207,41 @@ def _runtimes(ctx: Ctx, registry: _Registry) -> list[_Runtime]:
     for r in found:
         r.has = runtime_operators(r.kernels, index)
     return found
+
+
+class OperatorRuntime(Result):
+    """A registered runtime that implements an operator: its newest version that does, the
+    kernel there, and since which registered version it has."""
+
+    runtime: str = Field(description="the runtime's name, e.g. executorch")
+    latest: str = Field(description="its newest registered version, NAME@VERSION")
+    kernel: str | None = Field(description="the kernel that gives the operator in the newest version (None: it "
+                                           "lacks it there)")
+    since: str | None = Field(description="the first registered version of the uninterrupted run that has it up "
+                                          "to the newest (None: the newest lacks it)")
+    versions: list[str] = Field(description="every registered version that has it, oldest first")
+
+
+def runtimes_of_operator(ctx: Ctx, op: str) -> list[OperatorRuntime]:
+    """For each registered runtime (by name) that has ever implemented ``op``: since which version."""
+    found = _runtimes(ctx, _Registry(ctx.session))
+    by_name: dict[str, list[_Runtime]] = {}
+    for r in found:
+        by_name.setdefault(r.id.name, []).append(r)
+    out = []
+    for name, versions in sorted(by_name.items()):
+        having = [r for r in versions if op in r.has]
+        if not having:
+            continue
+        newest = versions[-1]
+        since = None
+        for r in reversed(versions):  # back from the newest while it has it
+            if op not in r.has:
+                break
+            since = str(r.id)
+        out.append(OperatorRuntime(runtime=name, latest=str(newest.id), kernel=newest.has.get(op), since=since,
+                                   versions=[str(r.id) for r in having]))
+    return out
 
 
 def _find(found: list[_Runtime], text: str) -> _Runtime:
@@ -341,20 +385,24 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str], runtime: str) -> Run
                                steps=[f"{op} → {', '.join(into) or '(nothing)'}" for op, into in m.lowering.steps],
                                into=list(m.lowering.into), blocked=list(m.lowering.blocked))
                for m in verdict.missing]
-    needed = set(ops)
+    from opgov.core.graph_ops import graph_op_reason
+
+    needed = set(verdict.ops) - set(verdict.graph_ops)  # what needs a kernel
     running = [str(x.id) for x in found if needed <= x.has.keys()]
     earliest_version = next((str(x.id) for x in found if x.id.name == r.id.name and needed <= x.has.keys()), None)
     after_lowering = next((str(x.id) for x in found if x.id.name == r.id.name
                            and judge(str(x.id), ops, x.has, rules).runs_after_lowering), None)
     from opgov.db.entries import snapshots_holding
 
-    history = snapshots_holding(ctx.session, needed)
-    earliest_snapshot = next((label for label, have in history if needed <= have), None)
+    in_registry = set(ops)  # graph operators are operators of the registry all the same
+    history = snapshots_holding(ctx.session, in_registry)
+    earliest_snapshot = next((label for label, have in history if in_registry <= have), None)
     return RuntimeModelCheck(
         runtime=str(r.id), released=r.released, snapshot=registry.snapshot,
         models=[OpsSource(path=lst.path, format=lst.format, entries=len(lst)) for lst in lists],
         operators=ops, runs=verdict.runs, runs_after_lowering=verdict.runs_after_lowering,
-        provided=dict(verdict.provided), missing=missing, lifecycle=_lifecycle_notes(ctx, ops),
+        provided=dict(verdict.provided), missing=missing,
+        graph_ops={op: graph_op_reason(op) for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
         earliest_snapshot=earliest_snapshot, earliest_version=earliest_version,
         earliest_version_after_lowering=after_lowering, runtimes_running=running)
 
@@ -378,16 +426,20 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 
         merged = merge_models([load_corpus(f) for f in corpus_files(models)])
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
+    from opgov.core.graph_ops import is_graph_op
+
     columns = []
     for r in found:
         s = summaries[r.id]
-        runs = [m for m, ops in model_ops.items() if all(op in r.has for op in ops)]
+        runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,
                                      core_gained=s.core_gained,
                                      core_lost=s.core_lost, models_run=runs, models_total=len(model_ops)))
     rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found}) for op in registry.core]
-    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has] for r in found})
+    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op)]
+                                                for r in found},
+                              graph_ops=[op for op in ops if is_graph_op(op)])
                   for m, ops in model_ops.items()]
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 

@@ -1,10 +1,12 @@
 """API tokens of `opgov serve`: create, list, revoke, and authenticate a request.
 
 A token is 32 random bytes (``secrets``), shown once; the database keeps only its sha256, and a
-presented token is compared with the stored hash in constant time. A token belongs to a member:
-the actor of a request is that member, with that member's role. Maintainers create and revoke
-tokens (a member may revoke their own); on a database without members, the first token makes
-its member the first maintainer, as ``opgov members add`` bootstraps.
+presented token is compared with the stored hash in constant time. A token belongs to one member
+record (``member_id``), not to a name: the actor of a request is that member, with the role the
+member has at that request. Removing a member revokes its tokens, and a member added again under
+the same name is a new record with no token. Maintainers create and revoke tokens (a member may
+revoke their own); on a database without members, the first token makes its member the first
+maintainer, as ``opgov members add`` bootstraps.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from sqlalchemy import select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.db.models import ApiToken, Member
-from opgov.services.common import Ctx, log_event, require, require_text, role_of, single_user_mode
+from opgov.services.common import Ctx, log_event, member_name, require, require_text, single_user_mode
 from opgov.services.results import TokenCreated, TokenView
 
 PREFIX = "opgov_"
@@ -45,17 +47,21 @@ def create_token(ctx: Ctx, member: str, *, expires_days: int | None = None) -> T
         raise BadInput(f"--expires must be between 1 and {MAX_EXPIRES_DAYS} days")
     session = ctx.session
     if single_user_mode(session):
-        session.add(Member(name=member, role="maintainer", added_at=ctx.now(), added_by=ctx.actor))
+        require(ctx, "tokens", "create API tokens")  # refuses a request without a token
+        record = Member(name=member_name(member), role="maintainer", added_at=ctx.now(), added_by=ctx.actor)
+        session.add(record)
         log_event(ctx, "member.add", f"member:{member}", after={"role": "maintainer"},
                   reason="first token on a database without members")
         session.flush()
     else:
         require(ctx, "tokens", "create API tokens")
-        if role_of(session, member) is None:
+        record = session.scalars(select(Member).where(Member.name == member)).first()
+        if record is None:
             raise NotFound(f"unknown member {member!r} (see `opgov members list`)")
     secret = PREFIX + secrets.token_urlsafe(32)
     now = ctx.now()
-    row = ApiToken(member=member, token_hash=hash_token(secret), created_at=now, created_by=ctx.actor,
+    row = ApiToken(member=member, member_id=record.id, token_hash=hash_token(secret), created_at=now,
+                   created_by=ctx.actor,
                    expires_at=now + timedelta(days=expires_days) if expires_days else None)
     session.add(row)
     session.flush()
@@ -69,7 +75,7 @@ def list_tokens(ctx: Ctx, *, member: str | None = None) -> list[TokenView]:
     query = select(ApiToken).order_by(ApiToken.id)
     if member:
         query = query.where(ApiToken.member == member)
-    if member != ctx.actor:
+    if ctx.anonymous or member != ctx.actor:
         require(ctx, "tokens", "list other members' tokens")
     return [TokenView(**_view(row, ctx)) for row in ctx.session.scalars(query)]
 
@@ -83,7 +89,7 @@ def revoke_token(ctx: Ctx, token_id: int) -> TokenView:
            if 0 < token_id <= MAX_INTEGER else None)
     if row is None:
         raise NotFound(f"unknown token {token_id} (see `opgov tokens list`)")
-    if row.member != ctx.actor:
+    if ctx.anonymous or row.member != ctx.actor:
         require(ctx, "tokens", "revoke other members' tokens")
     if row.revoked_at is not None:
         raise PolicyRefusal(f"token {token_id} was already revoked by {row.revoked_by}")
@@ -93,18 +99,30 @@ def revoke_token(ctx: Ctx, token_id: int) -> TokenView:
     return TokenView(**_view(row, ctx))
 
 
+def revoke_member_tokens(ctx: Ctx, member: Member, *, reason: str) -> list[int]:
+    """Revoke every live token of the member record ``member`` (one event each); their ids."""
+    rows = ctx.session.scalars(select(ApiToken).where(ApiToken.member_id == member.id, ApiToken.revoked_at.is_(None))
+                               .order_by(ApiToken.id).with_for_update()).all()
+    for row in rows:
+        row.revoked_at, row.revoked_by = ctx.now(), ctx.actor
+        log_event(ctx, "token.revoke", f"member:{row.member}", before={"token": row.id}, reason=reason)
+    ctx.session.flush()
+    return [row.id for row in rows]
+
+
 def authenticate(session, token: str, now) -> tuple[str, int] | None:
-    """(member, token id) for a valid token: known, not revoked, not expired, its member still a
-    member; else None. The hash found is compared with the presented one in constant time."""
+    """(member, token id) for a valid token: known, not revoked, not expired, and the member record
+    it was made for still a member (a member removed and added again is another record); else
+    None. The hash found is compared with the presented one in constant time. The role is read
+    afresh by every check, so a change takes effect on the next request."""
     if not token.startswith(PREFIX):
         return None
     digest = hash_token(token)
-    row = session.execute(select(ApiToken.id, ApiToken.member, ApiToken.token_hash, ApiToken.expires_at,
-                                 ApiToken.revoked_at).where(ApiToken.token_hash == digest)).first()
+    row = session.execute(select(ApiToken.id, ApiToken.token_hash, ApiToken.expires_at, ApiToken.revoked_at,
+                                 Member.name).join(Member, Member.id == ApiToken.member_id)
+                          .where(ApiToken.token_hash == digest)).first()
     if row is None or not hmac.compare_digest(row.token_hash, digest):
         return None
     if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
         return None
-    if role_of(session, row.member) is None:
-        return None
-    return row.member, row.id
+    return row.name, row.id

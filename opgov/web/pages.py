@@ -31,6 +31,16 @@ def models_location(_request: Request) -> str | None:
     return locate()
 
 
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """The icon the pages carry inline, for clients that ask for /favicon.ico anyway (a JSON
+    answer opened in a browser): an answer, not a 404 in the console."""
+    from importlib.resources import files
+
+    icon = (files("opgov.web") / "static" / "favicon.svg").read_bytes()
+    return Response(icon, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
+
+
 @router.get("/", response_class=HTMLResponse)
 def index(ctx: Reader) -> HTMLResponse:
     from opgov.web.site import home_counts

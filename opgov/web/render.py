@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import PurePath
 from urllib.parse import quote
 
 from opgov import __version__
@@ -94,6 +95,9 @@ def _env():
     env = jinja2.Environment(loader=jinja2.PackageLoader("opgov.web", "templates"),
                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    # a file a command was given is named by its name alone: a page never shows the folders of
+    # the machine that loaded it (a checkout, site-packages, a home directory)
+    env.filters["file_name"] = lambda value: PurePath(str(value)).name if value and ("/" in str(value) or "\\" in str(value)) else value
     env.filters["day"] = lambda value: value.strftime("%Y-%m-%d") if value else ""
     env.filters["minute"] = lambda value: value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
     env.globals.update(schema_diff=schema_diff, pages=PAGES, version=__version__)

@@ -158,7 +158,7 @@ def test_tokens_over_http_never_show_a_secret(twins):
         assert problem(dev.delete("/api/v1/tokens/1"), 403)
     with server.client() as anyone:
         assert problem(anyone.post("/api/v1/tokens", json={"member": "dev"}), 401)
-        assert problem(anyone.get("/api/v1/tokens"), 403)  # anonymous is no member
+        assert problem(anyone.get("/api/v1/tokens"), 401)  # no token: never a member
     assert _log(server.db) == before
 
 

@@ -161,3 +161,15 @@ def test_the_checks_catch_what_they_are_for(root):
     assert ("db", "upgrade") in paths and ("proposals",) in paths and ("db",) not in paths
     assert [e.args for e in examples("$ env -u X opgov --db x ops list | head\n$ cat f | opgov x\n")] == [
         ("--db", "x", "ops", "list")]
+
+
+def test_the_docs_name_the_current_database_revision():
+    """docs/service.md quotes what `GET /healthz` answers, and the user guide what `db upgrade`
+    prints: both the head revision of the migrations themselves."""
+    repo = Path(__file__).resolve().parents[2]
+    head = max(p.name.split("_", 1)[0] for p in (repo / "migrations" / "versions").glob("0*.py"))
+    service = (repo / "docs" / "service.md").read_text(encoding="utf-8")
+    assert f'"revision": "{head}"' in service
+    assert "\"revision\": \"0" not in service.replace(f'"revision": "{head}"', "")
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert f"database at revision {head}" in guide, "regenerate docs/user-guide.md (scripts/build_user_guide.py)"

@@ -13,13 +13,16 @@ from sqlalchemy import inspect, text
 from opgov.db.engine import HEAD_REVISION, alembic_config, current_revision, downgrade, make_engine, resolve_url, upgrade
 from opgov.db.models import Base
 
+# every revision, oldest first, from the migration files themselves
+REVISIONS = sorted(p.name.split("_", 1)[0] for p in (Path(__file__).parents[2] / "migrations" / "versions").glob("0*.py"))
+
 
 def test_head_constant_matches_migrations(sqlite_url):
     engine = make_engine(sqlite_url, create=True)
     script = ScriptDirectory.from_config(alembic_config(engine))
     assert script.get_current_head() == HEAD_REVISION
     revisions = [r.revision for r in script.walk_revisions()]
-    assert len(revisions) == len(set(revisions)) == 9
+    assert len(revisions) == len(set(revisions)) == len(REVISIONS)
 
 
 def test_models_and_migrations_agree_and_round_trip(any_db_url):
@@ -34,10 +37,10 @@ def test_models_and_migrations_agree_and_round_trip(any_db_url):
         with engine.connect() as conn:
             assert set(inspect(conn).get_table_names()) <= {"alembic_version"}
         # step by step, up and down
-        for revision in ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009"):
+        for revision in REVISIONS:
             upgrade(engine, revision)
             assert current_revision(engine) == revision
-        for revision in ("0008", "0005", "0004", "0003", "0002", "0001"):
+        for revision in reversed(REVISIONS[:-1]):
             downgrade(engine, revision)
             assert current_revision(engine) == revision
         upgrade(engine)
@@ -178,3 +181,54 @@ def test_event_log_guards_survive_0007_and_0008_both_ways(any_db_url):
         refused_everywhere()
     finally:
         engine.dispose()
+
+
+def test_revision_0010_attaches_tokens_to_member_records_and_revokes_the_orphans(any_db_url):
+    """Before 0010 a token named its member; a removed member's token came back with the name."""
+    from opgov.db.engine import transaction
+    from opgov.services.admin import verify_log
+    from opgov.services.common import Ctx
+    from opgov.core.clock import SystemClock
+
+    engine = make_engine(resolve_url(any_db_url), create=True)
+    try:
+        upgrade(engine, "0009")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO events (at, actor, action, subject, prev_hash, hash) VALUES "
+                              "('2026-01-01 00:00:00+00:00', 'alice', 'member.add', 'member:alice', :g, :h)"),
+                         {"g": "0" * 64, "h": _first_hash()})
+            for name, added in (("alice", "2026-01-01"), ("carol", "2026-03-01")):
+                conn.execute(text("INSERT INTO members (name, role, added_at, added_by) VALUES "
+                                  "(:n, 'maintainer', :at, 'alice')"), {"n": name, "at": f"{added} 00:00:00+00:00"})
+            # alice's token is hers; bob is gone; carol's token predates the carol added again
+            for i, (member, made) in enumerate((("alice", "2026-02-01"), ("bob", "2026-02-01"),
+                                                ("carol", "2026-02-01")), start=1):
+                conn.execute(text("INSERT INTO api_tokens (member, token_hash, created_at, created_by) VALUES "
+                                  "(:m, :h, :at, 'alice')"), {"m": member, "h": f"{i:064d}", "at": f"{made} 00:00:00+00:00"})
+        upgrade(engine)
+        with engine.connect() as conn:
+            rows = {r.member: r for r in conn.execute(text(
+                "SELECT t.member, t.member_id, t.revoked_at, m.name AS owner FROM api_tokens t "
+                "LEFT JOIN members m ON m.id = t.member_id"))}
+            revocations = conn.execute(text("SELECT subject, actor FROM events WHERE action = 'token.revoke' "
+                                            "ORDER BY id")).all()
+        assert rows["alice"].owner == "alice" and rows["alice"].revoked_at is None
+        assert rows["bob"].member_id is None and rows["bob"].revoked_at is not None
+        assert rows["carol"].member_id is None and rows["carol"].revoked_at is not None
+        assert [tuple(r) for r in revocations] == [("member:bob", "opgov"), ("member:carol", "opgov")]
+        with transaction(engine, write=False) as session:
+            assert verify_log(Ctx(session, "t", SystemClock())).intact
+        downgrade(engine, "0009")
+        upgrade(engine)
+    finally:
+        engine.dispose()
+
+
+def _first_hash() -> str:
+    from datetime import datetime, timezone
+
+    from opgov.core.eventlog import GENESIS, event_hash
+
+    return event_hash({"id": 1, "at": datetime(2026, 1, 1, tzinfo=timezone.utc), "actor": "alice",
+                       "action": "member.add", "subject": "member:alice", "before": None, "after": None,
+                       "reason": None}, GENESIS)

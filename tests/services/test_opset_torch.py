@@ -133,7 +133,7 @@ def test_the_generated_code_produces_only_listed_operators(db, exported, torch_m
     assert opset.torch_version == torch_mod.__version__
     code = render_python(opset)
     assert f"Exact for torch {torch_mod.__version__}" in code
-    allowed = opset.operators | {op for op, _ in opset.graph_ops}
+    allowed = opset.operators | set(opset.graph_ops)
     for name, ep in exported.items():
         found = graph_ops(torch_mod, lower(torch_mod, ep, code))
         assert found <= allowed, f"{preset} -{decompose} +{keep} {name}: {sorted(found - allowed)} not listed"
@@ -188,7 +188,7 @@ def test_the_cli_says_which_torch_release_it_is_exact_for(db, torch_mod, tmp_pat
     text = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "opset", "build"], capture_output=True,
                           text=True, check=True).stdout
     assert f"(exact for torch {torch_mod.__version__})" in text.splitlines()[0]
-    assert "aten::_assert_scalar" in text and "a runtime assertion" in text
+    assert "not to implement:" in text and "aten::_assert_scalar" in text
 
 
 def test_check_decomps_reports_each_disagreement_with_torch(db, torch_mod):

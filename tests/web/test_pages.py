@@ -48,9 +48,13 @@ def world(tmp_path_factory, pytorch_release, models_dir):
     run(db, "members", "add", "m2", "--role", "maintainer")
     run(db, "members", "add", "m3", "--role", "maintainer")
     run(db, "propose-core", "aten::hardswish", "--rationale", "cheap on every backend <b>we</b> know")
+    run(db, "deprecate", "aten::glu", "--reason", "the decomposition covers it", "--replacement", "aten::sigmoid")
+    executorch = models_dir.parent / "executorch"
+    for version in ("0.2.0", "1.3.0"):
+        run(db, "runtimes", "add", f"executorch@{version}", "--ops", str(executorch / version / "portable-functions.yaml"))
     site = tmp_path_factory.mktemp("site") / "site"
     run(db, "site", "build", str(site), "--models", str(models_dir), "--ops", "aten::add*", "--ops", "aten::roll",
-        "--ops", "aten::kthvalue")
+        "--ops", "aten::kthvalue", "--ops", "aten::glu", "--ops", "aten::_assert_tensor_metadata")
     server = start(db, env={"OPGOV_MODELS_DIR": str(models_dir)})
     try:
         yield db, server.url, site, models_dir
@@ -69,6 +73,7 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the tests below
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
                  "--disable-extensions", "--disable-sync", "--disable-component-update", "--hide-scrollbars",
                  "--window-size=1280,900"):
@@ -370,3 +375,44 @@ def test_the_page_script_computes_what_opset_build_does_for_many_choices(browser
             assert page["yaml"] == yaml_text, what
     finally:
         engine.dispose()
+
+
+PAGES = ["index", "opset", "ops", "proposals", "queue", "report"]
+
+
+def test_no_page_logs_a_console_error_or_shows_a_path_of_the_machine(browser, site, world):
+    """Every page, served and from file://: nothing in the console (no /favicon.ico 404), and no
+    folder of the machine that built it (site-packages, the database, the temporary folders)."""
+    import opgov
+
+    db, _, folder, models = world
+    machine = {str(Path(opgov.__file__).parents[1]), sys.prefix, str(folder), db.removeprefix("sqlite:///")}
+    for page, op in [(p, None) for p in PAGES] + [("ops", "aten::roll"), ("ops", "aten::add.Tensor")]:
+        load(browser, site(page, op).removesuffix("/index"))  # served, the home page is /
+        shown = browser.page_source
+        leaked = [path for path in machine if path in shown]
+        assert not leaked, f"{page} {op or ''} ({site.mode}) shows {leaked}"
+        errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        assert not errors, f"{page} {op or ''} ({site.mode}): {errors}"
+
+
+def test_operator_page_names_the_runtimes_that_implement_it(browser, site):
+    """The backend author's question: who implements this operator, and since when."""
+    load(browser, site("ops", "aten::add.Tensor"))
+    shown = text(browser, "runtimes")
+    assert shown.count("executorch:") == 1
+    assert "in executorch@1.3.0, since executorch@0.2.0" in shown
+    load(browser, site("ops", "aten::_assert_tensor_metadata"))
+    assert "No registered runtime implements it" in text(browser, "runtimes")
+
+
+def test_operator_page_shows_each_badge_and_step_once(browser, site):
+    load(browser, site("ops", "aten::glu"))
+    badges = [b.text for b in browser.find_elements("css selector", ".badges .badge")]
+    assert len(badges) == len(set(badges)) and "deprecating" in badges, badges
+    steps = [li.text for li in browser.find_elements("css selector", "#lifecycle .timeline li")]
+    assert sum("deprecating" in s for s in steps) == 1, steps
+    assert "aten::sigmoid" in " ".join(steps)
+    load(browser, site("ops", "aten::add.Tensor"))
+    badges = [b.text for b in browser.find_elements("css selector", ".badges .badge")]
+    assert badges.count("core") == 1, badges

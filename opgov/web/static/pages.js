@@ -62,9 +62,9 @@ function buildOpset(data, preset, decompose, keep) {
   };
   const notes = extra.filter((op) => !hasRule(data, op)).map(
     (op) => `${op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it`);
-  const graphOps = data.graph_ops || {};
-  const isGraphOp = (op) => Object.prototype.hasOwnProperty.call(graphOps, op);
-  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && !isGraphOp(op));
+  const isGraph = (op) => Object.prototype.hasOwnProperty.call(data.graph_ops, op);
+  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && !isGraph(op));
+  const graph = sorted(Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && isGraph(op)));
   // functionalization leaves functional operators only (no-decomp keeps what export produces)
   const candidates = live.filter((op) => {
     const i = info(data, op);
@@ -88,7 +88,6 @@ function buildOpset(data, preset, decompose, keep) {
     return i !== null && i.category === "core" ? "core" : "not-decomposed";
   };
   const add = (op, why, source) => {
-    if (isGraphOp(op)) return;  // no kernel serves a graph operator
     if (!entries.has(op)) entries.set(op, { why, by: new Set(), info: info(data, op) });
     const e = entries.get(op);
     if (RANK[why] < RANK[e.why]) e.why = why;
@@ -106,6 +105,7 @@ function buildOpset(data, preset, decompose, keep) {
     if (e.why === "target" && !decomposes(op) && op in data.operators) e.why = whyKept(op);
   }
   for (const op of entries.keys()) withoutRule.delete(op);
+  for (const op of [...entries.keys()]) if (isGraph(op)) entries.delete(op);  // no kernel, even as a target
   const list = sorted(entries.keys()).map((op) => {
     const e = entries.get(op);
     return { op, category: e.info ? e.info.category : null, why: e.why, produced_by: sorted(e.by),
@@ -117,7 +117,7 @@ function buildOpset(data, preset, decompose, keep) {
     for (const op of decomposed) { const i = info(data, op); if (i !== null && i.category === "core") beyond.add(op); }
   }
   return { choice: { preset, decompose: extra, keep: kept }, entries: list, without_rule: sorted(withoutRule),
-           decomposed, beyond_default: sorted(beyond), notes };
+           decomposed, beyond_default: sorted(beyond), notes, graph_ops: graph };
 }
 
 function coverage(data, opset) {
@@ -129,8 +129,7 @@ function coverage(data, opset) {
   const models = data.models.map((m) => {
     let ops = start === "exported" ? m.exported_ops.slice() : m.core_aten_ops.slice();
     if (start === "core-aten") ops = ops.concat(m.exported_ops.filter((op) => kept.has(op)));
-    const graphOps = data.graph_ops || {};
-    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !Object.prototype.hasOwnProperty.call(graphOps, op)));
+    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !Object.prototype.hasOwnProperty.call(data.graph_ops, op)));
     return { model: m.key, family: m.family, needed: sorted(needed), missing: sorted([...needed].filter((op) => !have.has(op))) };
   });
   const notInRegistry = sorted(new Set(models.flatMap((m) => m.needed.filter((op) => !(op in data.operators)))));
@@ -182,6 +181,8 @@ function pyRepr(name) { return "'" + name.replace(/\\/g, "\\\\").replace(/'/g, "
 function renderPython(opset) {
   const choice = opset.choice;
   const base = choice.preset === "no-decomp" ? "{}" : "torch.export.default_decompositions()";
+  // no-decomp starts from an empty table: only the choice's own keeps matter there
+  const kept = choice.preset === "no-decomp" ? choice.keep : [...new Set([...choice.keep, ...opset.entries.map((e) => e.op)])];
   const listing = (names) => {
     const s = sorted(names);
     return s.length ? "[\n" + s.map((n) => `    ${pyRepr(n)},\n`).join("") + "]" : "[]";
@@ -193,7 +194,8 @@ import warnings
 import torch
 import torch._decomp
 
-KEEP = ${listing(choice.keep)}
+# the operators of this opset: a backend implements them, so torch must not decompose them
+KEEP = ${listing(kept)}
 DECOMPOSE = ${listing(opset.beyond_default)}
 
 
@@ -405,6 +407,8 @@ function startPage() {
     }));
     document.getElementById("without-rule").textContent = opset.without_rule.length
       ? `${opset.without_rule.length} operators would be decomposed but have no rule; a backend implements them only for models that use them.` : "";
+    document.getElementById("graph-ops").textContent = opset.graph_ops.length
+      ? `Not to implement: ${opset.graph_ops.length} graph operators (${opset.graph_ops.join(", ")}) — assertions and symbolic sizes that lowering strips or the runtime answers without a kernel.` : "";
     if (data.models.length) {
       const cov = coverage(data, opset);
       document.getElementById("model-count").textContent = String(cov.covered);
