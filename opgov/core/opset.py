@@ -91,13 +91,15 @@ class TorchFacts:
     (``torch.export.default_decompositions()``) decomposes. ``targets``: every operator torch has
     a decomposition for (that table or ``torch._decomp.decomposition_table``) → the operators it
     was traced to call, any namespace (``prims::var``), or ``None`` when tracing failed;
-    ``reasons`` says why for those.
+    ``reasons`` says why for those. ``complete``: the whole table was traced (an ``--only`` import
+    alone records the default table but few targets: enough for ``check-decomps``, not for an opset).
     """
 
     version: str
     default: frozenset[str]
     targets: Mapping[str, tuple[str, ...] | None]
     reasons: Mapping[str, str] = field(default_factory=dict)
+    complete: bool = True  # every decomposition was traced (not an ``--only`` import alone)
 
     def has(self, op: str) -> bool:
         return op in self.targets or op in self.default

@@ -91,16 +91,18 @@ def torch_facts(session):
     data = json.loads(value)
     return TorchFacts(version=data["version"], default=frozenset(data["default"]),
                       targets={op: tuple(t) if t is not None else None for op, t in data["targets"].items()},
-                      reasons=data.get("reasons", {}))
+                      reasons=data.get("reasons", {}), complete=data.get("complete", False))
 
 
-def _save_torch_facts(session, table) -> None:
+def _save_torch_facts(session, table, *, whole: bool) -> None:
     """Record ``table`` (a :class:`opgov.formats.torch_decomps.TorchTable`) as the facts of its
     torch release; a partial import (``--only``) of the same release adds to what is recorded."""
     previous = torch_facts(session)
     targets: dict[str, list[str] | None] = {}
     reasons: dict[str, str] = {}
+    complete = whole
     if previous is not None and previous.version == table.version:
+        complete = complete or previous.complete
         targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
         reasons = dict(previous.reasons)
     for rule in table.rules:
@@ -110,7 +112,7 @@ def _save_torch_facts(session, table) -> None:
         else:
             reasons.pop(rule.op, None)
     value = json.dumps({"version": table.version, "default": sorted(table.default), "targets": targets,
-                        "reasons": reasons}, sort_keys=True)
+                        "reasons": reasons, "complete": complete}, sort_keys=True)
     session.execute(delete(settings).where(settings.c.key == TORCH_FACTS_KEY))
     session.execute(insert(settings).values(key=TORCH_FACTS_KEY, value=value))
 
@@ -235,7 +237,7 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
                 raise BadInput(_unknown(name, known) + " (--only)")
     table = read_torch_table(time_budget_s=time_budget_s, only=wanted)
     if table.default:  # a run that read torch's table (not one out of time before it began)
-        _save_torch_facts(session, table)
+        _save_torch_facts(session, table, whole=wanted is None)
     # the rules torch.export applies by default; the rest of torch._decomp is kept as facts only
     found = tuple(rule for rule in table.rules if rule.in_default or not table.default)
     detail = f"torch {table.version} default decomposition table, traced"
@@ -361,6 +363,8 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
     rules = current_rules(ctx.session)
     files = corpus_files(models) if models else []
     facts = torch_facts(ctx.session)
+    if facts is not None and not facts.complete:
+        facts = None  # an --only import: too few decompositions traced to be exact
     opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep, torch=facts,
                         implicit=implicit_operators(ctx.session) if facts is not None else ())
     cov = None
