@@ -18,6 +18,10 @@ SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", REPO.parent / "shared"))
 PYTORCH_DATA = Path(os.environ.get("OPGOV_PYTORCH_DATA", SHARED / "pytorch"))
 RELEASES = ["2.0.0", "2.6.0", "2.12.0", "2.13.0"]
 
+# The suite reads what a terminal shows: tables as tables, in-process and in the programs it runs.
+# What a pipe gets (tab-separated columns) is tests/cli/test_pipes.py's, which runs without it.
+os.environ["OPGOV_FORCE_TTY"] = "1"
+
 
 def _missing(what: str, env: str) -> None:
     """Skip, or fail when the environment says this prerequisite is mandatory."""

@@ -69,6 +69,7 @@ class FindingKind(enum.StrEnum):
     bc = "bc"  # backward compatibility: old callers and serialized programs on the new schema
     fc = "fc"  # forward compatibility: new programs on an old runtime
     new = "new"  # an operator that did not exist before
+    policy = "policy"  # a governance tag (core, deprecating, deprecated) a release added or dropped
 
     @property
     def rank(self) -> int:

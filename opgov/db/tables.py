@@ -210,7 +210,7 @@ findings = Table(
     Column("snapshot_id", Integer, ForeignKey("snapshots.id"), nullable=False, index=True),
     Column("base_snapshot_id", Integer, ForeignKey("snapshots.id")),
     Column("operator", String(300), nullable=False, index=True),
-    Column("kind", String(10), nullable=False),  # bc | fc | new
+    Column("kind", String(10), nullable=False),  # bc | fc | new | policy (a governance tag edited)
     Column("rule", String(80), nullable=False),
     Column("severity", String(20), nullable=False),
     Column("message", Text, nullable=False),

@@ -144,7 +144,7 @@ def render_github(report: CheckReport) -> str:
 
 # --- text ---------------------------------------------------------------------------------
 
-_KIND_TITLE = {"bc": "BC break", "fc": "FC break", "new": "new operator"}
+_KIND_TITLE = {"bc": "BC break", "fc": "FC break", "new": "new operator", "policy": "governance tag"}
 _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
 _MEANING = {"error": "backward-compatibility breaks the policy does not allow",
             "warning": "forward-compatibility breaks (calls made with the new schema may fail on older releases)",

@@ -469,6 +469,11 @@ def _days(n: int) -> str:
     return _plural(n, "day")
 
 
+def _kind_label(kind: str) -> str:
+    """BC, FC, new, or tag (a governance tag a release added or dropped)."""
+    return {"new": "new", "policy": "tag"}.get(kind, kind.upper())
+
+
 def _findings_summary(findings: tuple[CompatFinding, ...]) -> list[str]:
     counts = Counter((f.kind, f.severity) for f in findings)
     parts = []
@@ -476,7 +481,7 @@ def _findings_summary(findings: tuple[CompatFinding, ...]) -> list[str]:
         if kind == "new" and severity == "info":
             parts.append(_plural(n, "new operator"))
         else:
-            parts.append(_plural(n, f"{kind.upper()} {severity}"))
+            parts.append(_plural(n, f"{_kind_label(kind)} {severity}"))
     return parts
 
 
@@ -530,7 +535,7 @@ def _findings_overview(findings: tuple[CompatFinding, ...]) -> _Table | None:
                  for (sev, kind, snap, rule), ops in groups.items())
     return _Table("Compatibility findings by rule", (
         _Column("Severity", lambda r: _severity(r[0])),
-        _Column("Kind", lambda r: _t(r[0].kind.upper() if r[0].kind != "new" else "new")),
+        _Column("Kind", lambda r: _t(_kind_label(r[0].kind))),
         _Column("Snapshot", lambda r: _t(r[0].snapshot)),
         _Column("Rule", lambda r: _c(r[0].rule)),
         _Column("Operators", lambda r: _t(f"{len(r[1]):,}"), numeric=True),
@@ -611,7 +616,7 @@ def _sections(report: WeeklyReport) -> list[_Section]:
         )),
         table("compat_findings", "Compatibility findings", "No compatibility findings in this period.", (
             _Column("Severity", _severity),
-            _Column("Kind", lambda f: _t(f.kind.upper() if f.kind != "new" else "new")),
+            _Column("Kind", lambda f: _t(_kind_label(f.kind))),
             _Column("Snapshot", lambda f: _t(f.snapshot)),
             _Column("Operator", lambda f: _c(f.operator)),
             _Column("Rule", lambda f: _c(f.rule)),

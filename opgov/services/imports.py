@@ -13,6 +13,7 @@ from opgov.db.bulk import insert_rows
 from opgov.db.tables import operators, schema_versions, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
+from opgov.core.tags import GOVERNANCE_TAGS, finding_rule, governance_tags_edited
 from opgov.formats.registry import Registry, read_registry
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
 
@@ -36,13 +37,17 @@ class ImportTally:
     baseline: bool = False
     historical: bool = False  # stored in its place in history (import --historical)
     unchanged_file: bool = False  # the label exists with identical content: nothing was written
+    # governance tags (core, deprecating, deprecated) the file added or dropped on an operator that
+    # stayed: "aten::roll: -core", each also a finding, an event and a line of its history
+    tags_changed: list[str] = field(default_factory=list)
 
     def result(self) -> ImportResult:
         from opgov.services.results import ImportResult
 
         return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
                             changed=self.changed, own_entry=self.own_entry, findings=self.findings,
-                            baseline=self.baseline, historical=self.historical, unchanged_file=self.unchanged_file)
+                            baseline=self.baseline, historical=self.historical, unchanged_file=self.unchanged_file,
+                            tags_changed=self.tags_changed)
 
 
 def list_snapshots(ctx: Ctx) -> list:
@@ -158,9 +163,12 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
+        tag_counts = result.findings
         result.findings = record_import_findings(
             ctx, previous_id, snapshot_id, held_before=current,
             new_entries=[StoredEntry(name, op.schema, op.line, list(op.tags)) for name, op in registry.ops.items()])
+        for severity, n in tag_counts.items():  # the tag findings _apply recorded
+            result.findings[severity] = result.findings.get(severity, 0) + n
     session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=snapshot_stats(ctx)))
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash,
@@ -225,9 +233,9 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     c = operators.c
     known = {row.qualname: row for row in session.execute(
         select(c.id, c.qualname, c.schema, c.present, c.category_source, c.category, c.lifecycle,
-               c.autogen_of, c.kind, c.composite_implicit))}
+               c.autogen_of, c.kind, c.composite_implicit, c.needs_review))}
 
-    new_rows, updates, versions, events = [], [], [], []
+    new_rows, updates, versions, events, tag_findings = [], [], [], [], []
     for name, op in registry.ops.items():
         row = known.get(name)
         if row is None:
@@ -248,10 +256,37 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
         change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
                         "last_snapshot_id": snapshot_id, "kind": op.kind,
                         "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
-                        "category": row.category, "category_source": row.category_source}
+                        "category": row.category, "category_source": row.category_source,
+                        "needs_review": row.needs_review}
+        # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
+        # read: decoding every row's JSON costs more than the whole comparison)
+        tags_before = current[row.id][1] if row.present and row.id in current else None
+        edited = governance_tags_edited(tags_before, op.tags)
         if row.category_source != "decision":  # until the committee decides, the file says
             change["category"] = op.suggested_category
             change["category_source"] = "yaml-tag" if change["category"] == "core" else "heuristic"
+            if row.category == "core" and change["category"] != "core":
+                # a release dropped the tag (now or before): it stays core, under review, until the
+                # committee decides; only a decision takes an operator out of core
+                change["category"], change["category_source"] = row.category, row.category_source
+        if edited:
+            if "+core" in edited or "-core" in edited:
+                change["needs_review"] = True  # a core addition or removal waits for the committee
+            result.tags_changed.append(f"{name}: {' '.join(edited)}")
+            stays = (" — it stays core and waits for the committee's review" if "-core" in edited
+                     and change["category"] == "core" else
+                     " — it waits for the committee's review" if "+core" in edited else "")
+            events.append({"action": "operator.tags_changed", "subject": name,
+                           "before": {"tags": sorted(GOVERNANCE_TAGS & set(tags_before or ()))},
+                           "after": {"tags": sorted(GOVERNANCE_TAGS & set(op.tags))},
+                           "reason": f"snapshot {label} {' '.join(edited)}{stays}"})
+            for mark in edited:
+                rule = finding_rule(mark)
+                verb = "adds" if mark[0] == "+" else "drops"
+                tag_findings.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": name,
+                                     "kind": "policy", "rule": rule, "severity": "warning",
+                                     "message": f"{label} {verb} the `{mark[1:]}` tag of {name}{stays}",
+                                     "old_schema": row.schema, "new_schema": op.schema, "line": op.line})
         if not row.present:
             result.added.append(name)
             events.append({"action": "operator.reappeared", "subject": name, "after": {"schema": op.schema}})
@@ -266,12 +301,10 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                 result.changed.append(name)
                 events.append({"action": "operator.schema_changed", "subject": name,
                                "before": {"schema": row.schema}, "after": {"schema": op.schema}})
-        # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
-        # read: decoding every row's JSON costs more than the whole comparison)
-        tags_before = current[row.id][1] if row.present and row.id in current else None
         if (row.present, row.schema, tags_before, row.kind, row.composite_implicit, row.autogen_of,
                 row.category, row.category_source) != (True, op.schema, change["tags"], op.kind, op.composite_implicit,
-                                                       op.autogen_of, change["category"], change["category_source"]):
+                                                       op.autogen_of, change["category"], change["category_source"]) \
+                or change["needs_review"] != row.needs_review:
             updates.append(change)
 
     removed = [row for name, row in known.items() if row.present and name not in registry.ops]
@@ -292,7 +325,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                               else_=bindparam("category")),
                 category_source=case((table.c.category_source == "decision", table.c.category_source),
                                      else_=bindparam("category_source")),
-                version=table.c.version + 1),
+                needs_review=bindparam("needs_review"), version=table.c.version + 1),
             updates, execution_options={"synchronize_session": False})
     if removed:
         # last_snapshot_id: the last snapshot that held it (kept up to date only once it has left)
@@ -312,6 +345,11 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
             events.extend({"action": "operator.added", "subject": r["qualname"],
                            "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
     insert_rows(session, schema_versions, versions)
+    if tag_findings:
+        from opgov.db.tables import findings
+
+        insert_rows(session, findings, tag_findings)
+        result.findings["warning"] = result.findings.get("warning", 0) + len(tag_findings)
     stored.append_latest(session, snapshot_id, position,
                          [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
                          [(ids[name], op.line) for name, op in registry.ops.items()], current)

@@ -65,7 +65,9 @@ def _history(session, op: Operator) -> tuple[list[HistoryEntry], str | None, str
     wanted = {p for first, last, _ in spans for p in (first, last)}
     at = {r.position: r for r in session.execute(select(Snapshot.position, Snapshot.id, Snapshot.label,
                                                         Snapshot.imported_at).where(Snapshot.position.in_(wanted)))}
-    history, previous = [], None
+    from opgov.core.tags import governance_tags_edited as edited
+
+    history, previous, previous_tags = [], None, None
     for first, last, run in spans:
         line = entries.lines_of(session, at[last].id).get(op.id) if run is not None else None
         schema = run.schema if run is not None else None
@@ -73,9 +75,10 @@ def _history(session, op: Operator) -> tuple[list[HistoryEntry], str | None, str
             snapshot=at[first].label, imported_at=at[first].imported_at, last_snapshot=at[last].label,
             snapshots=last - first + 1, present=run is not None, schema=schema, line=line,
             tags=list(run.tags) if run is not None else [],
-            changed=run is not None and previous is not None and schema != previous))
+            changed=run is not None and previous is not None and schema != previous,
+            tags_changed=edited(previous_tags, run.tags) if run is not None else []))
         if run is not None:
-            previous = schema
+            previous, previous_tags = schema, list(run.tags)
     held = [h for h in history if h.present]
     return history, held[0].snapshot, held[-1].last_snapshot
 

@@ -82,6 +82,7 @@ class _Op:
     needs_review: bool
     present: bool
     first_snapshot_id: int
+    tags: list[str] | None = None
 
 
 def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | None = None) -> WeeklyReport:
@@ -99,7 +100,8 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     in_period = [s for s in snapshots if since < s.imported_at]
     ops = [_Op(*row) for row in session.execute(select(
         Operator.id, Operator.qualname, Operator.schema, Operator.autogen_of, Operator.kind, Operator.category,
-        Operator.category_source, Operator.needs_review, Operator.present, Operator.first_snapshot_id))]
+        Operator.category_source, Operator.needs_review, Operator.present, Operator.first_snapshot_id,
+        Operator.tags))]
     by_id = {op.id: op for op in ops}
     by_name = {op.qualname: op for op in ops}
 
@@ -243,7 +245,11 @@ def _review_queue(ops, snapshots, snap_by_id, present, undecided, category_at) -
         queue.append(ReviewItem(operator=op.qualname, schema_text=op.schema or "",
                                 generated_from=op.autogen_of if op.schema is None else None,
                                 first_seen=SnapshotRef(label=first.label, imported_at=first.imported_at),
-                                suggested_category=category, suggestion_reason=suggestion_reason(category, source)))
+                                suggested_category=category,
+                                suggestion_reason=("its core tag was dropped from native_functions.yaml: core until "
+                                                   "the committee decides" if category == "core"
+                                                   and source == "yaml-tag" and "core" not in (op.tags or ())
+                                                   else suggestion_reason(category, source))))
     return queue
 
 

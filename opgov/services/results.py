@@ -70,6 +70,9 @@ class HistoryEntry(Result):
     line: int | None = Field(description="line of its entry in the run's last snapshot's native_functions.yaml")
     tags: list[str]
     changed: bool = Field(description="its schema differs from the previous run holding it")
+    tags_changed: list[str] = Field(default_factory=list, description=(
+        "governance tags (core, deprecating, deprecated) this run added (+core) or dropped (-core) "
+        "against the previous run holding it: why a run begins when the schema did not change"))
 
 
 class DecisionView(Result):
@@ -114,7 +117,7 @@ class OperatorFinding(Result):
     """A compatibility finding of an import about this operator."""
 
     snapshot: str | None
-    kind: str = Field(description="bc, fc or new")
+    kind: str = Field(description="bc, fc, new, or policy (a governance tag the release added or dropped)")
     rule: str
     severity: str = Field(description="error, warning, waived or info")
     message: str
@@ -204,6 +207,9 @@ class ImportResult(Result):
                                                   "their own entry → the entry that declared them (not new, "
                                                   "not a schema change)")
     findings: dict[str, int] = Field(default_factory=dict, description="compatibility findings: severity → count")
+    tags_changed: list[str] = Field(default_factory=list, description=(
+        "governance tags (core, deprecating, deprecated) the file added or dropped on operators it kept, e.g. "
+        "`aten::roll: -core`: each is also a finding, an event and a line of the operator's history"))
     unchanged_file: bool = Field(default=False, description="the same label and content were imported before")
     baseline: bool = Field(default=False, description="the first snapshot of the database")
     historical: bool = Field(default=False, description="an older release stored in its place in history "

@@ -277,7 +277,7 @@ def run_in(folder, *args: str, env: dict[str, str] | None = None):
 
     from tests.api.test_api_serve import OPGOV
 
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k == "OPGOV_SHARED_DIR"}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k in ("OPGOV_SHARED_DIR", "OPGOV_FORCE_TTY")}
     return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120, cwd=folder,
                           env={**clean, "COLUMNS": "160", **(env or {})})
 

@@ -66,7 +66,7 @@ def twins(request, tmp_path_factory, pytorch_release, torch_mod):
 
 
 def _run(twins: Twins, argv: list[str], *, remote: bool, who: str = "chair") -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")} | {"COLUMNS": "200"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")} | {"COLUMNS": "200", "OPGOV_FORCE_TTY": "1"}
     if remote:
         env |= {"OPGOV_SERVER": twins.server.url, "OPGOV_TOKEN": twins.server.tokens[who]}
         full = [*OPGOV, *argv]

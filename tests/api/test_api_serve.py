@@ -433,7 +433,7 @@ def test_private_reads(server):
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k == "OPGOV_SHARED_DIR"}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k in ("OPGOV_SHARED_DIR", "OPGOV_FORCE_TTY")}
     return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120,
                           env={**clean, "COLUMNS": "160", **(env or {})})
 

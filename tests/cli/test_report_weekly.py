@@ -240,12 +240,22 @@ def test_a_bad_period_or_output_is_one_line_and_exit_2(history, tmp_path):
 
 
 def test_review_queue_holds_new_functional_operators_oldest_first(week, pytorch_release):
-    queue = week["review_queue"]
-    seen = [item["first_seen"]["imported_at"] for item in queue]
+    everything = week["review_queue"]
+    seen = [item["first_seen"]["imported_at"] for item in everything]
     assert seen == sorted(seen)
+    # operators of the baseline wait only when a later release edited their core tag: dropped
+    # (core until the committee decides) or added (a core addition needs the committee's review)
+    baseline = [i for i in everything if i["first_seen"]["label"] == "2.0.0"]
+    tagged_first = {n for n, op in registry_ops(pytorch_release("2.0.0")).items() if "core" in op.tags}
+    tagged_last = {n for n, op in registry_ops(pytorch_release("2.13.0")).items() if "core" in op.tags}
+    dropped = [i for i in baseline if "core tag was dropped" in i["suggestion_reason"]]
+    assert dropped and all(i["operator"] in tagged_first - tagged_last and i["suggested_category"] == "core"
+                           for i in dropped)
+    assert all(i in dropped or i["operator"] in tagged_last - tagged_first for i in baseline)
+    queue = [i for i in everything if i not in baseline]
     labels = [item["first_seen"]["label"] for item in queue]
     assert labels[0] == "2.6.0" and labels[-1] == "2.13.0"
-    assert "2.0.0" not in labels  # the first import is the baseline: nothing in it waits for review
+    assert "2.0.0" not in labels  # the first import is the baseline: nothing new in it waits for review
     # the one operator 2.13.0 added that has its own entry is new and functional: it waits
     old, new = registry_ops(pytorch_release("2.12.0")), registry_ops(pytorch_release("2.13.0"))
     added = [n for n, op in new.items() if n not in old and op.kind == "functional"]
@@ -290,7 +300,8 @@ def test_review_queue_in_markdown_oldest_first(week, week_md):
     section = md_section(week_md, "Review queue")
     rows = md_rows(section)
     assert [r[0].strip("`") for r in rows] == names(week["review_queue"])[:len(rows)]
-    assert "<details>" in section and rows[0][2] == "2.6.0 (2025-07-28)"
+    assert "<details>" in section
+    assert {r[2] for r in rows[:1]} <= {"2.0.0 (2025-01-06)", "2.6.0 (2025-07-28)"}  # oldest first
     assert all(r[1] for r in rows)  # a schema, or where a generated operator comes from
 
 
@@ -440,13 +451,17 @@ def test_compat_findings_in_markdown_errors_first(history):
     by_rule = [r[0] for r in overview[1:]]
     assert by_rule == sorted(by_rule, key=["**error**", "warning", "info"].index)
     rows = [row for table in listing for row in table[1:]]
-    assert sum(int(r[4]) for r in overview[1:]) == len(rows)
+    assert sum(int(r[4]) for r in overview[1:]) == len(rows) + left_out(section)
     severity = [r[0] for r in rows]
     rank = {"**error**": 0, "warning": 1, "waived": 2, "info": 3}
     assert severity[0] == "**error**" and "warning" in severity
     assert severity == sorted(severity, key=rank.__getitem__)
-    errors, warnings = severity.count("**error**"), severity.count("warning")
-    assert section.lstrip().startswith(f"{errors} BC errors, {warnings} FC warnings, ")
+    kinds = [r[1] for r in rows]
+    errors = sum(s == "**error**" and k == "BC" for s, k in zip(severity, kinds))
+    fc = sum(s == "warning" and k == "FC" for s, k in zip(severity, kinds))
+    assert section.lstrip().startswith(f"{errors} BC errors, {fc} FC warnings, ")
+    # the governance tags 2.6.0 dropped or added are findings of their own
+    assert "tag warnings" in section and "core-tag-removed" in section
 
 
 def test_exceptions_expired_and_expiring(week):
@@ -463,11 +478,14 @@ def test_exceptions_expired_and_expiring(week):
 # ------------------------------------------------------------------------------------------
 
 
-def expected_core(release_folder, decided: dict[str, str]) -> int:
-    """Operators core at an import: tagged core in that release unless the committee decided
-    otherwise, plus those it decided core."""
+def expected_core(release_folder, decided: dict[str, str], earlier=()) -> int:
+    """Operators core at an import: tagged core in that release, or in an earlier imported one
+    (a release that drops the tag leaves the operator core until the committee decides), unless
+    the committee decided otherwise, plus those it decided core."""
     ops = registry_ops(release_folder)
     tagged = {n for n, op in ops.items() if "core" in op.tags}
+    for folder in earlier:
+        tagged |= {n for n, op in registry_ops(folder).items() if "core" in op.tags and n in ops}
     return len({n for n in tagged if decided.get(n, "core") == "core"} | {n for n in ops if decided.get(n) == "core"})
 
 
@@ -476,8 +494,11 @@ def test_trend_has_one_point_per_import_with_its_core_count(history, week, pytor
     assert [p["label"] for p in trend] == pytorch_versions
     assert [p["imported_at"] for p in trend] == [IMPORTED[v] for v in pytorch_versions]
     # no committee decision existed at the first two imports: the core-tagged entries of the
-    # release (../shared/pytorch/README.md: 129 and 189)
-    assert [p["categories"]["core"] for p in trend[:2]] == [129, 189]
+    # release (../shared/pytorch/README.md: 129 and 189), and at 2.6.0 the operators 2.0.0 tagged
+    # core whose tag 2.6.0 dropped: they stay core, in the review queue, until the committee decides
+    first, second = (pytorch_release(v) for v in pytorch_versions[:2])
+    assert [p["categories"]["core"] for p in trend[:2]] == [129, expected_core(second, {}, [first])]
+    assert expected_core(second, {}, [first]) > 189
     # later imports count the 2023 review's decisions and proposal 2 (_chunk_cat → core) too
     # (a 2023 decision to take an operator out of core is on record only when 2.6.0, the newest
     # snapshot when the file was loaded, still tags it core: PyTorch overturned it)
@@ -485,8 +506,10 @@ def test_trend_has_one_point_per_import_with_its_core_count(history, week, pytor
     decided = {d.op: d.category for d in read_decisions_file(str(REVIEW_2023))
                if d.category == "core" or d.op not in tagged_at_load}
     decided["aten::_chunk_cat"] = "core"
-    assert trend[2]["categories"]["core"] == expected_core(pytorch_release("2.12.0"), decided)
-    assert trend[3]["categories"]["core"] == expected_core(pytorch_release("2.13.0"), decided)
+    before = [pytorch_release(v) for v in pytorch_versions[:2]]
+    assert trend[2]["categories"]["core"] == expected_core(pytorch_release("2.12.0"), decided, before)
+    assert trend[3]["categories"]["core"] == expected_core(pytorch_release("2.13.0"), decided,
+                                                           [*before, pytorch_release("2.12.0")])
     assert trend[2]["categories"]["core"] != 193  # the decisions show: not just the tag count
     # every operator the import recorded (autogen-generated ones included) is in exactly one category
     for point, version in zip(trend, pytorch_versions):

@@ -12,7 +12,7 @@ def test_the_stored_words_are_unchanged():
     assert [str(c) for c in Category] == ["core", "decomposable", "custom"]
     assert [str(s) for s in Lifecycle] == ["active", "deprecating", "deprecated", "deleted"]
     assert [str(s) for s in Severity] == ["error", "warning", "waived", "info"]
-    assert [str(k) for k in FindingKind] == ["bc", "fc", "new"]
+    assert [str(k) for k in FindingKind] == ["bc", "fc", "new", "policy"]  # policy: a governance tag edited (issue 24)
     assert [str(p) for p in Preset] == ["core-aten", "no-decomp", "full-decomp"]
     assert json.dumps({"kind": FindingKind.bc, "category": Category.core}) == '{"kind": "bc", "category": "core"}'
 
