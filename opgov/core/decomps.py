@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from opgov.core.graph_ops import is_graph_op
 from opgov.core.errors import BadInput
+from opgov.core.graph_ops import GRAPH_OPS
 from opgov.core.vocab import Category, Lifecycle, Severity
 
 CORE, DECOMPOSABLE, CUSTOM = Category.core, Category.decomposable, Category.custom
@@ -112,6 +113,12 @@ CHECKS: dict[str, CheckInfo] = {c.id: c for c in (
     CheckInfo("decomposable-without-rule", "warning",
               "Drift: a decomposable operator has no rule and no CompositeImplicitAutograd kernel "
               "(such a kernel is a decomposition)."),
+    CheckInfo("torch-keeps-decomposable", "warning",
+              "Disagreement with torch: opgov decomposes the operator (a rule, or the decomposable category) but "
+              "the default decomposition table of the torch release `decomps import-torch` read keeps it."),
+    CheckInfo("torch-decomposes-core", "warning",
+              "Disagreement with torch: a core operator that the default decomposition table of the torch "
+              "release `decomps import-torch` read decomposes (the opset's generated code keeps it)."),
     CheckInfo("model-op-uncovered", "warning",
               "Drift: an operator real models use is neither core nor decomposed (no rule, no "
               "CompositeImplicitAutograd kernel), so a core-only backend cannot run them "
@@ -129,6 +136,7 @@ class _Graph:
     kinds: Mapping[str, str] = field(default_factory=dict)
     used_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     no_tensor: frozenset[str] = frozenset()
+    torch: object | None = None  # opgov.core.opset.TorchFacts
 
     def category(self, op: str) -> str:
         if op in self.categories:
@@ -406,7 +414,37 @@ def check_decomposable_has_rule(g: _Graph) -> list[Violation]:
             if c == DECOMPOSABLE and not g.decomposes(op) and g.lifecycle.get(op) != "deleted"]
 
 
-_RULE_FUNCTIONS = (check_reaches_core, check_cycles, check_targets, check_targets_core, check_core_decomposed,
+def check_torch_keeps(g: _Graph) -> list[Violation]:
+    """``torch-keeps-decomposable``."""
+    t = g.torch
+    if t is None:
+        return []
+    out = []
+    for op in sorted(set(g.rules) | {o for o, c in g.categories.items() if c == DECOMPOSABLE}):
+        if (op in t.default or not g.known(op) or not g.live(op) or g.kinds.get(op, "functional") != "functional"
+                or g.category(op) == "core" or op in GRAPH_OPS):
+            continue
+        why = "a rule" if op in g.rules else "its category"
+        then = ("torch._decomp has a decomposition, which the opset's generated code adds" if t.has(op)
+                else "torch has no decomposition for it: exported programs hold it, a backend implements it")
+        out.append(_violation("torch-keeps-decomposable", op,
+                              f"{op} is decomposed by {why} but torch {t.version}'s default table keeps it; {then}"))
+    return out
+
+
+def check_torch_decomposes_core(g: _Graph) -> list[Violation]:
+    """``torch-decomposes-core``."""
+    t = g.torch
+    if t is None:
+        return []
+    return [_violation("torch-decomposes-core", op,
+                       f"{op} is core but torch {t.version}'s default table decomposes it; the opset's generated "
+                       "code keeps it")
+            for op, c in sorted(g.categories.items())
+            if c == "core" and op in t.default and g.live(op) and op not in GRAPH_OPS]
+
+
+_RULE_FUNCTIONS = (check_torch_keeps, check_torch_decomposes_core, check_reaches_core, check_cycles, check_targets, check_targets_core, check_core_decomposed,
                    check_core_functional, check_core_implicit, check_core_tag, check_decomposable_has_rule,
                    check_model_ops)
 
@@ -415,7 +453,8 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
           lifecycle: Mapping[str, str] | None = None,
           yaml_core_tag: Mapping[str, bool] | Iterable[str] | None = None, *,
           implicit: Iterable[str] = (), kinds: Mapping[str, str] | None = None,
-          used_by: Mapping[str, Sequence[str]] | None = None, no_tensor: Iterable[str] = ()) -> list[Violation]:
+          used_by: Mapping[str, Sequence[str]] | None = None, no_tensor: Iterable[str] = (),
+          torch=None) -> list[Violation]:
     """Every violation of :data:`CHECKS`, errors first, then by rule id and operator.
 
     ``categories`` maps operators to ``core``/``decomposable``/``custom`` (an operator missing
@@ -431,8 +470,14 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
     counts as functional. ``used_by``: operator → the real models that use it (for
     ``model-op-uncovered``; empty skips that check; an in-place operator whose functional form is
     core or decomposed counts as covered). ``no_tensor``: operators that return no tensor.
+    ``torch``: the :class:`opgov.core.opset.TorchFacts` of a torch release, for the checks of
+    disagreements with its default table (``None`` skips them).
     """
     g = _graph(rules, categories, lifecycle, yaml_core_tag, implicit, kinds, used_by, no_tensor)
+    if torch is not None:
+        from dataclasses import replace
+
+        g = replace(g, torch=torch)
     found = [v for fn in _RULE_FUNCTIONS for v in fn(g)]
     return sorted(found, key=lambda v: (v.severity != "error", v.rule, v.operator, v.subject))
 

@@ -59,7 +59,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from opgov.core.corpus import ModelOps
-from opgov.core.errors import BadInput
+from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.graph_ops import is_graph_op
 from opgov.core.names import canonical
 from opgov.core.vocab import Preset
@@ -80,6 +80,29 @@ class OpInfo:
     category: str | None
     lifecycle: str = "active"
     kind: str = "functional"
+
+
+@dataclass(frozen=True)
+class TorchFacts:
+    """What one torch release does, recorded by ``opgov decomps import-torch`` (opgov never
+    imports torch to build an opset).
+
+    ``version``: the torch release. ``default``: the operators its default core-ATen table
+    (``torch.export.default_decompositions()``) decomposes. ``targets``: every operator torch has
+    a decomposition for (that table or ``torch._decomp.decomposition_table``) → the operators it
+    was traced to call, any namespace (``prims::var``), or ``None`` when tracing failed;
+    ``reasons`` says why for those. ``complete``: the whole table was traced (an ``--only`` import
+    alone records the default table but few targets: enough for ``check-decomps``, not for an opset).
+    """
+
+    version: str
+    default: frozenset[str]
+    targets: Mapping[str, tuple[str, ...] | None]
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    complete: bool = True  # every decomposition was traced (not an ``--only`` import alone)
+
+    def has(self, op: str) -> bool:
+        return op in self.targets or op in self.default
 
 
 @dataclass(frozen=True)
@@ -111,7 +134,10 @@ class Opset:
     implements one only when a model uses it. ``decomposed``: operators with a rule that the
     choice decomposes. ``beyond_default``: those decomposed beyond what torch.export's default
     table does by this preset (``--decompose``; for full-decomp also core operators with a
-    rule), used by :func:`opgov.render.decomps_text.render_python`. ``notes``: remarks for the user.
+    rule), used by :func:`opgov.render.decomps_text.render_python` when no torch facts are known.
+    ``notes``: remarks for the user. ``torch_version``: the torch release the opset is exact for (built with :class:`TorchFacts`);
+    then ``code_keep``/``code_decompose`` are what the generated code removes from / adds to
+    torch's default table (the default table itself for no-decomp: an empty one).
     ``not_functional``: core operators that are not functional, left out by core-aten and
     full-decomp (drift).
     """
@@ -123,6 +149,9 @@ class Opset:
     beyond_default: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     not_functional: tuple[str, ...] = ()
+    torch_version: str | None = None
+    code_keep: tuple[str, ...] = ()
+    code_decompose: tuple[str, ...] = ()
     rules: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
     graph_ops: tuple[str, ...] = ()  # graph operators of the registry: no kernel, never in the opset
 
@@ -136,25 +165,91 @@ class Opset:
 
 
 def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence[str]], preset: str,
-                decompose: Iterable[str] = (), keep: Iterable[str] = ()) -> Opset:
+                decompose: Iterable[str] = (), keep: Iterable[str] = (), torch: TorchFacts | None = None,
+                implicit: Iterable[str] = ()) -> Opset:
     """The operators a backend implements for this choice (see the module docstring).
 
     ``operators`` and ``rules`` use canonical names; ``decompose`` and ``keep`` may use any
     accepted spelling. Raises :class:`BadInput` for an unknown preset, an operator in
     ``decompose``/``keep`` that neither the registry nor the rules know, or one in both.
+
+    With ``torch`` (the facts of one torch release) the opset is what that release's
+    ``run_decompositions`` produces with the generated code: an operator is decomposed only
+    where torch has a decomposition for it, into the targets torch was traced to call. Where
+    opgov's choice and torch's default table differ the code adjusts the table
+    (:attr:`Opset.code_keep`, :attr:`Opset.code_decompose`); an operator a decision or rules file
+    decomposes and torch cannot stays in the opset with a note; a ``decompose`` operator torch
+    cannot decompose is refused (:class:`PolicyRefusal`). ``implicit``: the operators whose kernel
+    is CompositeImplicitAutograd; torch.export decomposes those itself while tracing (``reshape``
+    → ``view``), so with ``torch`` one that neither its table nor the code keeps never reaches a
+    backend.
     """
     if preset not in PRESETS:
         raise BadInput(f"unknown preset {preset!r} ({', '.join(PRESETS)})")
     rules = {op: tuple(into) for op, into in rules.items()}
-    extra = _names(decompose, operators, rules, "--decompose")
-    kept = _names(keep, operators, rules, "--keep")
+    extra = _names(decompose, operators, rules, "--decompose", torch)
+    kept = _names(keep, operators, rules, "--keep", torch)
     both = sorted(set(extra) & set(kept))
     if both:
         raise BadInput(f"{both[0]} is both decomposed and kept; choose one", subject=both[0])
     choice = OpsetChoice(preset, tuple(extra), tuple(kept))
     decomposes = _decision(choice, operators, rules)
-    notes = [f"{op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it"
-             for op in extra if op not in rules]
+    notes: list[str] = []
+    code_keep: tuple[str, ...] = ()
+    code_decompose: tuple[str, ...] = ()
+    follow = rules  # the rules the opset follows
+    if torch is None:
+        notes += [f"{op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it"
+                  for op in extra if op not in rules]
+        does = decomposes
+    else:
+        for op in extra:
+            if not torch.has(op):
+                raise PolicyRefusal(f"--decompose {op}: torch {torch.version} has no decomposition for it "
+                                    "(torch._decomp holds none), so an exported program keeps it", subject=op)
+            if torch.targets.get(op) is None and op not in rules:
+                raise PolicyRefusal(f"--decompose {op}: torch {torch.version}'s decomposition of it could not be "
+                                    f"traced ({torch.reasons.get(op, 'no targets recorded')}), so opgov cannot say "
+                                    "what it produces", subject=op)
+        extra_set = frozenset(extra)
+        traced_away = frozenset(implicit)
+        # what the generated code decomposes: opgov's choice, where torch has a decomposition
+        table = {op for op in set(torch.targets) | torch.default
+                 if decomposes(op) and (op in torch.default or op in rules or op in extra_set)
+                 and (torch.targets.get(op) is not None or op in torch.default or op in rules)}
+        follow = dict(rules)
+        for op in table:
+            if torch.targets.get(op) is not None:
+                follow[op] = tuple(torch.targets[op])
+        # a decomposition added for a rule must stay within ATen (torch decomposes var_mean into
+        # prims): otherwise the operator is better implemented than its targets
+        added = sorted(op for op in table if op not in torch.default and op not in extra_set)
+        probe = _Leaves(follow, table.__contains__)
+        foreign = {op: sorted(t for t in probe(op) if not t.startswith("aten::")) for op in added}
+        foreign = {op: leaves for op, leaves in foreign.items() if leaves}
+        table -= set(foreign)
+        does = table.__contains__
+        if preset == "no-decomp":
+            code_decompose = tuple(sorted(table))
+        else:
+            code_keep = tuple(sorted(op for op in torch.default - table))
+            code_decompose = tuple(sorted(table - torch.default))
+        live_rules = sorted(op for op in rules if decomposes(op) and op not in table and op in operators
+                            and op not in traced_away
+                            and operators[op].lifecycle != "deleted" and not is_graph_op(op))
+        none = [op for op in live_rules if op not in foreign]
+        if none:
+            notes.append(f"{len(none)} operator(s) opgov's rules decompose stay in exported programs: torch "
+                         f"{torch.version} has no decomposition for them (implement them): {', '.join(none)}")
+        if foreign:
+            notes.append(f"{len(foreign)} operator(s) opgov's rules decompose stay: torch {torch.version}'s "
+                         "decomposition leaves ATen (implement them): "
+                         + ", ".join(f"{op} (→ {', '.join(leaves)})" for op, leaves in sorted(foreign.items())))
+        core_kept = [op for op in sorted(torch.default - table) if op not in kept and not is_graph_op(op)
+                     and (info := operators.get(op)) is not None and info.category == "core"]
+        if core_kept:
+            notes.append(f"{len(core_kept)} core operator(s) torch {torch.version}'s default table decomposes are "
+                         f"kept by the generated code: {', '.join(core_kept)}")
 
     live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and not is_graph_op(op)}
     graph = tuple(sorted(op for op, info in operators.items() if info.lifecycle != "deleted" and is_graph_op(op)))
@@ -169,11 +264,13 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
             notes.append(f"{len(not_functional)} core operator(s) are not functional and are left out "
                          f"(functionalization removes them; drift to fix in the core tags): "
                          f"{', '.join(not_functional)}")
-    leaves = _Leaves(rules, decomposes)
+    leaves = _Leaves(follow, does)
 
     entries: dict[str, dict] = {}
 
     def add(op: str, why: str, source: str | None = None) -> None:
+        if is_graph_op(op):
+            return
         info = operators.get(op)
         entry = entries.setdefault(op, {"why": why, "by": set(), "info": info})
         if _RANK[why] < _RANK[entry["why"]]:
@@ -185,21 +282,25 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     for op in sorted(set(candidates)):
         if not decomposes(op):
             add(op, _why_kept(op, choice, operators))
-        elif op in rules:
+        elif does(op) and op in follow:
             for leaf in leaves(op):
                 add(leaf, "target", op)
+        elif torch is not None and op in traced_away:
+            continue  # export's tracing decomposes it (CompositeImplicitAutograd): never in a graph
+        elif torch is not None and op in rules:
+            add(op, "torch-keeps")  # decided decomposable, but torch cannot decompose it
         else:
             without_rule.add(op)
     for op in kept:  # kept explicitly, perhaps not a candidate (e.g. an in-place variant)
         if op in live:
             add(op, "kept")
     for op in extra:  # decomposed explicitly, perhaps not a candidate
-        if op in rules:
+        if op in follow and does(op):
             for leaf in leaves(op):
                 add(leaf, "target", op)
     for op in entries:
-        if entries[op]["why"] == "target" and not decomposes(op) and op in operators:
-            entries[op]["why"] = _why_kept(op, choice, operators)
+        if entries[op]["why"] == "target" and not does(op) and op in operators:
+            entries[op]["why"] = _why_kept(op, choice, operators) if not decomposes(op) else "torch-keeps"
     without_rule -= set(entries)
     for op in [op for op in entries if is_graph_op(op)]:  # a rule's target may be one: still no kernel
         del entries[op]
@@ -207,16 +308,18 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                              produced_by=tuple(sorted(e["by"])),
                              lifecycle=e["info"].lifecycle if e["info"] else "unknown")
                   for op, e in sorted(entries.items()))
-    decomposed = tuple(sorted(op for op in rules if decomposes(op)))
+    decomposed = tuple(sorted(op for op in follow if does(op)))
     beyond = set(extra)
     if preset == "full-decomp":
         beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
     return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
-                 not_functional=tuple(not_functional), rules=rules, graph_ops=graph)
+                 not_functional=tuple(not_functional), graph_ops=graph,
+                 torch_version=torch.version if torch is not None else None, code_keep=code_keep,
+                 code_decompose=code_decompose, rules=follow)
 
 
-_RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "target": 3}
+_RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "torch-keeps": 3, "target": 4}
 
 
 def _why_kept(op: str, choice: OpsetChoice, operators: Mapping[str, OpInfo]) -> str:
@@ -229,11 +332,11 @@ def _why_kept(op: str, choice: OpsetChoice, operators: Mapping[str, OpInfo]) -> 
 
 
 def _names(names: Iterable[str], operators: Mapping[str, OpInfo], rules: Mapping[str, tuple[str, ...]],
-           flag: str) -> list[str]:
+           flag: str, torch: TorchFacts | None = None) -> list[str]:
     out: list[str] = []
     for raw in names:
         op = canonical(raw)
-        if op not in operators and op not in rules:
+        if op not in operators and op not in rules and not (torch is not None and torch.has(op)):
             raise BadInput(f"{flag} {raw}: unknown operator", subject=op)
         if op not in out:
             out.append(op)

@@ -71,6 +71,7 @@ class TorchRule:
     into: tuple[str, ...] | None
     kind: str
     reason: str | None = None
+    in_default: bool = True
 
     @property
     def traced(self) -> bool:
@@ -90,6 +91,7 @@ class TorchTable:
     version: str
     rules: tuple[TorchRule, ...]
     absent: tuple[str, ...] = ()
+    default: frozenset[str] = frozenset()
 
 
 def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
@@ -100,12 +102,16 @@ def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
     skipped); ``time_budget_s`` bounds the whole run; ``workers`` child processes trace in
     parallel. Raises :class:`BadInput` when torch is not installed. Sorted by operator name.
     """
-    return list(read_torch_table(time_budget_s=time_budget_s, workers=workers, only=only).rules)
+    table = read_torch_table(time_budget_s=time_budget_s, workers=workers, only=only)
+    # (no child ran within the budget: which operators are in the default table is unknown)
+    return [rule for rule in table.rules if rule.in_default or not table.default]
 
 
 def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
                      only: Iterable[str] | None = None) -> TorchTable:
-    """Like :func:`torch_decomposition_rules`, with the torch version and the absent names.
+    """Like :func:`torch_decomposition_rules`, with the torch version, the absent names, the
+    default table's operators, and also the decompositions of ``torch._decomp.decomposition_table``
+    outside the default table (``in_default=False``): those a table can add.
 
     This process never imports torch (that costs seconds): the child processes read the table
     themselves, each tracing its share (``part i of n``) or the names it is given.
@@ -130,13 +136,15 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
         jobs = [{"part": i, "of": workers} for i in range(workers)]
     results: dict[str, TorchRule] = {}
     absent: set[str] = set()
+    default: set[str] = set()
     lock = threading.Lock()
 
     def run(job) -> None:
-        found, missing = _run_worker(job, deadline)
+        found, missing, in_default = _run_worker(job, deadline)
         with lock:
             results.update(found)
             absent.update(missing)
+            default.update(in_default)
 
     threads = [threading.Thread(target=run, args=(job,), daemon=True) for job in jobs]
     for t in threads:
@@ -144,14 +152,16 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
     for t in threads:
         t.join()
     return TorchTable(version=version, rules=tuple(results[n] for n in sorted(results)),
-                      absent=tuple(sorted(absent)))
+                      absent=tuple(sorted(absent)), default=frozenset(default))
 
 
-def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str]]:
+def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str], set[str]]:
     """Trace ``job`` (names, or ``{"part": i, "of": n}`` of the table) in a child process,
-    restarting after a crash, until done or out of time. Returns (rules, names not in the table)."""
+    restarting after a crash, until done or out of time. Returns (rules, names not in the table,
+    every operator of the default table)."""
     results: dict[str, TorchRule] = {}
     absent: list[str] = []
+    default: set[str] = set()
     # the names still to trace; for a part of the table, unknown until the child lists them
     pending: list[str] | None = list(job) if isinstance(job, list) else None
     request = job
@@ -181,13 +191,14 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
                 if "names" in row:  # the child's plan: what it traces, what the table lacks
                     pending = [n for n in row["names"] if n not in results]
                     absent.extend(row.get("absent", []))
+                    default.update(row.get("default", []))
                     continue
                 if pending is None or row.get("op") not in pending:
                     continue
                 into = row.get("into")
                 results[row["op"]] = TorchRule(
                     op=row["op"], into=tuple(into) if into is not None else None,
-                    kind=row.get("kind", "functional"), reason=row.get("reason"))
+                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default)
             code = proc.wait()
         finally:
             timer.cancel()
@@ -202,11 +213,12 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
             # the first unreported operator is the one the child was tracing when it died
             crashed = pending.pop(0)
             results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed),
-                                         f"tracing crashed the process (exit code {code})")
+                                         f"tracing crashed the process (exit code {code})", crashed in default)
             request = pending
     for name in pending or ():
-        results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted")
-    return results, absent
+        results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
+                                  name in default)
+    return results, absent, default
 
 
 def _kind_from_name(name: str) -> str:
@@ -223,23 +235,28 @@ def _kind_from_name(name: str) -> str:
 def _worker_main() -> None:
     """Entry point of a tracing child. stdin: a JSON list of operator names, or ``{"part": i,
     "of": n}`` (every n-th operator of the table from the i-th). stdout: first ``{"names": [...],
-    "absent": [...]}`` (what it will trace, asked-for names the table lacks), then one JSON
-    line per operator."""
+    "absent": [...], "default": [...]}`` (what it will trace, asked-for names torch has no
+    decomposition for, the default table's operators), then one JSON line per operator.
+    The table traced is the default table and ``torch._decomp.decomposition_table``."""
     import warnings  # noqa: PLC0415
 
     warnings.simplefilter("ignore")
     request = json.loads(sys.stdin.read())
     import torch  # noqa: PLC0415
-    from torch._decomp import core_aten_decompositions  # noqa: PLC0415
+    from torch._decomp import core_aten_decompositions, decomposition_table  # noqa: PLC0415
 
-    table = {_op_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
+    core = {_op_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
+            if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
+    # torch's other decompositions, which a table can add (the default table's win)
+    table = {_op_name(op): (op, fn) for op, fn in decomposition_table.items()
              if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
+    table.update(core)
     if isinstance(request, dict):
         names, absent = sorted(table)[request["part"]::request["of"]], []
     else:
         names = [n for n in request if n in table]
         absent = [n for n in request if n not in table]
-    sys.stdout.write(json.dumps({"names": names, "absent": absent}) + "\n")
+    sys.stdout.write(json.dumps({"names": names, "absent": absent, "default": sorted(core)}) + "\n")
     sys.stdout.flush()
     for name in names:
         op, fn = table[name]
@@ -280,8 +297,20 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
         def __init__(self) -> None:
             super().__init__()
             self.seen: list[str] = []
+            self.depth = 0
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is op and self.depth < 4:
+                # the decomposition calls its own operator (roll flattens, then rolls again):
+                # run_decompositions decomposes that call too, so follow it
+                self.depth += 1
+                try:
+                    with self:
+                        out = fn(*args, **(kwargs or {}))
+                finally:
+                    self.depth -= 1
+                if out is not NotImplemented:
+                    return out
             self.seen.append(_op_name(func))
             return func(*args, **(kwargs or {}))
 
@@ -305,7 +334,18 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
         if out is NotImplemented:
             first = first or "the decomposition returned NotImplemented (declined the input)"
             continue
-        targets = {_functional_name(t) for t in recorder.seen}
+        seen = set(recorder.seen)
+        # a decomposition may branch on a flag left at its default (var with keepdim=True
+        # broadcasts): run it again with each such flag flipped, and keep every operator seen
+        for variant in _flag_variants(op._schema, kwargs):
+            again = Recorder()
+            try:
+                with again:
+                    fn(*args, **variant)
+            except Exception:  # noqa: BLE001, S112 - that input is not valid for the operator
+                continue
+            seen |= set(again.seen)
+        targets = {_functional_name(t) for t in seen}
         if kind != "functional":
             targets -= _WRITE_BACK
         targets.discard(name)
@@ -313,6 +353,19 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
             targets.discard(_functional_name(name))
         return sorted(targets), None
     return None, f"no example input worked; first error: {first}"
+
+
+def _flag_variants(schema, kwargs: dict):
+    """``kwargs`` with one defaulted ``bool`` argument flipped, for each such argument; then with
+    a defaulted optional ``dim`` given."""
+    for arg in schema.arguments:
+        if not arg.has_default_value() or arg.is_out:
+            continue
+        typ = str(arg.type)
+        if typ == "bool" and isinstance(arg.default_value, bool):
+            yield {**kwargs, arg.name: not arg.default_value}
+        elif arg.name == "dim" and arg.default_value is None and "int" in typ:
+            yield {**kwargs, arg.name: [0] if "List" in typ or "[]" in typ else 0}
 
 
 def _functional_name(name: str) -> str:

@@ -101,6 +101,13 @@ class OpsetReport(BaseModel):
     graph_ops: dict[str, str] = Field(default_factory=dict, description=(
         "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements "
         "them, so they are not in `operators` and never missing; operator → why"))
+    torch: str | None = Field(default=None, description=(
+        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); "
+        "null when torch's table was never imported"))
+    code_keep: list[str] = Field(default_factory=list, description=(
+        "with torch: operators the generated code removes from torch's default table"))
+    code_decompose: list[str] = Field(default_factory=list, description=(
+        "with torch: operators the generated code adds torch's own decomposition for"))
     coverage: CoverageOut | None = None
 
     @classmethod
@@ -122,7 +129,9 @@ class OpsetReport(BaseModel):
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
                    notes=list(opset.notes), not_functional=list(opset.not_functional),
-                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops}, coverage=c)
+                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops},
+                   torch=opset.torch_version, code_keep=list(opset.code_keep),
+                   code_decompose=list(opset.code_decompose), coverage=c)
 
 
 # --- check-model ----------------------------------------------------------------------------------

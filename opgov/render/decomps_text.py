@@ -93,7 +93,8 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
         return render_python(opset)
     if fmt != "text":
         raise BadInput(f"unknown format {fmt!r} (text, json, selective-build or python)")
-    lines = [f"opset {describe_choice(opset.choice)}: {len(opset.entries)} operators to implement"]
+    exact = f" (exact for torch {opset.torch_version})" if opset.torch_version else ""
+    lines = [f"opset {describe_choice(opset.choice)}: {len(opset.entries)} operators to implement{exact}"]
     for e in opset.entries:
         extra = f"  ← {', '.join(e.produced_by[:3])}{' …' if len(e.produced_by) > 3 else ''}" if e.why == "target" else ""
         state = f" [{e.lifecycle}]" if e.lifecycle not in ("active",) else ""
@@ -172,7 +173,15 @@ def render_python(opset: Opset) -> str:
     extra = opset.beyond_default
     # no-decomp starts from an empty table: only the choice's own keeps matter there
     kept = list(choice.keep) if choice.preset == "no-decomp" else sorted(set(choice.keep) | opset.operators)
+    exact = ""
+    if opset.torch_version is not None:  # the adjustments measured on that torch release
+        extra, kept = opset.code_decompose, list(opset.code_keep)
+        exact = (f"\n# Exact for torch {opset.torch_version} (the release `opgov decomps import-torch` read); "
+                 "another release may decompose differently.")
     base = "{}" if choice.preset == "no-decomp" else "torch.export.default_decompositions()"
+    # measured code also adds decompositions only the default table holds (CompositeImplicitAutograd)
+    default = "_default = torch.export.default_decompositions()\n" if exact else ""
+    fallback = "\n    if _fn is None and _op in _default:\n        _fn = _default[_op]" if exact else ""
 
     def listing(names: Iterable[str]) -> str:
         names = sorted(names)
@@ -180,7 +189,7 @@ def render_python(opset: Opset) -> str:
             return "[]"
         return "[\n" + "".join(f"    {n!r},\n" for n in names) + "]"
 
-    return f'''# Reproduces the opgov opset choice "{describe_choice(choice)}" with torch.export.
+    return f'''# Reproduces the opgov opset choice "{describe_choice(choice)}" with torch.export.{exact}
 # Use: ep = torch.export.export(model, example_args).run_decompositions(decomp_table)
 import warnings
 
@@ -203,7 +212,7 @@ def _overload(name):
     return getattr(packet, overload or "default")
 
 
-decomp_table = {base}
+{default}decomp_table = {base}
 for _name in KEEP:
     _op = _overload(_name)
     if _op is not None:
@@ -212,7 +221,7 @@ for _name in DECOMPOSE:
     _op = _overload(_name)
     if _op is None:
         continue
-    _fn = torch._decomp.decomposition_table.get(_op)
+    _fn = torch._decomp.decomposition_table.get(_op){fallback}
     if _fn is None:
         warnings.warn(f"torch has no decomposition for {{_name}}; it stays")
     else:

@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, select, update
+import json
 
-from opgov.db.tables import decomp_rules, operators
+from sqlalchemy import delete, insert, select, update
+
+from opgov.db.tables import decomp_rules, operators, settings
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 
@@ -70,6 +72,49 @@ def _unknown(name: str, known: Sequence[str]) -> str:
         return f"unknown operator {name}: the database holds no snapshot yet (run `opgov import`)"
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
     return f"unknown operator {name}" + (f"; did you mean {', '.join(close)}?" if close else "")
+
+
+# --- torch's facts, per release -----------------------------------------------------------------------
+
+#: the settings key holding what ``decomps import-torch`` recorded of one torch release
+TORCH_FACTS_KEY = "torch_facts"
+
+
+def torch_facts(session):
+    """The :class:`opgov.core.opset.TorchFacts` recorded by the last ``decomps import-torch``, or
+    ``None`` when torch's table was never imported."""
+    from opgov.core.opset import TorchFacts
+
+    value = session.scalar(select(settings.c.value).where(settings.c.key == TORCH_FACTS_KEY))
+    if value is None:
+        return None
+    data = json.loads(value)
+    return TorchFacts(version=data["version"], default=frozenset(data["default"]),
+                      targets={op: tuple(t) if t is not None else None for op, t in data["targets"].items()},
+                      reasons=data.get("reasons", {}), complete=data.get("complete", False))
+
+
+def _save_torch_facts(session, table, *, whole: bool) -> None:
+    """Record ``table`` (a :class:`opgov.formats.torch_decomps.TorchTable`) as the facts of its
+    torch release; a partial import (``--only``) of the same release adds to what is recorded."""
+    previous = torch_facts(session)
+    targets: dict[str, list[str] | None] = {}
+    reasons: dict[str, str] = {}
+    complete = whole
+    if previous is not None and previous.version == table.version:
+        complete = complete or previous.complete
+        targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
+        reasons = dict(previous.reasons)
+    for rule in table.rules:
+        targets[rule.op] = list(rule.into) if rule.into is not None else None
+        if rule.into is None:
+            reasons[rule.op] = rule.reason or "not traced"
+        else:
+            reasons.pop(rule.op, None)
+    value = json.dumps({"version": table.version, "default": sorted(table.default), "targets": targets,
+                        "reasons": reasons, "complete": complete}, sort_keys=True)
+    session.execute(delete(settings).where(settings.c.key == TORCH_FACTS_KEY))
+    session.execute(insert(settings).values(key=TORCH_FACTS_KEY, value=value))
 
 
 # --- refusing changes that break a decomposition ----------------------------------------------------
@@ -191,7 +236,10 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
             if name not in known_set:
                 raise BadInput(_unknown(name, known) + " (--only)")
     table = read_torch_table(time_budget_s=time_budget_s, only=wanted)
-    found = table.rules
+    if table.default:  # a run that read torch's table (not one out of time before it began)
+        _save_torch_facts(session, table, whole=wanted is None)
+    # the rules torch.export applies by default; the rest of torch._decomp is kept as facts only
+    found = tuple(rule for rule in table.rules if rule.in_default or not table.default)
     detail = f"torch {table.version} default decomposition table, traced"
     untraced: list[dict[str, str | None]] = []
     unknown: list[str] = []
@@ -221,7 +269,8 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
     from opgov.services.results import TorchRulesImported, Untraced
 
     return TorchRulesImported(
-        torch=table.version, table=len(found), not_in_table=list(table.absent), **counts,
+        torch=table.version, table=len(found), not_in_table=sorted({*table.absent, *(r.op for r in table.rules if not r.in_default)}),
+        **counts,
         precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"],
         untraced=[Untraced(**u) for u in untraced], not_in_registry=unknown, dropped_targets=dropped,
         errors_introduced=len(introduced), first_errors=[v.message for v in introduced[:_SHOWN]])
@@ -271,7 +320,8 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
             for op in {*model.exported_ops, *model.core_aten_ops}:
                 used_by.setdefault(op, []).append(model.name)
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
-                 used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor)
+                 used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor,
+                 torch=torch_facts(ctx.session))
 
 
 def implicit_operators(session) -> set[str]:
@@ -312,7 +362,11 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
     files = corpus_files(models) if models else []
-    opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep)
+    facts = torch_facts(ctx.session)
+    if facts is not None and not facts.complete:
+        facts = None  # an --only import: too few decompositions traced to be exact
+    opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep, torch=facts,
+                        implicit=implicit_operators(ctx.session) if facts is not None else ())
     cov = None
     if files:
         cov = coverage(opset, merge_models([load_corpus(f) for f in files]), rules, known=infos.keys())

@@ -35,6 +35,9 @@ class OpsetData(Result):
     out_variants: dict[str, str] = Field(description="functional operator → its out= variant (selective build)")
     models: list[ModelEntry] = Field(description="the model corpus, in file order; empty when none is configured")
     models_source: str | None = Field(description="where the corpus was read from")
+    torch: str | None = Field(default=None, description=(
+        "the torch release whose facts `decomps import-torch` recorded; `opgov opset build` is exact for it, "
+        "while this page computes from opgov's rules alone"))
     graph_ops: dict[str, str] = Field(description="graph operators (assertions, symbolic sizes): never in an opset, "
                                                   "never missing; operator → why it needs no kernel")
 
@@ -94,7 +97,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.errors import BadInput
     from opgov.core.opset import PRESETS
     from opgov.db.tables import operators
-    from opgov.services.decompositions import current_rules, out_variants
+    from opgov.services.decompositions import current_rules, out_variants, torch_facts
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)
@@ -108,7 +111,8 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
 
     return OpsetData(presets=list(PRESETS), operators=ops, rules=rules,
                      out_variants=dict(sorted(out_variants(ctx, ops).items())),
-                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS))
+                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS),
+                     torch=facts.version if (facts := torch_facts(ctx.session)) is not None and facts.complete else None)
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None) -> OperatorPage:

@@ -407,6 +407,8 @@ function startPage() {
     }));
     document.getElementById("without-rule").textContent = opset.without_rule.length
       ? `${opset.without_rule.length} operators would be decomposed but have no rule; a backend implements them only for models that use them.` : "";
+    document.getElementById("torch-note").textContent = data.torch
+      ? `This page follows opgov's rules; for the list and code exact for torch ${data.torch} (what its export really produces), run \`opgov opset build --format json|python\` with the same choice.` : "";
     document.getElementById("graph-ops").textContent = opset.graph_ops.length
       ? `Not to implement: ${opset.graph_ops.length} graph operators (${opset.graph_ops.join(", ")}) — assertions and symbolic sizes that lowering strips or the runtime answers without a kernel.` : "";
     if (data.models.length) {
