@@ -443,3 +443,48 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
                   for m, ops in model_ops.items()]
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 
+
+
+# --- the export-time check ---------------------------------------------------------------------------
+
+
+class RuntimeFit(Result):
+    runtime: str = Field(description="a registered runtime, NAME@VERSION")
+    runs: bool = Field(description="it has a kernel for every operator that needs one")
+    missing: list[str] = Field(description="the operators it lacks")
+
+
+class ExportCheck(Result):
+    """What `torch.export` users are told about an exported program (opgov.export_check): the
+    deprecating operators it uses (a warning), the deprecated or deleted ones (an error), each with
+    its dates and replacement, and which registered runtimes run it."""
+
+    operators: list[str] = Field(description="the program's operators, canonical, in first-use order")
+    graph_ops: dict[str, str] = Field(description="operators that need no kernel (assertions, symbolic sizes) → why")
+    unknown: list[str] = Field(description="operators the registry does not hold")
+    lifecycle: list[LifecycleNote] = Field(description="the program's operators that are not active, with dates")
+    runtimes: list[RuntimeFit] = Field(description="every registered runtime, by name and version")
+
+
+def export_check(ctx: Ctx, ops: Sequence[str]) -> ExportCheck:
+    """The export-time check of a program's operators (canonical names)."""
+    from opgov.core.graph_ops import graph_op_reason
+    from opgov.core.names import canonical
+
+    names: list[str] = []
+    for op in ops:
+        try:
+            name = canonical(op)
+        except BadInput as err:
+            raise BadInput(f"operators: {err}") from None
+        if name not in names:
+            names.append(name)
+    registry = _Registry(ctx.session)
+    graph = {op: graph_op_reason(op) for op in names if graph_op_reason(op)}
+    fits = []
+    for r in _runtimes(ctx, registry):
+        verdict = judge(str(r.id), names, r.has, {})
+        fits.append(RuntimeFit(runtime=str(r.id), runs=verdict.runs, missing=[m.op for m in verdict.missing]))
+    return ExportCheck(operators=names, graph_ops=graph,
+                       unknown=[op for op in names if op not in registry.categories],
+                       lifecycle=_lifecycle_notes(ctx, names), runtimes=fits)
