@@ -37,7 +37,7 @@ from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 from opgov.formats.files import context, read_text
 
-__all__ = ["available_corpora", "corpus_name", "load_corpus", "resolve_corpus_path", "resolve_model_ops"]
+__all__ = ["available_corpora", "corpus_name", "load_corpus", "pt2_corpus", "resolve_corpus_path", "resolve_model_ops"]
 
 
 def corpus_name(path: Path) -> str:
@@ -57,14 +57,35 @@ def load_corpus(path: str | Path) -> Corpus:
         if not isinstance(entry, dict):
             raise BadInput(f"model {model!r} is not an object", file=str(path))
         ops = {}
+        if "exported_ops" not in entry and "core_aten_ops" not in entry:
+            raise BadInput(f"model {model!r}: needs 'exported_ops' or 'core_aten_ops' (or both)", file=str(path))
         for key in ("exported_ops", "core_aten_ops"):
+            if key not in entry:
+                continue
             raw = entry.get(key)
             if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
                 raise BadInput(f"model {model!r}: {key!r} must be a list of operator names", file=str(path))
             with context(path, prefix=f"model {model!r}: "):
                 ops[key] = _dedupe(canonical(x) for x in raw)
+        # a corpus of lowered programs has only core_aten_ops: they are what was exported, too
+        ops.setdefault("exported_ops", ops.get("core_aten_ops", ()))
+        ops.setdefault("core_aten_ops", ops["exported_ops"])
         models[model] = ModelOps(name=model, family=str(entry.get("family", "")), corpus=name, **ops)
     return Corpus(name=name, source=str(data.get("source", "")), path=str(path), models=models)
+
+
+def pt2_corpus(archives) -> Corpus:
+    """``.pt2`` archives as a corpus named ``pt2``: each archive is a model named after its file,
+    whose operators are those of its programs (opgov's own reader, no torch) at both stages: a
+    program saved after ``run_decompositions()`` is what a runtime receives."""
+    from opgov.formats.pt2 import read_pt2
+
+    models: dict[str, ModelOps] = {}
+    for archive in archives:
+        ops = _dedupe(read_pt2(Path(archive)))
+        models[Path(archive).stem] = ModelOps(name=Path(archive).stem, family="pt2", corpus="pt2",
+                                              exported_ops=ops, core_aten_ops=ops)
+    return Corpus(name="pt2", source="torch.export archives", path=str(Path(archives[0]).parent), models=models)
 
 
 def resolve_corpus_path(spec: str, corpora_dir: Path | None) -> Path:
