@@ -443,3 +443,24 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
                   for m, ops in model_ops.items()]
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 
+
+
+class ExportVerdict(Result):
+    """What the export-time check (:mod:`opgov.export_check`) needs of one program's operators."""
+
+    operators: list[str]
+    graph_ops: dict[str, str]  # operator → why it needs no kernel (never missing)
+    lifecycle: list[LifecycleNote]  # the deprecating, deprecated and deleted operators, with dates
+    runtimes_running: list[str]  # every registered runtime that has a kernel for each other operator
+
+
+def export_verdict(ctx: Ctx, ops: Sequence[str]) -> ExportVerdict:
+    """The lifecycle of ``ops`` and the registered runtimes that run them (graph operators need none)."""
+    from opgov.core.graph_ops import graph_op_reason, split_graph_ops
+
+    kernels, graph = split_graph_ops(ops)
+    needed = set(kernels)
+    registry = _Registry(ctx.session)
+    running = [str(x.id) for x in _runtimes(ctx, registry) if needed <= x.has.keys()]
+    return ExportVerdict(operators=list(ops), graph_ops={op: graph_op_reason(op) for op in graph},
+                         lifecycle=_lifecycle_notes(ctx, list(ops)), runtimes_running=running)

@@ -156,3 +156,20 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
             result = check_model_on_runtime(ctx, [str(listed)], spec.runtime)
         return result.model_copy(update={"models": [s.model_copy(update={"path": "operators"}) for s in result.models]})
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
+
+
+def _export_verdict():
+    from opgov.services.runtimes import ExportVerdict
+
+    return ExportVerdict
+
+
+@router.post("/export-check", response_model=_export_verdict())
+def export_check(ctx: Reader, body: ModelCheckRequest):
+    """The export-time check (:mod:`opgov.export_check` over HTTP): for the operators of an exported
+    program, the deprecating, deprecated and deleted ones with their dates and replacement, its
+    graph operators, and the registered runtimes that run it. Writes nothing."""
+    from opgov.core.names import canonical
+    from opgov.services.runtimes import export_verdict
+
+    return export_verdict(ctx, list(dict.fromkeys(canonical(op) for op in body.operators)))
