@@ -56,3 +56,28 @@ def test_warns_then_stops_on_a_database(rt, torch_mod, tmp_path):
     assert stopped.value.operators == ["aten::hardtanh"]
     assert str(stopped.value) == ("the program uses operators the policy stops: aten::hardtanh is deprecated "
                                   "since 2026-06-16; deleted from 2026-12-13; use aten::clamp instead")
+
+
+def test_the_same_answer_from_a_server(rt, torch_mod, tmp_path):
+    """Through a real `opgov serve` (POST /api/v1/export-check) as from its database."""
+    from opgov.export_check import DeprecatedOperatorError, DeprecatingOperatorWarning, check_export
+    from tests.api.test_api_serve import start
+
+    ep = _exported(torch_mod)
+    rt.ok("deprecate", "aten::hardtanh", "--reason", "test", "--replacement", "aten::clamp", now=NOW)
+    with pytest.warns(DeprecatingOperatorWarning) as local_warning:
+        local = check_export(ep, db=rt.url)
+    served = start(rt.url)
+    try:
+        with pytest.warns(DeprecatingOperatorWarning) as remote_warning:
+            remote = check_export(ep, server=served.url)
+        assert remote == local
+        assert [str(w.message) for w in remote_warning] == [str(w.message) for w in local_warning]
+        with pytest.raises(RuntimeError, match="HTTP 401"):
+            check_export(ep, server=served.url, token="not-a-token")
+        rt.ok("mark-deprecated", "aten::hardtanh", now="2026-06-16T09:00Z")
+        with pytest.raises(DeprecatedOperatorError, match="deprecated since 2026-06-16; deleted from 2026-12-13; "
+                                                          "use aten::clamp instead"):
+            check_export(ep, server=served.url)
+    finally:
+        served.stop()
