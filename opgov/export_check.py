@@ -108,11 +108,11 @@ def check_export(program: Any, *, db: str | None = None, server: str | None = No
 
 def _from_db(url: str, ops: list[str]) -> dict:
     from opgov.core.clock import SystemClock
-    from opgov.db.engine import ensure_current, make_engine, transaction
+    from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
     from opgov.services.common import Ctx
     from opgov.services.runtimes import export_verdict
 
-    engine = make_engine(url)
+    engine = make_engine(resolve_url(url))
     try:
         ensure_current(engine)
         with transaction(engine, write=False) as session:
