@@ -132,10 +132,12 @@ def _graph_ops(program) -> set[str]:
     return found
 
 
-# x.max(): the 2023 review decided aten::max decomposes (into amax/argmax), so opgov does not list
-# it; torch 2.13 has no decomposition for it at all, so the graph keeps it. opgov needs torch's
-# facts per release to list it with a note (issue 23): until then this case fails, and says so.
-KNOWN_GAP = {"max": "aten::max: decided decomposable, but torch has no decomposition (issue 23)"}
+# x.max(): the 2023 review decided aten::max decomposes (into amax/argmax), so without torch's
+# facts opgov does not list it; torch 2.13 has no decomposition for it at all, so the graph keeps
+# it. A database where `decomps import-torch` has not run cannot know that: the case fails, and
+# says so (strict); with the facts recorded it holds (test_with_torchs_facts_every_case_holds).
+KNOWN_GAP = {"max": "aten::max: decided decomposable, but torch has no decomposition; known only from "
+                    "torch's facts (decomps import-torch)"}
 
 CASES = [pytest.param(choice, model, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAP[model])
                       if model in KNOWN_GAP and choice != "no-decomp" else ())
