@@ -137,7 +137,7 @@ def decomps_list(json_out: bool = JsonOpt) -> None:
 def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
                       models: Optional[str] = typer.Option(
                           None, "--models", metavar="CORPUS",
-                          help="A corpus JSON, or a folder of *_ops.json corpora: report the operators "
+                          help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: report the operators "
                                "its models use that are neither core nor decomposed.")) -> None:
     """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.
 
@@ -174,7 +174,7 @@ def opset_build(
     decompose: Optional[List[str]] = typer.Option(None, "--decompose", metavar="OP", help="Also decompose OP."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", metavar="OP", help="Do not decompose OP."),
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
-                                         help="A corpus JSON, or a folder of *_ops.json corpora."),
+                                         help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives."),
     fmt: OpsetFmt = typer.Option(OpsetFmt.text, "--format"),
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with

@@ -106,7 +106,7 @@ def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), js
 @runtimes_app.command("coverage")
 def runtimes_coverage(
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
-                                         help="A corpus JSON, or a folder of *_ops.json corpora: which models "
+                                         help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: which models "
                                               "each runtime runs."),
     stage: Stage = typer.Option(Stage.core_aten, "--stage",
                                 help="The models' operators after torch.export's core ATen decompositions "

@@ -292,7 +292,7 @@ def list_rules(ctx: Ctx) -> list[RuleView]:
 def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     """Every finding of :func:`opgov.core.decomps.check` on the database's rules and registry.
 
-    ``models``: a corpus file or folder (see :func:`corpus_files`); its operators feed the
+    ``models``: a corpus file, a .pt2 archive or a folder of them (see :func:`opgov.formats.corpus.load_corpora`); its operators feed the
     ``model-op-uncovered`` check."""
     from opgov.core.decomps import check
 
@@ -314,9 +314,9 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     used_by: dict[str, list[str]] = {}
     if models:
         from opgov.core.corpus import merge_models
-        from opgov.formats.corpus import load_corpus
+        from opgov.formats.corpus import load_corpora
 
-        for model in merge_models([load_corpus(f) for f in corpus_files(models)]).values():
+        for model in merge_models(load_corpora(models)).values():
             for op in {*model.exported_ops, *model.core_aten_ops}:
                 used_by.setdefault(op, []).append(model.name)
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
@@ -330,23 +330,10 @@ def implicit_operators(session) -> set[str]:
     return set(session.scalars(select(c.qualname).where(c.present, c.composite_implicit)))
 
 
-def corpus_files(models: str) -> list[Path]:
-    """A corpus file, or every ``*_ops.json`` of a folder."""
-    path = Path(models)
-    if path.is_dir():
-        files = sorted(path.glob("*_ops.json"))
-        if not files:
-            raise BadInput(f"{models}: a folder without corpus files (*_ops.json)")
-        return files
-    if not path.is_file():
-        raise BadInput(f"{models}: no such corpus file or folder")
-    return [path]
-
-
 def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], models: str | None):
     """(the opset, its coverage of the models or None): see :func:`opgov.core.opset.build_opset`."""
     from opgov.core.corpus import merge_models
-    from opgov.formats.corpus import load_corpus
+    from opgov.formats.corpus import load_corpora
     from opgov.core.opset import OpInfo, build_opset, coverage
 
     c = operators.c
@@ -361,15 +348,15 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
     if not infos:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
-    files = corpus_files(models) if models else []
+    corpora = load_corpora(models) if models else []
     facts = torch_facts(ctx.session)
     if facts is not None and not facts.complete:
         facts = None  # an --only import: too few decompositions traced to be exact
     opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep, torch=facts,
                         implicit=implicit_operators(ctx.session) if facts is not None else ())
     cov = None
-    if files:
-        cov = coverage(opset, merge_models([load_corpus(f) for f in files]), rules, known=infos.keys())
+    if corpora:
+        cov = coverage(opset, merge_models(corpora), rules, known=infos.keys())
     return opset, cov
 
 

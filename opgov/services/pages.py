@@ -82,10 +82,9 @@ def load_models(models: str | None) -> list[ModelEntry]:
     if not models:
         return []
     from opgov.core.corpus import merge_models
-    from opgov.formats.corpus import load_corpus
-    from opgov.services.decompositions import corpus_files
+    from opgov.formats.corpus import load_corpora
 
-    merged = merge_models([load_corpus(f) for f in corpus_files(models)])
+    merged = merge_models(load_corpora(models))
     return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
                        core_aten_ops=list(m.core_aten_ops)) for key, m in merged.items()]
 

@@ -413,7 +413,7 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     ``stage`` (``core-aten``: after torch.export's default decompositions, as an edge runtime
     receives them; ``exported``: as exported)."""
     from opgov.core.corpus import STAGES, merge_models
-    from opgov.formats.corpus import load_corpus
+    from opgov.formats.corpus import load_corpora
 
     if stage not in STAGES:
         raise BadInput(f"unknown stage {stage!r} ({' or '.join(STAGES)})")
@@ -422,9 +422,7 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     summaries = _summaries(found, registry)
     model_ops: dict[str, tuple[str, ...]] = {}
     if models is not None:
-        from opgov.services.decompositions import corpus_files
-
-        merged = merge_models([load_corpus(f) for f in corpus_files(models)])
+        merged = merge_models(load_corpora(models))
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
     from opgov.core.graph_ops import is_graph_op
 
