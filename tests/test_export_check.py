@@ -50,7 +50,12 @@ def test_warns_then_stops_on_a_database(rt, torch_mod, tmp_path):
                            "use aten::clamp instead")
         assert result.deprecating == ["aten::hardtanh"] and result.runtimes_running == clean.runtimes_running
 
+    # the CLI face, check-model on the same archive, applies the same policy: a warning, exit 0
+    warned = rt("check-model", archive, now=NOW)
+    assert warned.code == 0 and "warning aten::hardtanh is being deprecated and becomes deprecated on 2026-06-15" in warned.out
+
     rt.ok("mark-deprecated", "aten::hardtanh", now="2026-06-16T09:00Z")
+    assert rt("check-model", archive).code == 1  # ... and stops on deprecated
     with pytest.raises(DeprecatedOperatorError) as stopped:
         check_export(ep, db=rt.url)
     assert stopped.value.operators == ["aten::hardtanh"]
