@@ -1,137 +1,160 @@
-"""The export-time check: warn on ``deprecating`` operators, stop on ``deprecated`` ones.
+"""The export-time check: what opgov tells a `torch.export` user about the program they exported.
 
-The policy asks ``torch.export`` users to be warned when their program uses an operator on its
-way out and stopped when it uses one that is out::
+The policy asks that exporting a model warns on ``deprecating`` operators and stops on
+``deprecated`` (and deleted) ones, with the dates and the replacement, and that a runtime can
+say whether it runs the program. Call it after exporting::
 
     import torch
     from opgov.export_check import check_export
 
-    ep = torch.export.export(model, args)
-    result = check_export(ep, db="sqlite:///opgov.db")   # or a path to a .pt2
-    print(result.runtimes_running)
+    program = torch.export.export(model, example_args)
+    result = check_export(program, db="postgresql://opgov@db/opgov")      # or server="https://…"
+    print([fit.runtime for fit in result.runtimes if fit.runs])
 
-A ``deprecating`` operator raises a :class:`DeprecatingOperatorWarning` (Python ``warnings``);
-a ``deprecated`` or ``deleted`` one raises :class:`DeprecatedOperatorError`. Both say since when,
-when the next step is due and the replacement. Graph operators (assertions, symbolic sizes;
-:mod:`opgov.core.graph_ops`) never count against a runtime.
+It takes an ``ExportedProgram`` (its graph is read as it is: no torch import happens here) or the
+path of a ``.pt2`` archive (read by opgov's own reader, without torch). The answer comes from an
+opgov database (``db``: a URL or a SQLite path; the one ``opgov`` uses when neither is given) or
+an ``opgov serve`` (``server``, with ``token`` for a server whose reads are private).
 
-This module imports without torch: an ``ExportedProgram`` is read by duck typing (its graph
-modules' ``call_function`` nodes), a ``.pt2`` by :mod:`opgov.formats.pt2`.
+- A deprecating operator: :class:`DeprecatingOperatorWarning` (a ``FutureWarning``, shown by
+  default), one per operator, naming when it may become deprecated and what to use instead.
+- A deprecated or deleted one: :class:`DeprecatedOperatorError`, naming them all with their
+  dates and replacements (``strict=False`` returns instead of raising).
+
+opgov itself never needs torch: this module imports neither torch nor anything that does.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = ["DeprecatedOperatorError", "DeprecatingOperatorWarning", "ExportVerdict", "check_export", "operators_of"]
+
 
 class DeprecatingOperatorWarning(FutureWarning):
-    """The program uses an operator in the ``deprecating`` state: it still runs, for now."""
+    """The program uses an operator that is being deprecated."""
 
 
 class DeprecatedOperatorError(Exception):
-    """The program uses a ``deprecated`` or ``deleted`` operator: the policy stops the export."""
+    """The program uses deprecated or deleted operators; ``verdict`` holds the whole answer."""
 
-    def __init__(self, message: str, operators: list[str]):
+    def __init__(self, message: str, verdict: ExportVerdict) -> None:
         super().__init__(message)
-        self.operators = operators
+        self.verdict = verdict
 
 
 @dataclass(frozen=True)
-class ExportCheck:
-    operators: list[str]
-    graph_ops: dict[str, str] = field(default_factory=dict)
-    deprecating: list[str] = field(default_factory=list)
-    runtimes_running: list[str] = field(default_factory=list)
+class ExportVerdict:
+    """The answer: the service's ``ExportCheck`` as plain data, and the lines said about it."""
+
+    operators: tuple[str, ...]
+    graph_ops: dict[str, str]
+    unknown: tuple[str, ...]
+    lifecycle: tuple[dict[str, Any], ...]
+    runtimes: tuple[dict[str, Any], ...]
+    warnings: tuple[str, ...]
+    errors: tuple[str, ...]
+
+    @property
+    def runs_on(self) -> tuple[str, ...]:
+        """The registered runtimes that run the program."""
+        return tuple(r["runtime"] for r in self.runtimes if r["runs"])
 
 
-def program_operators(program: Any) -> list[str]:
-    """The operators (``aten::add.Tensor``) of an ``ExportedProgram`` or a ``.pt2`` path, in order."""
+def operators_of(program: Any) -> list[str]:
+    """The operators of an ``ExportedProgram`` or of a ``.pt2`` archive's programs, canonical, in
+    first-use order."""
     from opgov.core.names import canonical
 
-    if isinstance(program, (str, Path)):
+    if isinstance(program, (str, os.PathLike)):
         from opgov.formats.pt2 import read_pt2
 
-        return list(read_pt2(program))
-    module = getattr(program, "graph_module", None)
-    if module is None or not hasattr(module, "modules"):
-        raise TypeError(f"expected an ExportedProgram or a path to a .pt2, got {type(program).__name__}")
-    seen: dict[str, None] = {}
-    for sub in module.modules():  # nested graphs (cond, map branches) are submodules
-        graph = getattr(sub, "graph", None)
-        for node in getattr(graph, "nodes", ()):
-            target = node.target
-            if node.op != "call_function" or not hasattr(target, "_schema"):
-                continue  # Python callables (operator.getitem), higher-order operators
-            schema = target._schema
-            name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
-            seen.setdefault(canonical(name), None)
-    return list(seen)
+        return list(read_pt2(Path(program)))
+    graph = getattr(program, "graph", None)
+    if graph is None or not hasattr(graph, "nodes"):
+        raise TypeError(f"expected a torch.export ExportedProgram or the path of a .pt2 archive, got "
+                        f"{type(program).__name__}")
+    found: list[str] = []
+    for node in graph.nodes:
+        target = node.target
+        if node.op != "call_function" or not hasattr(target, "_schema") or not hasattr(target, "_overloadname"):
+            continue  # Python operators (getitem, comparisons of sizes) are not ATen's
+        name = canonical(f"{target.namespace}::{target._opname}"
+                         + ("" if target._overloadname == "default" else f".{target._overloadname}"))
+        if name not in found:
+            found.append(name)
+    return found
 
 
-def _when(value: Any) -> str:
-    return str(value)[:10] if value else "unknown"
+def check_export(program: Any, *, db: str | None = None, server: str | None = None, token: str | None = None,
+                 strict: bool = True) -> ExportVerdict:
+    """Check an exported program against opgov's record (see the module docstring)."""
+    ops = operators_of(program)
+    if not ops:
+        raise ValueError("the program calls no ATen operator")
+    answer = _ask_server(server, token, ops) if server else _ask_database(db, ops)
+    said_warnings, said_errors = [], []
+    for note in answer["lifecycle"]:
+        line = _sentence(note)
+        if note["state"] == "deprecating":
+            said_warnings.append(line)
+            warnings.warn(line, DeprecatingOperatorWarning, stacklevel=2)
+        else:
+            said_errors.append(line)
+    verdict = ExportVerdict(operators=tuple(answer["operators"]), graph_ops=dict(answer["graph_ops"]),
+                            unknown=tuple(answer["unknown"]), lifecycle=tuple(answer["lifecycle"]),
+                            runtimes=tuple(answer["runtimes"]), warnings=tuple(said_warnings),
+                            errors=tuple(said_errors))
+    if said_errors and strict:
+        raise DeprecatedOperatorError("; ".join(said_errors), verdict)
+    return verdict
 
 
-def _sentence(note: Any) -> str:
-    get = note.get if isinstance(note, dict) else lambda k: getattr(note, k)
-    text = f"{get('op')} is {get('state')} since {_when(get('since'))}"
-    if get("next_step"):
-        text += f"; {get('next_step')} from {_when(get('next_step_on'))}"
-    text += f"; use {get('replacement')} instead" if get("replacement") else "; no replacement on record"
+def _sentence(note: dict[str, Any]) -> str:
+    since = (note.get("since") or "")[:10]
+    text = f"{note['op']} is {note['state']}" + (f" since {since}" if since else "")
+    if note.get("next_step") and note.get("next_step_on"):
+        text += f"; it may become {note['next_step']} on {note['next_step_on'][:10]}"
+    if note.get("replacement"):
+        text += f"; use {note['replacement']} instead"
     return text
 
 
-def check_export(program: Any, *, db: str | None = None, server: str | None = None,
-                 token: str | None = None) -> ExportCheck:
-    """Apply the seed policy to ``program`` (an ``ExportedProgram`` or a ``.pt2`` path) against an
-    opgov database URL (``db``) or a running ``opgov serve`` (``server``, optional ``token``)."""
-    ops = program_operators(program)
-    if (db is None) == (server is None):
-        raise ValueError("give exactly one of db= (a database URL) or server= (an opgov serve URL)")
-    if db is not None:
-        data = _from_db(db, ops)
-    else:
-        data = _from_server(server, token, ops)
-    stopped = [n for n in data["lifecycle"] if n["state"] in ("deprecated", "deleted")]
-    going = [n for n in data["lifecycle"] if n["state"] == "deprecating"]
-    for note in going:
-        warnings.warn(_sentence(note), DeprecatingOperatorWarning, stacklevel=2)
-    if stopped:
-        raise DeprecatedOperatorError("the program uses operators the policy stops: "
-                                      + "; ".join(_sentence(n) for n in stopped), [n["op"] for n in stopped])
-    return ExportCheck(operators=ops, graph_ops=dict(data["graph_ops"]), deprecating=[n["op"] for n in going],
-                       runtimes_running=list(data["runtimes_running"]))
-
-
-def _from_db(url: str, ops: list[str]) -> dict:
+def _ask_database(db: str | None, ops: list[str]) -> dict[str, Any]:
     from opgov.core.clock import SystemClock
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
     from opgov.services.common import Ctx
-    from opgov.services.runtimes import export_verdict
+    from opgov.services.runtimes import export_check
 
-    engine = make_engine(resolve_url(url))
+    engine = make_engine(resolve_url(db or os.environ.get("OPGOV_DATABASE_URL")))
     try:
         ensure_current(engine)
         with transaction(engine, write=False) as session:
-            verdict = export_verdict(Ctx(session=session, actor="export-check", clock=SystemClock()), ops)
-            return verdict.model_dump(mode="json")
+            result = export_check(Ctx(session=session, actor="export-check", clock=SystemClock()), ops)
+            return json.loads(result.model_dump_json())
     finally:
         engine.dispose()
 
 
-def _from_server(server: str, token: str | None, ops: list[str]) -> dict:
-    import json
+def _ask_server(server: str, token: str | None, ops: list[str]) -> dict[str, Any]:
     import urllib.error
     import urllib.request
 
-    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    request = urllib.request.Request(server.rstrip("/") + "/api/v1/export-check", method="POST",
-                                     data=json.dumps({"operators": ops}).encode(), headers=headers)
+    request = urllib.request.Request(f"{server.rstrip('/')}/api/v1/export-check", method="POST",
+                                     data=json.dumps({"operators": ops}).encode(),
+                                     headers={"Content-Type": "application/json", "Accept": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - the URL the caller gave
             return json.loads(response.read())
     except urllib.error.HTTPError as err:
-        raise RuntimeError(f"{server}: HTTP {err.code}: {err.read()[:300].decode(errors='replace')}") from None
+        try:
+            detail = json.loads(err.read()).get("detail")
+        except ValueError:
+            detail = None
+        raise RuntimeError(f"{server}: {detail or f'HTTP {err.code}'}") from None

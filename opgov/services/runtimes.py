@@ -443,22 +443,46 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 
 
 
-class ExportVerdict(Result):
-    """What the export-time check (:mod:`opgov.export_check`) needs of one program's operators."""
-
-    operators: list[str]
-    graph_ops: dict[str, str]  # operator → why it needs no kernel (never missing)
-    lifecycle: list[LifecycleNote]  # the deprecating, deprecated and deleted operators, with dates
-    runtimes_running: list[str]  # every registered runtime that has a kernel for each other operator
+# --- the export-time check ---------------------------------------------------------------------------
 
 
-def export_verdict(ctx: Ctx, ops: Sequence[str]) -> ExportVerdict:
-    """The lifecycle of ``ops`` and the registered runtimes that run them (graph operators need none)."""
-    from opgov.core.graph_ops import graph_op_reason, split_graph_ops
+class RuntimeFit(Result):
+    runtime: str = Field(description="a registered runtime, NAME@VERSION")
+    runs: bool = Field(description="it has a kernel for every operator that needs one")
+    missing: list[str] = Field(description="the operators it lacks")
 
-    kernels, graph = split_graph_ops(ops)
-    needed = set(kernels)
+
+class ExportCheck(Result):
+    """What `torch.export` users are told about an exported program (opgov.export_check): the
+    deprecating operators it uses (a warning), the deprecated or deleted ones (an error), each with
+    its dates and replacement, and which registered runtimes run it."""
+
+    operators: list[str] = Field(description="the program's operators, canonical, in first-use order")
+    graph_ops: dict[str, str] = Field(description="operators that need no kernel (assertions, symbolic sizes) → why")
+    unknown: list[str] = Field(description="operators the registry does not hold")
+    lifecycle: list[LifecycleNote] = Field(description="the program's operators that are not active, with dates")
+    runtimes: list[RuntimeFit] = Field(description="every registered runtime, by name and version")
+
+
+def export_check(ctx: Ctx, ops: Sequence[str]) -> ExportCheck:
+    """The export-time check of a program's operators (canonical names)."""
+    from opgov.core.graph_ops import graph_op_reason
+    from opgov.core.names import canonical
+
+    names: list[str] = []
+    for op in ops:
+        try:
+            name = canonical(op)
+        except BadInput as err:
+            raise BadInput(f"operators: {err}") from None
+        if name not in names:
+            names.append(name)
     registry = _Registry(ctx.session)
-    running = [str(x.id) for x in _runtimes(ctx, registry) if needed <= x.has.keys()]
-    return ExportVerdict(operators=list(ops), graph_ops={op: graph_op_reason(op) for op in graph},
-                         lifecycle=_lifecycle_notes(ctx, list(ops)), runtimes_running=running)
+    graph = {op: graph_op_reason(op) for op in names if graph_op_reason(op)}
+    fits = []
+    for r in _runtimes(ctx, registry):
+        verdict = judge(str(r.id), names, r.has, {})
+        fits.append(RuntimeFit(runtime=str(r.id), runs=verdict.runs, missing=[m.op for m in verdict.missing]))
+    return ExportCheck(operators=names, graph_ops=graph,
+                       unknown=[op for op in names if op not in registry.categories],
+                       lifecycle=_lifecycle_notes(ctx, names), runtimes=fits)

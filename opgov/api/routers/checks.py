@@ -158,18 +158,22 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
 
 
-def _export_verdict():
-    from opgov.services.runtimes import ExportVerdict
+class ExportCheckRequest(BaseModel):
+    operators: list[str] = Field(min_length=1, max_length=100_000,
+                                 description="the exported program's operators, e.g. aten::add.Tensor")
 
-    return ExportVerdict
+
+def _export_check():
+    from opgov.services.runtimes import ExportCheck
+
+    return ExportCheck
 
 
-@router.post("/export-check", response_model=_export_verdict())
-def export_check(ctx: Reader, body: ModelCheckRequest):
-    """The export-time check (:mod:`opgov.export_check` over HTTP): for the operators of an exported
-    program, the deprecating, deprecated and deleted ones with their dates and replacement, its
-    graph operators, and the registered runtimes that run it. Writes nothing."""
-    from opgov.core.names import canonical
-    from opgov.services.runtimes import export_verdict
+@router.post("/export-check", response_model=_export_check())
+def export_check(body: ExportCheckRequest, ctx: Reader):
+    """The export-time check (the Python entry point ``opgov.export_check``): the program's
+    deprecating operators (warn), deprecated or deleted ones (stop), with dates and replacements,
+    and which registered runtimes run it. Writes nothing."""
+    from opgov.services.runtimes import export_check as check
 
-    return export_verdict(ctx, list(dict.fromkeys(canonical(op) for op in body.operators)))
+    return check(ctx, body.operators)
