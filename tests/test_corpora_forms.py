@@ -36,19 +36,19 @@ def archives(torch_mod, tmp_path):
 def test_a_folder_of_archives(rt, archives):
     data = rt("runtimes", "coverage", "--models", str(archives), "--format", "json").json()
     rows = {m["model"]: m for m in data["models"]}
-    assert set(rows) == {"exported#clip", "exported#flat"}
-    assert rows["exported#flat"]["graph_ops"] == ["aten::sym_size.int"]
+    assert set(rows) == {"pt2#clip", "pt2#flat"}
+    assert rows["pt2#flat"]["graph_ops"] == ["aten::sym_size.int"]
     for name in ("clip", "flat"):
-        for runtime, missing in rows[f"exported#{name}"]["missing"].items():
+        for runtime, missing in rows[f"pt2#{name}"]["missing"].items():
             check = rt("check-model", archives / f"{name}.pt2", "--runtime", runtime, "--format", "json").json()
             assert missing == [m["op"] for m in check["missing"]], (name, runtime)
             assert "aten::sym_size.int" not in missing
-    assert rows["exported#flat"]["missing"]["executorch@1.3.0"] == []  # sym_size needs no kernel
+    assert rows["pt2#flat"]["missing"]["executorch@1.3.0"] == []  # sym_size needs no kernel
     opset = rt("opset", "build", "--models", str(archives), "--format", "json").json()
     per_model = {m["model"]: m for m in opset["coverage"]["per_model"]}
-    assert set(per_model) == {"exported#clip", "exported#flat"}
+    assert set(per_model) == {"pt2#clip", "pt2#flat"}
     # the lowered archive is covered by the core-aten opset; its symbolic size is no operator to implement
-    assert per_model["exported#flat"]["covered"] and "aten::sym_size.int" not in per_model["exported#flat"]["needed"]
+    assert per_model["pt2#flat"]["covered"] and "aten::sym_size.int" not in per_model["pt2#flat"]["needed"]
 
 
 def test_a_corpus_with_only_core_aten_ops(rt, models_dir, tmp_path):

@@ -37,8 +37,7 @@ from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 from opgov.formats.files import context, read_text
 
-__all__ = ["available_corpora", "corpus_name", "load_corpora", "load_corpus", "resolve_corpus_path",
-           "resolve_model_ops"]
+__all__ = ["available_corpora", "corpus_name", "load_corpus", "pt2_corpus", "resolve_corpus_path", "resolve_model_ops"]
 
 
 def corpus_name(path: Path) -> str:
@@ -58,51 +57,35 @@ def load_corpus(path: str | Path) -> Corpus:
         if not isinstance(entry, dict):
             raise BadInput(f"model {model!r} is not an object", file=str(path))
         ops = {}
-        for key in ("core_aten_ops", "exported_ops"):
-            raw = entry.get(key)
-            if key == "exported_ops" and raw is None:  # a corpus of core ATen programs only:
-                ops[key] = ops["core_aten_ops"]  # what was exported is what it holds
+        if "exported_ops" not in entry and "core_aten_ops" not in entry:
+            raise BadInput(f"model {model!r}: needs 'exported_ops' or 'core_aten_ops' (or both)", file=str(path))
+        for key in ("exported_ops", "core_aten_ops"):
+            if key not in entry:
                 continue
+            raw = entry.get(key)
             if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
                 raise BadInput(f"model {model!r}: {key!r} must be a list of operator names", file=str(path))
             with context(path, prefix=f"model {model!r}: "):
                 ops[key] = _dedupe(canonical(x) for x in raw)
+        # a corpus of lowered programs has only core_aten_ops: they are what was exported, too
+        ops.setdefault("exported_ops", ops.get("core_aten_ops", ()))
+        ops.setdefault("core_aten_ops", ops["exported_ops"])
         models[model] = ModelOps(name=model, family=str(entry.get("family", "")), corpus=name, **ops)
     return Corpus(name=name, source=str(data.get("source", "")), path=str(path), models=models)
 
 
-def load_corpora(models: str | Path) -> list[Corpus]:
-    """What ``--models`` names: a corpus file; a ``.pt2`` archive; or a folder holding corpus files
-    (``*_ops.json``) and/or ``.pt2`` archives. The archives of a folder are one corpus named after
-    the folder, each archive a model named after its file; a model's operators are those its
-    archive's graph holds (:mod:`opgov.formats.pt2`), for both stages (an archive holds one program:
-    as exported, or lowered to core ATen)."""
-    path = Path(models)
-    if path.is_dir():
-        files = sorted(path.glob("*_ops.json"))
-        archives = sorted(path.glob("*.pt2"))
-        if not files and not archives:
-            raise BadInput(f"{models}: a folder without corpus files (*_ops.json) or .pt2 archives")
-        corpora = [load_corpus(f) for f in files]
-        if archives:
-            corpora.append(_archives_corpus(path.name or "models", str(path), archives))
-        return corpora
-    if not path.is_file():
-        raise BadInput(f"{models}: no such corpus file, .pt2 archive or folder")
-    if path.suffix == ".pt2":
-        return [_archives_corpus(path.stem, str(path), [path])]
-    return [load_corpus(path)]
-
-
-def _archives_corpus(name: str, where: str, archives: list[Path]) -> Corpus:
+def pt2_corpus(archives) -> Corpus:
+    """``.pt2`` archives as a corpus named ``pt2``: each archive is a model named after its file,
+    whose operators are those of its programs (opgov's own reader, no torch) at both stages: a
+    program saved after ``run_decompositions()`` is what a runtime receives."""
     from opgov.formats.pt2 import read_pt2
 
-    models = {}
+    models: dict[str, ModelOps] = {}
     for archive in archives:
-        ops = tuple(read_pt2(archive))
-        models[archive.stem] = ModelOps(name=archive.stem, family="pt2", corpus=name, exported_ops=ops,
-                                        core_aten_ops=ops)
-    return Corpus(name=name, source=f".pt2 archives in {where}", path=where, models=models)
+        ops = _dedupe(read_pt2(Path(archive)))
+        models[Path(archive).stem] = ModelOps(name=Path(archive).stem, family="pt2", corpus="pt2",
+                                              exported_ops=ops, core_aten_ops=ops)
+    return Corpus(name="pt2", source="torch.export archives", path=str(Path(archives[0]).parent), models=models)
 
 
 def resolve_corpus_path(spec: str, corpora_dir: Path | None) -> Path:

@@ -292,7 +292,7 @@ def list_rules(ctx: Ctx) -> list[RuleView]:
 def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     """Every finding of :func:`opgov.core.decomps.check` on the database's rules and registry.
 
-    ``models``: a corpus file, a .pt2 archive or a folder of them (see :func:`opgov.formats.corpus.load_corpora`); its operators feed the
+    ``models``: a corpus file or folder (see :func:`corpus_files`); its operators feed the
     ``model-op-uncovered`` check."""
     from opgov.core.decomps import check
 
@@ -313,10 +313,7 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     yaml_core = {name: name in tagged for name in present}
     used_by: dict[str, list[str]] = {}
     if models:
-        from opgov.core.corpus import merge_models
-        from opgov.formats.corpus import load_corpora
-
-        for model in merge_models(load_corpora(models)).values():
+        for model in load_corpora(models).values():
             for op in {*model.exported_ops, *model.core_aten_ops}:
                 used_by.setdefault(op, []).append(model.name)
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
@@ -330,10 +327,35 @@ def implicit_operators(session) -> set[str]:
     return set(session.scalars(select(c.qualname).where(c.present, c.composite_implicit)))
 
 
+def corpus_files(models: str) -> list[Path]:
+    """A corpus file or a ``.pt2`` archive, or every ``*_ops.json`` and ``*.pt2`` of a folder."""
+    path = Path(models)
+    if path.is_dir():
+        files = sorted(path.glob("*_ops.json")) + sorted(path.glob("*.pt2"))
+        if not files:
+            raise BadInput(f"{models}: a folder without corpus files (*_ops.json) or .pt2 archives")
+        return files
+    if not path.is_file():
+        raise BadInput(f"{models}: no such corpus file or folder")
+    return [path]
+
+
+def load_corpora(models: str):
+    """The models of ``models`` (:func:`corpus_files`), merged: each corpus file's models, and each
+    ``.pt2`` archive as one model of the corpus ``pt2`` (:func:`opgov.formats.corpus.pt2_corpus`)."""
+    from opgov.core.corpus import merge_models
+    from opgov.formats.corpus import load_corpus, pt2_corpus
+
+    files = corpus_files(models)
+    archives = [f for f in files if f.suffix == ".pt2"]
+    corpora = [load_corpus(f) for f in files if f.suffix != ".pt2"]
+    if archives:
+        corpora.append(pt2_corpus(archives))
+    return merge_models(corpora)
+
+
 def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], models: str | None):
     """(the opset, its coverage of the models or None): see :func:`opgov.core.opset.build_opset`."""
-    from opgov.core.corpus import merge_models
-    from opgov.formats.corpus import load_corpora
     from opgov.core.opset import OpInfo, build_opset, coverage
 
     c = operators.c
@@ -348,15 +370,15 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
     if not infos:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
-    corpora = load_corpora(models) if models else []
+    models_given = load_corpora(models) if models else None  # read before the work: a bad file says so first
     facts = torch_facts(ctx.session)
     if facts is not None and not facts.complete:
         facts = None  # an --only import: too few decompositions traced to be exact
     opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep, torch=facts,
                         implicit=implicit_operators(ctx.session) if facts is not None else ())
     cov = None
-    if corpora:
-        cov = coverage(opset, merge_models(corpora), rules, known=infos.keys())
+    if models_given is not None:
+        cov = coverage(opset, models_given, rules, known=infos.keys())
     return opset, cov
 
 

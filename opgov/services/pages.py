@@ -81,10 +81,9 @@ def models_location(models: str | None = None) -> str | None:
 def load_models(models: str | None) -> list[ModelEntry]:
     if not models:
         return []
-    from opgov.core.corpus import merge_models
-    from opgov.formats.corpus import load_corpora
+    from opgov.services.decompositions import load_corpora
 
-    merged = merge_models(load_corpora(models))
+    merged = load_corpora(models)
     return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
                        core_aten_ops=list(m.core_aten_ops)) for key, m in merged.items()]
 

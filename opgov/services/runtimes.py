@@ -409,11 +409,10 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str], runtime: str) -> Run
 
 def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-aten") -> CoverageMatrix:
     """Core operators × registered runtimes; with ``models`` (a corpus JSON, or a folder of
-    ``*_ops.json`` corpora), which models each runtime runs, using the models' operators at
+    ``*_ops.json`` corpora and ``.pt2`` archives), which models each runtime runs, using the models' operators at
     ``stage`` (``core-aten``: after torch.export's default decompositions, as an edge runtime
     receives them; ``exported``: as exported)."""
-    from opgov.core.corpus import STAGES, merge_models
-    from opgov.formats.corpus import load_corpora
+    from opgov.core.corpus import STAGES
 
     if stage not in STAGES:
         raise BadInput(f"unknown stage {stage!r} ({' or '.join(STAGES)})")
@@ -422,7 +421,9 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     summaries = _summaries(found, registry)
     model_ops: dict[str, tuple[str, ...]] = {}
     if models is not None:
-        merged = merge_models(load_corpora(models))
+        from opgov.services.decompositions import load_corpora
+
+        merged = load_corpora(models)
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
     from opgov.core.graph_ops import is_graph_op
 
