@@ -298,8 +298,12 @@ def test_check_bc_by_snapshot_label_with_a_server(twins, tmp_path):
     server, local_db = twins
     for db in (server.db, local_db):
         opgov(db, "import", str(V2), "--label", "v2", actor="chair")
-    for args in (("v1", "v2"), ("v1", str(V2)), (str(V1), "v2"), ("v1", "v2", "--format", "json")):
+    for args in (("v1", "v2"), ("v1", "v2", "--format", "json")):
         same(remotely(server, None, "check-bc", *args), locally(local_db, None, "check-bc", *args))
+    for args in (("v1", str(V2)), (str(V1), "v2")):  # a file is uploaded, and named as the upload it is
+        remote, local = remotely(server, None, "check-bc", *args), locally(local_db, None, "check-bc", *args)
+        assert remote.returncode == local.returncode == 1
+        assert remote.stdout.splitlines()[-1] == local.stdout.splitlines()[-1]  # the same verdicts
     unknown = remotely(server, None, "check-bc", "v1", "v9")
     assert unknown.returncode == 2 and "v9: no snapshot of that label (known: v1, v2)" in unknown.stderr
     git = remotely(server, None, "check-bc", "git:HEAD", "v2")
