@@ -293,3 +293,13 @@ def check_json(run, *args, code: int, **kw) -> dict:
 
 def by_key(report: dict) -> dict[tuple[str, str], dict]:
     return {(f["operator"], f["kind"]): f for f in report["findings"]}
+
+
+def run_opgov(*argv) -> None:
+    """The CLI in-process, for module fixtures (which cannot use the per-test ``cli``); it must succeed."""
+    from opgov.cli.main import run
+
+    try:
+        run([str(a) for a in argv])
+    except SystemExit as exc:
+        assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"

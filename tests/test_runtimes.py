@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SHARED, bad, refused
+from conftest import REPO, SHARED, bad, refused, run_opgov
 from opgov.core.runtimes import RegistryOp, family_index, lower, parse_runtime_id, runtime_operators, version_key
 from opgov.core.errors import BadInput
 from opgov.formats.oplists import read_op_file
@@ -21,13 +21,7 @@ RULES = REPO / "data" / "decomps" / "export-composites.yaml"
 NOW = "2026-06-01T09:00Z"
 
 
-def _run(*argv) -> None:
-    from opgov.cli.main import run
-
-    try:
-        run([str(a) for a in argv])
-    except SystemExit as exc:
-        assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"
+_run = run_opgov  # the CLI in-process (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, SAMPLE, bad, refused
+from conftest import REPO, SAMPLE, bad, refused, run_opgov
 from opgov.formats.corpus import load_corpus
 from opgov.formats.rules import load_rules_file
 
@@ -43,14 +43,7 @@ def rules_by_op(cli) -> dict[str, dict]:
 # --- databases --------------------------------------------------------------------------------------
 
 
-def _run(*argv) -> None:
-    """The CLI in-process, for module fixtures (which cannot use the per-test `cli`)."""
-    from opgov.cli.main import run
-
-    try:
-        run([str(a) for a in argv])
-    except SystemExit as exc:
-        assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"
+_run = run_opgov  # the CLI in-process (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

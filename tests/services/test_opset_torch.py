@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_opgov
+
 from opgov.core.errors import PolicyRefusal
 
 # (preset, decompose, keep): keeping decomposable operators, decomposing core operators torch can
@@ -29,13 +31,7 @@ CHOICES = [
 CORE_BY_DECISION = ("aten::roll", "aten::pixel_shuffle")
 
 
-def _run(*argv) -> None:
-    from opgov.cli.main import run
-
-    try:
-        run([str(a) for a in argv])
-    except SystemExit as exc:
-        assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"
+_run = run_opgov  # the CLI in-process (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
