@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.services.results import ProposalView
+from opgov.results.models import ProposalView
 
 router = APIRouter(prefix="/api/v1/proposals", tags=["proposals"])
 
