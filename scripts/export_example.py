@@ -1,5 +1,7 @@
 """Export the small convolutional network the user guide checks: `python scripts/export_example.py OUT.pt2`
-(as torch.export gives it) or `... --core-aten OUT.pt2` (after its core ATen decompositions). Needs torch."""
+(as torch.export gives it) or `... --core-aten OUT.pt2` (after its core ATen decompositions);
+`--dynamic-batch` exports the batch size as symbolic (the graph then reads it: aten::sym_size.int).
+Needs torch."""
 
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ def main(argv: list[str]) -> None:
             return self.fc(torch.flatten(self.pool(x), 1))
 
     torch.manual_seed(0)
-    ep = torch.export.export(Net().eval(), (torch.randn(1, 3, 32, 32),))
+    dynamic = {"x": {0: torch.export.Dim("batch", min=2)}} if "--dynamic-batch" in argv else None
+    ep = torch.export.export(Net().eval(), (torch.randn(2 if dynamic else 1, 3, 32, 32),), dynamic_shapes=dynamic)
     torch.export.save(ep.run_decompositions() if core_aten else ep, out)
 
 

@@ -342,3 +342,44 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     for item in result.within:
         say(f"coming: {item.operator} {item.from_state} → {item.to_state} on {day(item.due_at)} "
             f"({item.days_left} day{'' if item.days_left == 1 else 's'})")
+
+
+@app.command("triage")
+def triage_cmd(kind: str = typer.Argument(..., metavar="core|custom", help="The category to propose."),
+               rationale: str = RationaleOpt,
+               match: list[str] = typer.Option([], "--match", metavar="GLOB",
+                                               help="Queued operators whose names match, e.g. 'aten::_foreach_*' "
+                                                    "(repeatable)."),
+               file: Optional[str] = typer.Option(None, "--file", metavar="FILE",
+                                                  help="A file of operator names, one a line ('#' comments)."),
+               apply: bool = typer.Option(False, "--apply", help="Open the proposals (default: a dry run)."),
+               json_out: bool = JsonOpt) -> None:
+    """Triage the review queue in bulk: propose KIND, with one rationale, for every queued operator a
+    --match glob or the --file selects. A dry run names them and writes nothing; --apply opens one
+    proposal each (one event each), all in one transaction, for the committee to vote on."""
+    from opgov.cli.remote import send
+    from opgov.services.governance import triage
+    from opgov.results.models import TriageResult
+
+    names = _names_file(file) if file else []
+    result = send("/api/v1/proposals/triage", TriageResult,
+                  json_body={"kind": kind, "rationale": rationale, "match": match, "operators": names, "apply": apply},
+                  local=lambda ctx: triage(ctx, kind, rationale, match=match, names=names, apply=apply))
+    if json_out:
+        print_json(result)
+        return
+    if result.applied:
+        for view in result.proposals:
+            say(f"proposal {view.id}: {view.operator} → {view.kind} (needs {view.quorum} approvals)")
+        say(f"{len(result.proposals)} proposals opened")
+    else:
+        for name in result.selected:
+            say(f"would propose {result.kind}: {name}")
+        say(f"{len(result.selected)} operators selected; nothing written (run again with --apply)")
+
+
+def _names_file(path: str) -> list[str]:
+    from opgov.formats.files import read_text
+
+    return [line.split("#", 1)[0].strip() for line in read_text(path).splitlines()
+            if line.split("#", 1)[0].strip()]

@@ -33,7 +33,7 @@ class Globals:
 GLOBALS = Globals()
 
 # the commands that work with --server (cli/remote.py); the others say so in one line
-REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, log verify, propose-*, review, withdraw, "
+REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, log verify, propose-*, review, withdraw, triage, "
                    "deprecate, mark-deprecated, delete, undeprecate, tick, exceptions, tokens, decisions load, "
                    "check-bc, check-model, report weekly, runtimes, upgraders, import, snapshots, members, config, decomps, "
                    "check-decomps, opset build and sync-yaml")

@@ -56,8 +56,9 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
         return "\n".join(lines) + ("\n" if lines else "")
     what = _models(check)
     n = len(check.operators) - len(check.graph_ops)  # the operators that need a kernel
-    graph = f" (and {len(check.graph_ops)} graph operator{'s' if len(check.graph_ops) != 1 else ''} that need none)" \
-        if check.graph_ops else ""
+    g = len(check.graph_ops)
+    graph = (" (and 1 graph operator that needs none)" if g == 1 else f" (and {g} graph operators that need none)") \
+        if g else ""
     if check.runs:
         lines = [f"{check.runtime} runs {what}: it has all {n} operators{graph}"]
     else:

@@ -303,6 +303,15 @@ class ProposalView(Result):
                                                            "when it confirms the one an import placed")
 
 
+class TriageResult(Result):
+    """``opgov triage``: the review queue's operators a filter or a file selects, proposed in bulk."""
+
+    kind: ProposalKind
+    applied: bool = Field(description="false: a dry run, nothing written; true: one proposal (and event) each")
+    selected: list[str] = Field(description="the queue's operators selected, by name")
+    proposals: list[ProposalView] = Field(default_factory=list, description="the proposals opened (applied only)")
+
+
 class DecisionsLoaded(Result):
     """``opgov decisions load``."""
 

@@ -12,7 +12,7 @@ from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
                                    get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
                                    role_of, serialize, single_user_mode, member_name)
-from opgov.results.models import (DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange,
+from opgov.results.models import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
 KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}
@@ -347,3 +347,45 @@ def load_decisions(ctx: Ctx, path: str, *, name: str | None = None) -> Decisions
                            already_recorded=len(records) - loaded, superseded=superseded,
                            decomposition_errors=errors)
 
+
+
+# --- bulk triage of the review queue ------------------------------------------------------------------
+
+
+def review_queue_names(session) -> list[str]:
+    """The operators waiting for the committee (needs_review), present, functional, with no open
+    proposal, by name."""
+    waiting = session.scalars(select(Operator).where(Operator.needs_review.is_(True), Operator.present.is_(True),
+                                                    Operator.kind == "functional").order_by(Operator.qualname)).all()
+    opened = set(session.scalars(select(Proposal.operator_id).where(Proposal.status == "open")))
+    return [op.qualname for op in waiting if op.id not in opened]
+
+
+def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = None, names: list[str] | None = None,
+           apply: bool = False) -> TriageResult:
+    """Propose ``kind`` (core, decompose needs targets so is refused here, custom) with one rationale
+    for every operator of the review queue that a glob of ``match`` or a name of ``names`` selects.
+    A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
+    this one transaction (a refusal of any names it and writes none)."""
+    import fnmatch
+
+    from opgov.core.names import canonical
+
+    if kind not in ("core", "custom"):
+        raise BadInput(f"triage proposes core or custom (a decomposition needs its targets: propose-decompose), "
+                       f"not {kind!r}")
+    rationale = require_text(rationale, "the rationale")
+    if not match and not names:
+        raise BadInput("name the operators to triage: --match GLOB and/or --file FILE")
+    require(ctx, "propose", "make proposals")
+    queue = review_queue_names(ctx.session)
+    wanted = {canonical(n) for n in names or ()}
+    outside = sorted(wanted - set(queue))
+    if outside:
+        raise BadInput(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
+                                                                      if len(outside) > 1 else ""), subject=outside[0])
+    selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
+    if not selected:
+        raise BadInput("no operator of the review queue matches")
+    opened = [propose(ctx, op, kind, rationale) for op in selected] if apply else []
+    return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.results.models import ProposalView
+from opgov.results.models import ProposalView, TriageResult
 
 router = APIRouter(prefix="/api/v1/proposals", tags=["proposals"])
 
@@ -63,3 +63,20 @@ def post_withdraw(proposal_id: int, ctx: Writer) -> ProposalView:
     from opgov.services.governance import withdraw
 
     return withdraw(ctx, proposal_id)
+
+
+class TriageRequest(BaseModel):
+    kind: Literal["core", "custom"]
+    rationale: str
+    match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
+    operators: list[str] = Field(default_factory=list, description="operator names of the review queue")
+    apply: bool = Field(default=False, description="false: a dry run that names the selection and writes nothing")
+
+
+@router.post("/triage", response_model=TriageResult)
+def post_triage(body: TriageRequest, ctx: Writer) -> TriageResult:
+    """Triage the review queue in bulk: one proposal, with the rationale, for each queued operator a
+    glob or a name selects; a dry run unless ``apply`` (developers and maintainers)."""
+    from opgov.services.governance import triage
+
+    return triage(ctx, body.kind, body.rationale, match=body.match, names=body.operators, apply=body.apply)
