@@ -8,7 +8,7 @@ from opgov.core.vocab import Category, Lifecycle
 from opgov.db import entries
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot
 from opgov.services.common import Ctx, find_operator
-from opgov.services.results import (DecisionView, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding,
+from opgov.results.models import (DecisionView, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding,
                                     OperatorSummary, ProposalRef)
 
 CATEGORIES = tuple(Category)
