@@ -41,6 +41,7 @@ INVOCATIONS: dict[tuple[str, str], list[str]] = {
     ("check-pr", "head"): ["check-pr", "--base", "{good}", "--head", "{bad}"],
     ("check-pr", "config"): ["check-pr", "--base", "{good}", "--head", "{good}", "--config", "{bad}"],
     ("allowlist convert", "file"): ["allowlist", "convert", "{bad}"],
+    ("triage", "file"): ["triage", "custom", "--rationale", "r", "--file", "{bad}"],
     ("allowlist convert", "config"): ["allowlist", "convert", "{allowlist}", "--config", "{bad}"],
 }
 # An empty policy file is a policy of defaults: only binary files and directories are bad there.

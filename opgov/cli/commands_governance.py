@@ -379,7 +379,14 @@ def triage_cmd(kind: str = typer.Argument(..., metavar="core|custom", help="The 
 
 
 def _names_file(path: str) -> list[str]:
-    from opgov.formats.files import read_text
+    """The operator names of a file, one a line (``#`` comments); a bad one names the file and line."""
+    from opgov.core.names import canonical
+    from opgov.formats.files import context, read_text
 
-    return [line.split("#", 1)[0].strip() for line in read_text(path).splitlines()
-            if line.split("#", 1)[0].strip()]
+    names = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        text = line.split("#", 1)[0].strip()
+        if text:
+            with context(path, number):
+                names.append(canonical(text))
+    return names
