@@ -117,20 +117,20 @@ def judge_tags(name: str, label: str, before: Iterable[str] | None, after: Itera
         if tag == CORE_TAG:
             if decided is not None and (decided == "core") == added:
                 findings.append(TagFinding(edit, rule, "info",
-                                           f"{label} {verb} the `core` tag of {name}, as the committee decided "
+                                           f"{label} {verb} the core tag of {name}, as the committee decided "
                                            f"({decided})"))
                 continue
             if added:
-                why = (f"{label} added the `core` tag" + (f" against the committee's decision ({decided})"
+                why = (f"{label} added the core tag" + (f" against the committee's decision ({decided})"
                                                            if decided else "")
                        + ": core additions need the committee's review")
             elif new_category == "core":
-                why = (f"{label} dropped the `core` tag" + (" the committee decided" if decided == "core" else "")
+                why = (f"{label} dropped the core tag" + (" the committee decided" if decided == "core" else "")
                        + ": it stays core until the committee decides")
             else:
-                why = f"{label} dropped the `core` tag: it waits for the committee's review"
+                why = f"{label} dropped the core tag: it waits for the committee's review"
             findings.append(TagFinding(edit, rule, "warning",
-                                       f"{label} {verb} the `core` tag of {name}"
+                                       f"{label} {verb} the core tag of {name}"
                                        + (f" against the committee's decision ({decided})" if decided else "")
                                        + f" — {why.split(': ', 1)[1]}"))
             if functional:
@@ -138,7 +138,7 @@ def judge_tags(name: str, label: str, before: Iterable[str] | None, after: Itera
         else:
             explained = (lifecycle == tag) if added else (lifecycle != tag)
             findings.append(TagFinding(edit, rule, "info" if explained else "warning",
-                                       f"{label} {verb} the `{tag}` tag of {name}"
+                                       f"{label} {verb} the {tag} tag of {name}"
                                        + (f", as its lifecycle says ({lifecycle})" if explained else
                                           f" by hand: its lifecycle on record is {lifecycle} (the committee "
                                           "starts a deprecation with opgov deprecate; the sync bot writes the tags)")))
