@@ -356,6 +356,19 @@ class NextStep(Result):
     possible_from: AwareDatetime
 
 
+class Reference(Result):
+    """Something that still refers to an operator a lifecycle step moved, and stays behind it."""
+
+    operator: str = Field(description="the operator that refers to it (or whose rule does)")
+    relation: Literal["backward", "forward-mode derivative", "structured_delegate", "autogen",
+                      "decomposition rule"] = Field(description=(
+                          "backward: torchgen's name for its derivative (gelu_backward); structured_delegate: an "
+                          "entry whose kernel is the moved out= variant; autogen: declared by a moved entry's "
+                          "autogen:; decomposition rule: a rule that decomposes into it"))
+    of: str = Field(description="the moved operator it refers to")
+    lifecycle: Lifecycle | None = Field(description="its own lifecycle state (null: a rule of an unknown operator)")
+
+
 class LifecycleStepResult(Result):
     """A lifecycle step taken (deprecate, mark-deprecated, delete, undeprecate)."""
 
@@ -368,6 +381,10 @@ class LifecycleStepResult(Result):
     family: list[str] = Field(default_factory=list,
                               description="the other members of its torchgen family (in-place, out=, autogen) "
                                           "that moved with it")
+    left_behind: list[Reference] = Field(default_factory=list, description=(
+        "what still refers to it in the same native_functions.yaml (its backward, an entry's structured_delegate, "
+        "an autogen: declaration) or in a decomposition rule, and did not move with it: deprecate or change those "
+        "too, so nothing is left dangling"))
 
 
 class TickItem(Result):
