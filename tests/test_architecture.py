@@ -133,17 +133,18 @@ def test_the_core_imports_only_the_standard_library_and_itself():
     assert outside == []
 
 
-LAYERS = ["core", "formats", "render", "db", "services", "api", "web", "cli"]
+LAYERS = ["core", "formats", "results", "render", "db", "services", "api", "web", "cli"]
 """Each layer may import the ones before it, never one after it (``render`` and ``formats`` are
 both adapters around the core; ``db`` knows nothing of files or renderings)."""
 ALLOWED = {
     "core": {"core"},
     "formats": {"core", "formats"},
-    "render": {"core", "render"},
+    "results": {"core", "results"},
+    "render": {"core", "results", "render"},
     "db": {"core", "db"},
-    "services": {"core", "formats", "render", "db", "services"},
-    "api": {"core", "formats", "render", "db", "services", "api", "web"},
-    "web": {"core", "formats", "render", "db", "services", "api", "web"},
+    "services": {"core", "formats", "results", "render", "db", "services"},
+    "api": {"core", "formats", "results", "render", "db", "services", "api", "web"},
+    "web": {"core", "formats", "results", "render", "db", "services", "api", "web"},
     "cli": set(LAYERS),
 }
 

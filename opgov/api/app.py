@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from opgov import __version__
 from opgov.api import errors
 from opgov.api.config import Config
-from opgov.services.results import Problem
+from opgov.results.models import Problem
 
 ERRORS = {status: {"model": Problem, "description": why} for status, why in (
     (400, "bad input: the CLI's one-line message"), (401, "no token, or an unknown, revoked or expired one"),

@@ -118,7 +118,7 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
     from opgov.services.compat_checks import add_exception
 
     from opgov.cli.remote import send
-    from opgov.services.results import ExceptionAdded
+    from opgov.results.models import ExceptionAdded
 
     last_day = parse_time(expires, what="--expires").date()
     view = send("/api/v1/exceptions", ExceptionAdded,
@@ -141,7 +141,7 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
     """Exceptions in force, and expired ones (which no longer apply)."""
     from opgov.cli.remote import fetch
     from opgov.services.compat_checks import list_exceptions
-    from opgov.services.results import ExceptionView
+    from opgov.results.models import ExceptionView
 
     views = fetch("/api/v1/exceptions", list[ExceptionView], all=include_removed,
                   local=lambda ctx: list_exceptions(ctx, include_removed=include_removed))
@@ -166,7 +166,7 @@ def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> 
     """Remove an exception (kept in the log)."""
     from opgov.cli.remote import send
     from opgov.services.compat_checks import remove_exception
-    from opgov.services.results import ExceptionView
+    from opgov.results.models import ExceptionView
 
     view = send(f"/api/v1/exceptions/{exception_id}", ExceptionView, method="DELETE",
                 local=lambda ctx: remove_exception(ctx, exception_id))
@@ -224,7 +224,7 @@ def _sync_remotely(remote, path: str, tags_yaml: str | None, mode: str, json_out
     and this prints what the local command prints; --write writes the server's new texts here,
     as the local command writes."""
     from opgov.core.errors import BadInput
-    from opgov.services.results import SyncAnswer
+    from opgov.results.models import SyncAnswer
     from opgov.services.sync import hold_lock, tags_beside, write_synced
 
     beside = tags_yaml is None

@@ -65,7 +65,7 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
     from opgov.cli.remote import send
     from opgov.resources import data_argument
     from opgov.services.decompositions import load_rules
-    from opgov.services.results import RulesLoaded
+    from opgov.results.models import RulesLoaded
 
     file = data_argument(file)
     result = send("/api/v1/decomps", RulesLoaded, files=[("rules", file)], orm=False,
@@ -90,7 +90,7 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
     then reports them; rules from decisions and files are kept (decision > file > torch)."""
     from opgov.cli.remote import send
     from opgov.services.decompositions import import_torch_rules
-    from opgov.services.results import TorchRulesImported
+    from opgov.results.models import TorchRulesImported
 
     result = send("/api/v1/decomps/import-torch", TorchRulesImported, json_body={"budget": budget, "only": only or []},
                   orm=False, local=lambda ctx: import_torch_rules(ctx, time_budget_s=budget, only=only))
@@ -122,7 +122,7 @@ def decomps_list(json_out: bool = JsonOpt) -> None:
     """Every rule with where it came from."""
     from opgov.cli.remote import fetch
     from opgov.services.decompositions import list_rules
-    from opgov.services.results import RuleView
+    from opgov.results.models import RuleView
 
     rules = fetch("/api/v1/decomps", list[RuleView], orm=False, local=list_rules)
     if json_out:

@@ -27,7 +27,7 @@ def members_add(name: str, role: str = typer.Option(..., "--role", help="maintai
     """Add a member. The first member must be a maintainer; until then every command is allowed."""
     from opgov.cli.remote import send
     from opgov.services.governance import add_member
-    from opgov.services.results import MemberView
+    from opgov.results.models import MemberView
 
     member = send("/api/v1/members", MemberView, json_body={"name": name, "role": role},
                   local=lambda ctx: add_member(ctx, name, role))
@@ -39,7 +39,7 @@ def members_list(json_out: bool = JsonOpt) -> None:
     """Members and their roles."""
     from opgov.cli.remote import fetch
     from opgov.services.governance import list_members
-    from opgov.services.results import MemberView
+    from opgov.results.models import MemberView
 
     members = fetch("/api/v1/members", list[MemberView], local=list_members)
     if json_out:
@@ -56,7 +56,7 @@ def members_remove(name: str) -> None:
     """Remove a member (never the last maintainer while others remain)."""
     from opgov.cli.remote import path_segment, send
     from opgov.services.governance import remove_member
-    from opgov.services.results import MemberView
+    from opgov.results.models import MemberView
 
     send(f"/api/v1/members/{path_segment(name)}", MemberView, method="DELETE",
          local=lambda ctx: remove_member(ctx, name))
@@ -68,7 +68,7 @@ def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
     from opgov.cli.remote import path_segment, send
     from opgov.services.governance import set_setting
-    from opgov.services.results import SettingChange
+    from opgov.results.models import SettingChange
 
     result = send(f"/api/v1/config/{path_segment(key)}", SettingChange, method="PUT", json_body={"value": value},
                   local=lambda ctx: set_setting(ctx, key, value))
@@ -80,7 +80,7 @@ def config_list(json_out: bool = JsonOpt) -> None:
     """Current settings."""
     from opgov.cli.remote import fetch
     from opgov.services.governance import list_settings
-    from opgov.services.results import Settings
+    from opgov.results.models import Settings
 
     settings = fetch("/api/v1/config", Settings, local=list_settings)
     if json_out:
@@ -93,7 +93,7 @@ def config_list(json_out: bool = JsonOpt) -> None:
 def _propose(path: str, body: dict, local):
     """A proposal, a vote or a withdrawal: on the server with --server, else ``local(ctx)``."""
     from opgov.cli.remote import send
-    from opgov.services.results import ProposalView
+    from opgov.results.models import ProposalView
 
     return send(path, ProposalView, json_body=body, local=local)
 
@@ -101,7 +101,7 @@ def _propose(path: str, body: dict, local):
 def _step(op: str, verb: str, body: dict, local):
     """The lifecycle step ``verb`` of ``op``: on the server with --server, else ``local(ctx)``."""
     from opgov.cli.remote import path_segment, send
-    from opgov.services.results import LifecycleStepResult
+    from opgov.results.models import LifecycleStepResult
 
     return send(f"/api/v1/operators/{path_segment(op)}/{verb}", LifecycleStepResult, json_body=body, local=local)
 
@@ -188,7 +188,7 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
         return
     from opgov.cli.remote import fetch
     from opgov.services.governance import list_proposals
-    from opgov.services.results import ProposalView
+    from opgov.results.models import ProposalView
 
     views = fetch("/api/v1/proposals", list[ProposalView], open=open_only,
                   local=lambda ctx: list_proposals(ctx, open_only=open_only))
@@ -209,7 +209,7 @@ def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_ou
     """One proposal with its votes and decision."""
     from opgov.cli.remote import fetch
     from opgov.services.governance import show_proposal
-    from opgov.services.results import ProposalView
+    from opgov.results.models import ProposalView
 
     view = fetch(f"/api/v1/proposals/{proposal_id}", ProposalView, local=lambda ctx: show_proposal(ctx, proposal_id))
     if json_out:
@@ -232,7 +232,7 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
     from opgov.cli.remote import send
     from opgov.resources import data_argument
     from opgov.services.governance import load_decisions
-    from opgov.services.results import DecisionsLoaded
+    from opgov.results.models import DecisionsLoaded
 
     file = data_argument(file)  # a shipped name is resolved here, and uploaded as the file it names
     result = send("/api/v1/decisions", DecisionsLoaded, files=[("decisions", file)],
@@ -319,7 +319,7 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
 
     server = remote()
     if server is not None:  # the server's clock; a token is needed even without --apply
-        from opgov.services.results import TickResult
+        from opgov.results.models import TickResult
         from opgov.services.upgraders import UpgraderTimers
 
         result = server.post("/api/v1/tick", TickResult, json_body={"apply": apply, "within_days": within})
@@ -363,7 +363,7 @@ def triage_cmd(kind: str = typer.Argument(..., metavar="core|custom", help="The 
     proposal each (one event each), all in one transaction, for the committee to vote on."""
     from opgov.cli.remote import send
     from opgov.services.governance import triage
-    from opgov.services.results import TriageResult
+    from opgov.results.models import TriageResult
 
     names = _names_file(file) if file else []
     result = send("/api/v1/proposals/triage", TriageResult,

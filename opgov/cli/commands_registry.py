@@ -87,7 +87,7 @@ def import_cmd(
 
     remote = server()
     if remote is not None:  # the bot's import: both files are uploaded and read by the server
-        from opgov.services.results import ImportResult
+        from opgov.results.models import ImportResult
 
         files = [("native_functions", native_functions_yaml)] + ([("tags", tags_yaml)] if tags_yaml else [])
         result = remote.post("/api/v1/snapshots", ImportResult, files=files,
@@ -98,7 +98,7 @@ def import_cmd(
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
     if json_out:
-        import opgov.services.results  # noqa: F401 - pydantic loads while the child reads the file
+        import opgov.results.models  # noqa: F401 - pydantic loads while the child reads the file
     from opgov.services.imports import import_snapshot
 
     status = None
@@ -153,7 +153,7 @@ def snapshots_cmd(json_out: bool = JsonOpt) -> None:
     its place)."""
     from opgov.cli.remote import fetch
     from opgov.services.imports import list_snapshots
-    from opgov.services.results import SnapshotView
+    from opgov.results.models import SnapshotView
 
     views = fetch("/api/v1/snapshots", list[SnapshotView], local=list_snapshots, orm=False)
     if json_out:
@@ -182,7 +182,7 @@ def ops_list(
     if lifecycle and lifecycle not in LIFECYCLES:
         raise BadInput(f"unknown lifecycle {lifecycle!r} (one of {', '.join(LIFECYCLES)})")
     from opgov.cli.remote import fetch
-    from opgov.services.results import OperatorSummary
+    from opgov.results.models import OperatorSummary
 
     ops = fetch("/api/v1/operators", list[OperatorSummary], category=category, lifecycle=lifecycle, tag=tag,
                 all=include_all,
@@ -204,7 +204,7 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     """One operator: schema history (a row per change), decisions, lifecycle, compatibility findings."""
     from opgov.cli.remote import fetch, path_segment
     from opgov.services.ops import show_op
-    from opgov.services.results import OperatorDetail
+    from opgov.results.models import OperatorDetail
 
     info = fetch(f"/api/v1/operators/{path_segment(op)}", OperatorDetail, local=lambda ctx: show_op(ctx, op))
     if json_out:
@@ -278,7 +278,7 @@ def log_cmd(
     remote = server()
     if remote is not None:
         from opgov.core.errors import BadInput
-        from opgov.services.results import EventsPage
+        from opgov.results.models import EventsPage
 
         if not 1 <= limit <= 1000:
             raise BadInput("--limit with --server must be between 1 and 1000")
@@ -298,7 +298,7 @@ def log_cmd(
 def _log_verify(json_out: bool) -> None:
     from opgov.cli.remote import fetch
     from opgov.services.admin import verify_log
-    from opgov.services.results import LogVerification
+    from opgov.results.models import LogVerification
 
     report = fetch("/api/v1/events/verify", LogVerification, local=verify_log)
     if json_out:

@@ -78,7 +78,7 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
     """Create a token for MEMBER (maintainers; on a database without members, MEMBER becomes the
     first maintainer). The token is printed once: only its hash is stored."""
     from opgov.cli.remote import send
-    from opgov.services.results import TokenCreated
+    from opgov.results.models import TokenCreated
     from opgov.services.tokens import create_token
 
     created = send("/api/v1/tokens", TokenCreated, json_body={"member": member, "expires_days": expires},
@@ -98,7 +98,7 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
                 json_out: bool = JsonOpt) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
     from opgov.cli.remote import fetch
-    from opgov.services.results import TokenView
+    from opgov.results.models import TokenView
     from opgov.services.tokens import list_tokens
 
     tokens = fetch("/api/v1/tokens", list[TokenView], member=member, local=lambda ctx: list_tokens(ctx, member=member))
@@ -116,7 +116,7 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
 def tokens_revoke(token_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Revoke a token now (maintainers; a member their own)."""
     from opgov.cli.remote import send
-    from opgov.services.results import TokenView
+    from opgov.results.models import TokenView
     from opgov.services.tokens import revoke_token
 
     revoked = send(f"/api/v1/tokens/{token_id}", TokenView, method="DELETE",

@@ -15,7 +15,7 @@ from opgov.core.errors import BadInput, NotFound
 if TYPE_CHECKING:
     from opgov.db.models import BcException
     from opgov.services.common import Ctx
-    from opgov.services.results import ExceptionAdded, ExceptionView
+    from opgov.results.models import ExceptionAdded, ExceptionView
 
 # SQLAlchemy, the tables and the ORM models are imported inside the functions that touch the
 # database: `opgov check-bc` of two files needs none of them (about 0.1 s of imports).
@@ -343,7 +343,7 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> Exce
 
     from opgov.db.models import BcException, Operator
     from opgov.services.common import log_event, require, require_text
-    from opgov.services.results import ExceptionAdded
+    from opgov.results.models import ExceptionAdded
 
     pattern = require_text(pattern, "the operator pattern")
     reason = require_text(reason, "the reason")
@@ -372,7 +372,7 @@ def _view_fields(row: BcException, today: date) -> dict:
 
 
 def exception_view(row: BcException, today: date) -> ExceptionView:
-    from opgov.services.results import ExceptionView
+    from opgov.results.models import ExceptionView
 
     return ExceptionView(**_view_fields(row, today))
 

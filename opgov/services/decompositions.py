@@ -28,7 +28,7 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 
 if TYPE_CHECKING:
-    from opgov.services.results import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
+    from opgov.results.models import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
 # derived from torch's decomposition table.
@@ -145,7 +145,7 @@ def _record(ctx: Ctx, existing: dict[str, Any], op: str, targets: list[str], sou
     The outcome is added/updated/unchanged/kept; ``previous`` is the source and detail of the
     rule that was there (updated, kept).
     """
-    from opgov.services.results import PreviousRule, RuleOutcome
+    from opgov.results.models import PreviousRule, RuleOutcome
 
     rule = existing.get(op)
     if rule is None:
@@ -205,7 +205,7 @@ def load_rules(ctx: Ctx, path: str, *, name: str | None = None) -> RulesLoaded:
     outcomes = [_record(ctx, existing, rule.op, list(rule.into), "file", detail) for rule in rules_file.rules]
     counts = _summary(outcomes)
     log_event(ctx, "decomps.load", f"file:{shown}", after={"source": rules_file.source, **counts})
-    from opgov.services.results import RulesLoaded
+    from opgov.results.models import RulesLoaded
 
     return RulesLoaded(file=shown, source=rules_file.source, rules=len(rules_file.rules), **counts,
                        precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"])
@@ -266,7 +266,7 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
     log_event(ctx, "decomps.import_torch", "torch", after={"table": len(found), **counts,
                                                             "untraced": len(untraced),
                                                             "errors_introduced": len(introduced)})
-    from opgov.services.results import TorchRulesImported, Untraced
+    from opgov.results.models import TorchRulesImported, Untraced
 
     return TorchRulesImported(
         torch=table.version, table=len(found), not_in_table=sorted({*table.absent, *(r.op for r in table.rules if not r.in_default)}),
@@ -278,7 +278,7 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
 
 def list_rules(ctx: Ctx) -> list[RuleView]:
     """Every rule with where it came from, by operator."""
-    from opgov.services.results import RuleView
+    from opgov.results.models import RuleView
 
     c = decomp_rules.c
     return [RuleView(operator=r.operator, into=list(r.targets), source=r.source, detail=r.source_detail,

@@ -12,7 +12,7 @@ from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
                                    get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
                                    role_of, serialize, single_user_mode, member_name)
-from opgov.services.results import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
+from opgov.results.models import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
 KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}

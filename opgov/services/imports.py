@@ -18,7 +18,7 @@ from opgov.formats.registry import Registry, read_registry
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
 
 if TYPE_CHECKING:
-    from opgov.services.results import ImportResult
+    from opgov.results.models import ImportResult
 
 
 @dataclass
@@ -45,7 +45,7 @@ class ImportTally:
     added_autogen: list[str] = field(default_factory=list)
 
     def result(self) -> ImportResult:
-        from opgov.services.results import ImportResult
+        from opgov.results.models import ImportResult
 
         return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
                             changed=self.changed, own_entry=self.own_entry, findings=self.findings,
@@ -55,9 +55,9 @@ class ImportTally:
 
 def list_snapshots(ctx: Ctx) -> list:
     """Every imported snapshot in the order of history, oldest first
-    (:class:`~opgov.services.results.SnapshotView`)."""
+    (:class:`~opgov.results.models.SnapshotView`)."""
     from opgov.services.common import is_historical
-    from opgov.services.results import SnapshotView
+    from opgov.results.models import SnapshotView
 
     s = snapshots.c
     return [SnapshotView(id=r.id, label=r.label, source=r.source, content_hash=r.content_hash,

@@ -11,7 +11,7 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
 from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
                                    serialize)
-from opgov.services.results import LifecycleStepResult, NextStep, Reference, TickItem, TickResult
+from opgov.results.models import LifecycleStepResult, NextStep, Reference, TickItem, TickResult
 
 
 def periods(ctx: Ctx) -> Periods:

@@ -8,8 +8,8 @@ from opgov.core.vocab import Category, Lifecycle
 from opgov.db import entries
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot
 from opgov.services.common import Ctx, find_operator
-from opgov.services.results import (DecisionView, HistoryChange, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding,
-                                    OperatorSummary, ProposalRef)
+from opgov.results.models import (DecisionView, HistoryChange, HistoryEntry, LifecycleStepView, OperatorDetail,
+                                  OperatorFinding, OperatorSummary, ProposalRef)
 
 CATEGORIES = tuple(Category)
 LIFECYCLES = tuple(Lifecycle)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import AwareDatetime, Field
 
 from opgov.services.common import Ctx
-from opgov.services.results import OperatorDetail, Result
+from opgov.results.models import OperatorDetail, Result
 from opgov.services.runtimes import OperatorRuntime
 
 

@@ -31,7 +31,7 @@ from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_inde
                                  release_order, runtime_operators)
 from opgov.db.tables import decomp_rules, operators, runtimes, snapshots
 from opgov.services.common import Ctx, get_int_setting, log_event, require
-from opgov.services.results import Result
+from opgov.results.models import Result
 
 RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
 

@@ -38,7 +38,7 @@ from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
-    from opgov.services.results import SyncAnswer, SyncReport
+    from opgov.results.models import SyncAnswer, SyncReport
 
 LIFECYCLE_TAGS = {state.value: state.value for state in (Lifecycle.deprecating, Lifecycle.deprecated)}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
@@ -49,7 +49,7 @@ MODES = ("check", "diff", "write")
 @dataclass
 class SyncResult:
     """What one ``sync-yaml`` run found (and, for ``write``, did), while it runs; the service
-    returns it as a :class:`~opgov.services.results.SyncReport`."""
+    returns it as a :class:`~opgov.results.models.SyncReport`."""
 
     file: str
     mode: str  # check | diff | write
@@ -192,7 +192,7 @@ def _tag_lines(tags_text: str) -> set[str]:
 
 
 def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncReport:
-    """:func:`sync_run`'s result as the typed :class:`~opgov.services.results.SyncReport`."""
+    """:func:`sync_run`'s result as the typed :class:`~opgov.results.models.SyncReport`."""
     return report(sync_run(ctx, path, mode=mode, tags_yaml=tags_yaml))
 
 
@@ -275,7 +275,7 @@ def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | No
     files as given. For ``write`` (bot or maintainer) nothing is written here: the answer holds
     the new texts, for the client to write as :func:`sync_run` writes, and the sync is logged
     (unless ``dry_run``: the client found it cannot write them)."""
-    from opgov.services.results import SyncAnswer
+    from opgov.results.models import SyncAnswer
 
     _may_run(ctx, mode)
     result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
@@ -389,7 +389,7 @@ def summary_markdown(result: SyncResult) -> str:
 
 def report(result: SyncResult) -> SyncReport:
     """The typed result of a run (the ``--json`` shape, and the diff)."""
-    from opgov.services.results import SyncChange, SyncConflict, SyncReport
+    from opgov.results.models import SyncChange, SyncConflict, SyncReport
 
     return SyncReport(
         file=result.file, mode=result.mode, in_sync=result.in_sync, written=result.written,

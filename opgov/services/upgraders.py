@@ -28,7 +28,7 @@ from opgov.core.upgraders import (Upgrader, check_replace, default_name, normali
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
 from opgov.services.common import Ctx, log_event, require
-from opgov.services.results import Result
+from opgov.results.models import Result
 
 
 class VersionBump(Result):

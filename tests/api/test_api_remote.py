@@ -296,15 +296,15 @@ def test_check_bc_by_snapshot_label_with_a_server(twins, tmp_path):
     """The server holds the snapshots: `check-bc v1 v2 --server` answers as `--db` does, and a
     file on one side is uploaded while the other names a snapshot."""
     server, local_db = twins
-    for db in (server.db, local_db):
-        opgov(db, "import", str(V2), "--label", "v2", actor="chair")
-    for args in (("v1", "v2"), ("v1", "v2", "--format", "json")):
+    for db in (server.db, local_db):  # imported alike on both sides (not uploaded): the same source
+        opgov(db, "import", str(V2), "--label", "v2-by-path", actor="chair")
+    for args in (("v1", "v2-by-path"), ("v1", "v2-by-path", "--format", "json")):
         same(remotely(server, None, "check-bc", *args), locally(local_db, None, "check-bc", *args))
-    for args in (("v1", str(V2)), (str(V1), "v2")):  # a file is uploaded, and named as the upload it is
+    for args in (("v1", str(V2)), (str(V1), "v2-by-path")):  # a file is uploaded, and named as the upload it is
         remote, local = remotely(server, None, "check-bc", *args), locally(local_db, None, "check-bc", *args)
         assert remote.returncode == local.returncode == 1
         assert remote.stdout.splitlines()[-1] == local.stdout.splitlines()[-1]  # the same verdicts
     unknown = remotely(server, None, "check-bc", "v1", "v9")
-    assert unknown.returncode == 2 and "v9: no snapshot of that label (known: v1, v2)" in unknown.stderr
-    git = remotely(server, None, "check-bc", "git:HEAD", "v2")
+    assert unknown.returncode == 2 and "v9: no snapshot of that label (known: v1, " in unknown.stderr
+    git = remotely(server, None, "check-bc", "git:HEAD", "v2-by-path")
     assert git.returncode == 2 and "git: refs work only" in git.stderr

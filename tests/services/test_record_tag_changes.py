@@ -84,7 +84,7 @@ def test_a_dropped_core_tag_leaves_the_operator_core_and_queued(edited):
     report = opgov(db, "report", "weekly")
     assert "core-tag-removed" in report and "core-tag-added" in report and "lifecycle-tag-edited" in report
     queue = report.split("## Open proposals")[0]
-    assert "`aten::abs`" in queue and "core tag was dropped" in queue
+    assert "`aten::abs`" in queue and "2.12.1 dropped the core tag: it stays core until the committee decides" in queue
 
 
 def test_a_core_tag_added_waits_for_review(edited):

@@ -36,7 +36,8 @@ def check_bc(request: Request, ctx: Reader,
     decisions, exceptions and completed deletions apply). Each side is an uploaded file or the
     label of a snapshot the server holds (`opgov check-bc 2.12.0 2.13.0 --server …`).
     ``summary.errors`` > 0 is what makes ``opgov check-bc`` exit 1. Writes nothing."""
-    from opgov.core.errors import BadInput
+    from fastapi import HTTPException
+
     from opgov.services.compat_checks import check_bc_texts
 
     from opgov.api.uploads import shown_name
@@ -44,8 +45,8 @@ def check_bc(request: Request, ctx: Reader,
     limit = request.app.state.config.max_upload_bytes
     sides = []
     for name, upload, label in (("old", old, old_snapshot), ("new", new, new_snapshot)):
-        if (upload is None) == (label is None):
-            raise BadInput(f"{name}: give either the file `{name}` or the snapshot label `{name}_snapshot`")
+        if (upload is None) == (label is None):  # the form does not match its schema: 422, as a missing field is
+            raise HTTPException(422, f"{name}: give either the file `{name}` or the snapshot label `{name}_snapshot`")
         # the findings name the files as the client named them
         sides.append((shown_name(upload), read_text(upload, limit)[1]) if upload is not None else label)
     return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 
 from opgov.api.deps import Writer
 from opgov.api.uploads import check_length, read_text, saved, shown_name
-from opgov.services.results import DecisionsLoaded
+from opgov.results.models import DecisionsLoaded
 
 router = APIRouter(prefix="/api/v1/decisions", tags=["decisions"])
 

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
 from opgov.api.uploads import check_length, read_text, saved, shown_name
-from opgov.services.results import RulesLoaded, RuleView, TorchRulesImported
+from opgov.results.models import RulesLoaded, RuleView, TorchRulesImported
 
 router = APIRouter(prefix="/api/v1/decomps", tags=["decompositions"])
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response
 
 from opgov.api.deps import Reader
-from opgov.services.results import EventsPage, LogVerification
+from opgov.results.models import EventsPage, LogVerification
 
 router = APIRouter(tags=["events"])
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.services.results import MemberView, SettingChange, Settings
+from opgov.results.models import MemberView, SettingChange, Settings
 
 router = APIRouter(prefix="/api/v1")
 

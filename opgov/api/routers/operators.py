@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.services.results import LifecycleStepResult, OperatorDetail, OperatorSummary
+from opgov.results.models import LifecycleStepResult, OperatorDetail, OperatorSummary
 
 router = APIRouter(prefix="/api/v1/operators", tags=["operators"])
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.services.results import ProposalView, TriageResult
+from opgov.results.models import ProposalView, TriageResult
 
 router = APIRouter(prefix="/api/v1/proposals", tags=["proposals"])
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
 from opgov.api.uploads import check_length, read_text, saved, shown_name
-from opgov.services.results import ImportResult, SnapshotView
+from opgov.results.models import ImportResult, SnapshotView
 
 router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
 from opgov.api.uploads import check_length
-from opgov.services.results import SyncAnswer
+from opgov.results.models import SyncAnswer
 
 router = APIRouter(prefix="/api/v1/sync-yaml", tags=["sync"])
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.services.results import ExceptionAdded, ExceptionView, TickResult
+from opgov.results.models import ExceptionAdded, ExceptionView, TickResult
 
 router = APIRouter()
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.services.results import TokenCreated, TokenView
+from opgov.results.models import TokenCreated, TokenView
 
 router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
 
