@@ -257,6 +257,10 @@ def _stepped(result, json_out: bool) -> None:
         + (f" (replacement {result.replacement})" if result.replacement and result.to_state == "deprecating" else ""))
     if result.family:
         say(f"  with its family: {', '.join(result.family)}")
+    if result.left_behind:
+        say(f"  still refers to it, and stays {', '.join(sorted({r.lifecycle or 'unknown' for r in result.left_behind}))}: "
+            + ", ".join(f"{r.operator} ({'its' if r.relation != 'decomposition rule' else 'a'} {r.relation}"
+                        + (f" of {r.of}" if r.of != result.operator else "") + ")" for r in result.left_behind))
     if result.next:
         say(f"  can become {result.next.to} from {minute(result.next.possible_from)} UTC")
 

@@ -212,7 +212,8 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
         return
     since = f" since {info.lifecycle_since.isoformat()}" if info.lifecycle_since else ""
     say(f"  {info.kind}, {info.category} ({info.category_source})"
-        f"{', needs review' if info.needs_review else ''}, {info.lifecycle}{since}"
+        f"{', needs review' if info.needs_review else ''}"
+        f"{f' ({info.review_reason})' if info.needs_review and info.review_reason else ''}, {info.lifecycle}{since}"
         f"{'' if info.present else ', not in the latest snapshot'}", bold=info.name)
     if info.replacement:
         say(f"replacement: {info.replacement}")
@@ -225,6 +226,11 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
             ", ".join(h.tags) + (f" [{' '.join(h.tags_changed)}]" if h.tags_changed else "") if h.present else "",
             (h.schema_ or "(autogen)") + (" [changed]" if h.changed else "") if h.present else "(absent)"]
            for h in info.history])
+    changes = [c for h in info.history for c in h.changes]
+    if changes:
+        section("what changed, and why", ["snapshot", "when", "what", "change", "by", "why"],
+              [[c.snapshot, second(c.at), c.what, _change_text(c), ", ".join(c.by) or c.actor, c.reason or ""]
+               for c in changes])
     if info.decisions:
         section("decisions", ["when", "category", "by", "rationale"],
               [[day(d.decided_at), d.category + (f" into {', '.join(d.targets)}" if d.targets else ""),
@@ -240,6 +246,18 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     if info.findings:
         section("compatibility findings", ["snapshot", "kind", "severity", "rule", "message"],
               [[f.snapshot, f.kind, f.severity, f.rule, f.message] for f in info.findings])
+
+
+def _change_text(change) -> str:
+    """One history change in a few words: ``-core``, ``core → custom``, ``deprecating → deprecated``."""
+    if change.what == "tags":
+        from opgov.core.tags import tags_edited
+
+        split = (lambda text: [t.strip() for t in (text or "").split(",") if t.strip()])  # noqa: E731
+        return " ".join(tags_edited(split(change.before), split(change.after)))
+    if change.what == "schema":
+        return "schema changed" if change.before else "first schema"
+    return f"{change.before or '-'} → {change.after or '-'}"
 
 
 @app.command("log")

@@ -137,6 +137,7 @@ class _Graph:
     used_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     no_tensor: frozenset[str] = frozenset()
     torch: object | None = None  # opgov.core.opset.TorchFacts
+    pending: Mapping[str, str] = field(default_factory=dict)  # operator → why it waits for the committee
 
     def category(self, op: str) -> str:
         if op in self.categories:
@@ -398,12 +399,14 @@ def check_core_tag(g: _Graph) -> list[Violation]:
         if op not in g.tagged or g.lifecycle.get(op) == "deleted":
             continue
         tagged, is_core = g.tagged[op], g.category(op) == CORE
+        why = f" (under review: {g.pending[op]})" if op in g.pending else ""
         if tagged and not is_core:
             out.append(_violation("core-tag-mismatch", op,
-                                  f"{op} is tagged core in native_functions.yaml but its category is {g.category(op)}"))
+                                  f"{op} is tagged core in native_functions.yaml but its category is "
+                                  f"{g.category(op)}{why}"))
         elif is_core and not tagged:
             out.append(_violation("core-tag-mismatch", op,
-                                  f"{op} is core but native_functions.yaml does not tag it core"))
+                                  f"{op} is core but native_functions.yaml does not tag it core{why}"))
     return out
 
 
@@ -454,7 +457,7 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
           yaml_core_tag: Mapping[str, bool] | Iterable[str] | None = None, *,
           implicit: Iterable[str] = (), kinds: Mapping[str, str] | None = None,
           used_by: Mapping[str, Sequence[str]] | None = None, no_tensor: Iterable[str] = (),
-          torch=None) -> list[Violation]:
+          torch=None, pending: Mapping[str, str] | None = None) -> list[Violation]:
     """Every violation of :data:`CHECKS`, errors first, then by rule id and operator.
 
     ``categories`` maps operators to ``core``/``decomposable``/``custom`` (an operator missing
@@ -471,13 +474,14 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
     ``model-op-uncovered``; empty skips that check; an in-place operator whose functional form is
     core or decomposed counts as covered). ``no_tensor``: operators that return no tensor.
     ``torch``: the :class:`opgov.core.opset.TorchFacts` of a torch release, for the checks of
-    disagreements with its default table (``None`` skips them).
+    disagreements with its default table (``None`` skips them). ``pending``: operator → why it
+    waits for the committee (a release dropped its core tag): the drift says so.
     """
     g = _graph(rules, categories, lifecycle, yaml_core_tag, implicit, kinds, used_by, no_tensor)
-    if torch is not None:
+    if torch is not None or pending:
         from dataclasses import replace
 
-        g = replace(g, torch=torch)
+        g = replace(g, torch=torch, pending=dict(pending or {}))
     found = [v for fn in _RULE_FUNCTIONS for v in fn(g)]
     return sorted(found, key=lambda v: (v.severity != "error", v.rule, v.operator, v.subject))
 

@@ -55,6 +55,8 @@ class Operator(Base):
     lifecycle_since: Mapped[datetime | None]
     replacement: Mapped[str | None]
     version: Mapped[int]
+    delegate: Mapped[str | None]
+    review_reason: Mapped[str | None]
 
 
 class SchemaVersion(Base):

@@ -84,6 +84,9 @@ operators = Table(
     Column("lifecycle_since", UTCDateTime),
     Column("replacement", String(300)),
     Column("version", Integer, nullable=False, default=1),
+    # revision 0011: the operator its entry's structured_delegate: names; why it waits for review
+    Column("delegate", String(300)),
+    Column("review_reason", Text),
     UniqueConstraint("namespace", "name", "overload", name="uq_operators_identity"),
 )
 

@@ -54,6 +54,7 @@ class RegistryOp:
     line: int  # line of the "- func:" of the entry (for autogen: of the declaring entry)
     autogen_of: str | None = None  # canonical name of the declaring entry
     composite_implicit: bool = False  # its kernel is a CompositeImplicitAutograd decomposition
+    delegate: str | None = None  # canonical name of its structured_delegate: entry (the out= it calls)
 
     @property
     def suggested_category(self) -> str:
@@ -69,12 +70,12 @@ _new = object.__new__
 
 
 def _op(name: str, func_name: str, schema: str | None, kind: str, tags: tuple[str, ...], line: int,
-        autogen_of: str | None = None, composite_implicit: bool = False) -> RegistryOp:
+        autogen_of: str | None = None, composite_implicit: bool = False, delegate: str | None = None) -> RegistryOp:
     """``RegistryOp(...)`` without the frozen dataclass's ``__init__`` (one ``object.__setattr__``
     per field): the same object, in a fifth of the time; a registry builds thousands."""
     op = _new(RegistryOp)
     op.__dict__.update(name=name, func_name=func_name, schema=schema, kind=kind, tags=tags, line=line,
-                       autogen_of=autogen_of, composite_implicit=composite_implicit)
+                       autogen_of=autogen_of, composite_implicit=composite_implicit, delegate=delegate)
     return op
 
 
@@ -244,7 +245,11 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
             if buildable:
                 facts.append(EntryFacts(line=line, schema=schema, tags=tags, dispatch=entry.dispatch or (),
                                         keys=entry.keys, scalars=entry.scalars))
-            ops[name] = _op(name, schema.func_name, func, str(schema.kind), tags, line, None, implicit)
+            delegate = entry.scalars.get("structured_delegate")
+            if delegate and delegate.strip():
+                delegate = str(from_func_name(delegate.strip()))
+            ops[name] = _op(name, schema.func_name, func, str(schema.kind), tags, line, None, implicit,
+                            delegate or None)
             for part in (entry.autogen or "").split(","):
                 if part.strip():
                     autogen.append((part.strip(), name, line))

@@ -38,6 +38,7 @@ __all__ = [
     "CompatFinding",
     "DecidedProposal",
     "DeprecatedOp",
+    "DriftItem",
     "ExceptionEntry",
     "GITHUB_BODY_LIMIT",
     "LifecycleCounts",
@@ -49,6 +50,7 @@ __all__ = [
     "ReviewItem",
     "SECTION_KEYS",
     "SnapshotRef",
+    "TagChange",
     "TrendPoint",
     "Vote",
     "WeeklyReport",
@@ -97,6 +99,31 @@ class ReviewItem(_Row):
     first_seen: SnapshotRef
     suggested_category: Category
     suggestion_reason: str
+    review_reason: str | None = Field(default=None, description=(
+        "why it waits, as the import that queued it said: new in a snapshot, or a `core` tag a release added "
+        "or dropped"))
+
+
+class TagChange(_Row):
+    """A governance tag (core, deprecating, deprecated) an import of the period added or dropped."""
+
+    snapshot: str = Field(description="label of the snapshot whose import found the edit")
+    operator: str
+    edit: str = Field(description="+core, -core, +deprecating, …")
+    rule: str = Field(description="check-pr's rule id: core-tag-added, core-tag-removed, lifecycle-tag-edited")
+    severity: Severity = Field(description="info when a decision or the lifecycle on record explains it")
+    message: str = Field(description="what the record did: stays core under review, waits for review, …")
+
+
+class DriftItem(_Row):
+    """An operator whose category on record and core tag in the latest snapshot disagree."""
+
+    operator: str
+    category: Category = Field(description="the category on record")
+    category_source: str
+    tagged_core: bool = Field(description="whether the latest snapshot tags it core")
+    waiting: bool = Field(description="in the review queue")
+    reason: str = Field(description="why they disagree: the review reason, or the committee's decision")
 
 
 class OpenProposal(_Row):
@@ -238,6 +265,8 @@ class WeeklyReport(BaseModel):
     lifecycle_due_now: tuple[LifecycleDue, ...] = ()
     lifecycle_due_soon: tuple[LifecycleDue, ...] = ()
     deprecated_ops: tuple[DeprecatedOp, ...] = ()
+    tag_changes: tuple[TagChange, ...] = ()
+    core_drift: tuple[DriftItem, ...] = ()
     compat_findings: tuple[CompatFinding, ...] = ()
     removed_without_deprecation: tuple[RemovedOp, ...] = ()
     exceptions_expired: tuple[ExceptionEntry, ...] = ()
@@ -277,6 +306,16 @@ class WeeklyReport(BaseModel):
     def _errors_first(cls, items: tuple[CompatFinding, ...]) -> tuple[CompatFinding, ...]:
         return tuple(sorted(items, key=lambda f: (_SEVERITY_RANK[f.severity], _KIND_RANK[f.kind])))
 
+    @field_validator("tag_changes")
+    @classmethod
+    def _warnings_first(cls, items: tuple[TagChange, ...]) -> tuple[TagChange, ...]:
+        return tuple(sorted(items, key=lambda c: (_SEVERITY_RANK[c.severity], c.snapshot, c.operator)))
+
+    @field_validator("core_drift")
+    @classmethod
+    def _by_name(cls, items: tuple[DriftItem, ...]) -> tuple[DriftItem, ...]:
+        return tuple(sorted(items, key=lambda d: d.operator))
+
     @field_validator("exceptions_expired", "exceptions_expiring")
     @classmethod
     def _expiry_order(cls, items: tuple[ExceptionEntry, ...]) -> tuple[ExceptionEntry, ...]:
@@ -310,6 +349,8 @@ SECTION_KEYS: tuple[str, ...] = (
     "lifecycle_due_now",
     "lifecycle_due_soon",
     "deprecated_ops",
+    "tag_changes",
+    "core_drift",
     "compat_findings",
     "removed_without_deprecation",
     "exceptions_expired",
@@ -319,7 +360,7 @@ SECTION_KEYS: tuple[str, ...] = (
 )
 """The report's sections, in reading order; each is one key of the JSON and one heading."""
 
-_STANDING_KEYS = frozenset({"deprecated_ops", "opset_now", "opset_trend"})
+_STANDING_KEYS = frozenset({"deprecated_ops", "core_drift", "opset_now", "opset_trend"})
 _ACTION_KEYS = tuple(k for k in SECTION_KEYS if k not in _STANDING_KEYS)
 
 
@@ -578,7 +619,7 @@ def _sections(report: WeeklyReport) -> list[_Section]:
             _Column("First seen", lambda i: _t(f"{i.first_seen.label} ")
                     + _when(f"({_fmt_day(i.first_seen.imported_at.date())})")),
             _Column("Suggested", lambda i: _t(i.suggested_category)),
-            _Column("Why", lambda i: _t(i.suggestion_reason), wide=True),
+            _Column("Why", lambda i: _t(i.review_reason or i.suggestion_reason), wide=True),
         )),
         table("proposals_open", "Open proposals", "No open proposals.", (
             _Column("#", lambda p: _t(str(p.id)), numeric=True),
@@ -614,6 +655,23 @@ def _sections(report: WeeklyReport) -> list[_Section]:
             _Column("Replacement", lambda d: _c(d.replacement) if d.replacement else _t("none")),
             _Column("Reason", lambda d: _t(d.reason), wide=True),
         )),
+        table("tag_changes", "Core and lifecycle tags changed", "No import of this period added or dropped a core, "
+              "deprecating or deprecated tag.", (
+                  _Column("Snapshot", lambda c: _t(c.snapshot)),
+                  _Column("Operator", lambda c: _c(c.operator)),
+                  _Column("Edit", lambda c: _t(c.edit, strong=True)),
+                  _Column("Severity", _severity),
+                  _Column("Rule", lambda c: _c(c.rule)),
+                  _Column("What the record did", lambda c: _t(c.message), wide=True),
+              )),
+        table("core_drift", "Core drift", "The category on record and the core tag agree for every operator.", (
+            _Column("Operator", lambda d: _c(d.operator)),
+            _Column("On record", lambda d: _t(f"{d.category} ({d.category_source})")),
+            _Column("Tagged core", lambda d: _t("yes" if d.tagged_core else "no")),
+            _Column("Why", lambda d: _t(d.reason + (" (in the review queue)" if d.waiting else "")), wide=True),
+        ), intro=_t("Operators whose category on record and whose core tag in the latest snapshot disagree: a "
+                    "release dropped or added the tag and the committee has not decided yet, or the committee "
+                    "decided and the sync bot has not written the tag (opgov sync-yaml).")),
         table("compat_findings", "Compatibility findings", "No compatibility findings in this period.", (
             _Column("Severity", _severity),
             _Column("Kind", lambda f: _t(_kind_label(f.kind))),
@@ -694,6 +752,7 @@ def _summary(report: WeeklyReport) -> list[tuple[str, str]]:
     add(r.lifecycle_due_now, "lifecycle_due_now", _plural(len(r.lifecycle_due_now), "transition") + " due now")
     add(r.lifecycle_due_soon, "lifecycle_due_soon",
         _plural(len(r.lifecycle_due_soon), "transition") + f" due within {_days(r.soon_days)}")
+    add(r.tag_changes, "tag_changes", _plural(len(r.tag_changes), "core or lifecycle tag") + " changed by a release")
     if r.compat_findings:
         items.append((", ".join(_findings_summary(r.compat_findings)), "compat_findings"))
     add(r.removed_without_deprecation, "removed_without_deprecation",

@@ -52,9 +52,29 @@ class OperatorSummary(Result):
     category_source: str = Field(description="decision (the committee), yaml-tag, or heuristic")
     lifecycle: Lifecycle
     present: bool = Field(description="whether the latest snapshot holds it")
-    needs_review: bool = Field(description="a new functional operator waiting for a committee decision")
+    needs_review: bool = Field(description="waiting for a committee decision (in the review queue)")
+    review_reason: str | None = Field(default=None, description=(
+        "why it waits: new in a snapshot, or a `core` tag a release added or dropped (a core operator "
+        "whose tag was dropped stays core until the committee decides)"))
     autogen_of: str | None = Field(description="the entry whose autogen: declares it")
     replacement: str | None = Field(description="what to use instead (deprecating operators)")
+
+
+class HistoryChange(Result):
+    """One change of the operator's record within a run of its history: its schema or tags (what the
+    run's first snapshot changed), its category, its place in the review queue, its lifecycle (what
+    an import, a decision or a lifecycle step changed while the run's snapshots were the latest)."""
+
+    what: Literal["schema", "tags", "category", "review", "lifecycle"]
+    before: str | None = Field(description="the old value (tags: those dropped, e.g. core)")
+    after: str | None = Field(description="the new value (tags: those added); review: waits or decided")
+    snapshot: str = Field(description="the snapshot that was the latest when it changed")
+    at: AwareDatetime
+    actor: str = Field(description="who changed it: the importer, the member whose vote decided, who stepped it")
+    by: list[str] = Field(default_factory=list, description="category decisions: the maintainers who approved")
+    reason: str | None = Field(description="why: the import's account, the committee's rationale, the step's reason")
+    event: int | None = Field(default=None, description="the event of the log recording it (null: read from the "
+                                                        "snapshots themselves, e.g. one imported --historical)")
 
 
 class HistoryEntry(Result):
@@ -73,6 +93,8 @@ class HistoryEntry(Result):
     tags_changed: list[str] = Field(default_factory=list, description=(
         "governance tags (core, deprecating, deprecated) this run added (+core) or dropped (-core) "
         "against the previous run holding it: why a run begins when the schema did not change"))
+    changes: list[HistoryChange] = Field(default_factory=list, description=(
+        "what changed in this run and why: schema, tags, category, review, lifecycle, oldest first"))
 
 
 class DecisionView(Result):
@@ -334,6 +356,19 @@ class NextStep(Result):
     possible_from: AwareDatetime
 
 
+class Reference(Result):
+    """Something that still refers to an operator a lifecycle step moved, and stays behind it."""
+
+    operator: str = Field(description="the operator that refers to it (or whose rule does)")
+    relation: Literal["backward", "forward-mode derivative", "structured_delegate", "autogen",
+                      "decomposition rule"] = Field(description=(
+                          "backward: torchgen's name for its derivative (gelu_backward); structured_delegate: an "
+                          "entry whose kernel is the moved out= variant; autogen: declared by a moved entry's "
+                          "autogen:; decomposition rule: a rule that decomposes into it"))
+    of: str = Field(description="the moved operator it refers to")
+    lifecycle: Lifecycle | None = Field(description="its own lifecycle state (null: a rule of an unknown operator)")
+
+
 class LifecycleStepResult(Result):
     """A lifecycle step taken (deprecate, mark-deprecated, delete, undeprecate)."""
 
@@ -346,6 +381,10 @@ class LifecycleStepResult(Result):
     family: list[str] = Field(default_factory=list,
                               description="the other members of its torchgen family (in-place, out=, autogen) "
                                           "that moved with it")
+    left_behind: list[Reference] = Field(default_factory=list, description=(
+        "what still refers to it in the same native_functions.yaml (its backward, an entry's structured_delegate, "
+        "an autogen: declaration) or in a decomposition rule, and did not move with it: deprecate or change those "
+        "too, so nothing is left dangling"))
 
 
 class TickItem(Result):

@@ -302,10 +302,14 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     implicit: set[str] = set()
     kinds: dict[str, str] = {}
     no_tensor: set[str] = set()
-    for name, kind, composite, schema in ctx.session.execute(
-            select(c.qualname, c.kind, c.composite_implicit, c.schema).where(c.present)):
+    pending: dict[str, str] = {}
+    for name, kind, composite, schema, waits, why in ctx.session.execute(
+            select(c.qualname, c.kind, c.composite_implicit, c.schema, c.needs_review, c.review_reason)
+            .where(c.present)):
         present.add(name)
         kinds[name] = kind
+        if waits and why:
+            pending[name] = why
         if composite:
             implicit.add(name)
             if schema is not None and "Tensor" not in schema.rpartition("->")[2]:
@@ -318,7 +322,7 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
                 used_by.setdefault(op, []).append(model.name)
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
                  used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor,
-                 torch=torch_facts(ctx.session))
+                 torch=torch_facts(ctx.session), pending=pending)
 
 
 def implicit_operators(session) -> set[str]:

@@ -212,8 +212,9 @@ def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
     # the rules or categories may have changed since the proposal was made
     refuse_if_breaks(session, _changes(op, proposal.kind, list(proposal.targets)),
                      what=f"deciding proposal {proposal.id}")
-    before = {"category": op.category, "category_source": op.category_source}
-    op.category, op.category_source, op.needs_review = category, "decision", False
+    before = {"category": op.category, "category_source": op.category_source, "needs_review": op.needs_review,
+              "review_reason": op.review_reason}
+    op.category, op.category_source, op.needs_review, op.review_reason = category, "decision", False, None
     proposal.status, proposal.closed_at = "approved", now
     votes = [{"voter": v.voter, "approve": v.approve, "comment": v.comment} for v in proposal.votes]
     session.add(Decision(operator_id=op.id, proposal_id=proposal.id, category=category, targets=list(proposal.targets),
@@ -221,7 +222,8 @@ def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
                          votes=votes, imported=False, source=f"proposal {proposal.id}"))
     _set_rule(ctx, op.qualname, proposal.kind, list(proposal.targets), f"proposal {proposal.id}")
     log_event(ctx, "category.decided", op.qualname, before=before,
-              after={"category": category, "targets": list(proposal.targets), "proposal": proposal.id},
+              after={"category": category, "targets": list(proposal.targets), "proposal": proposal.id,
+                     "decided_by": [v.voter for v in approvals]},
               reason=proposal.rationale)
 
 
@@ -309,7 +311,7 @@ def load_decisions(ctx: Ctx, path: str, *, name: str | None = None) -> Decisions
                                                           Decision.source == record.source)).first()
         if existing is not None:
             continue  # loading the same file twice records nothing new
-        before = {"category": op.category, "category_source": op.category_source}
+        before = {"category": op.category, "category_source": op.category_source, "needs_review": op.needs_review}
         targets = [str(find_operator(session, t).qualname) for t in record.into]
         # A historical decision to take an operator out of core, older than a snapshot that still
         # tags it core, was overturned later (PyTorch tagged it core after the decision): it goes
@@ -323,12 +325,14 @@ def load_decisions(ctx: Ctx, path: str, *, name: str | None = None) -> Decisions
                              rationale=record.rationale, decided_at=record.decided_at, decided_by=record.decided_by,
                              votes=[], imported=True, source=record.source, note=note))
         if note is None:
-            op.category, op.category_source, op.needs_review = record.category, "decision", False
+            op.category, op.category_source, op.needs_review, op.review_reason = (record.category, "decision", False,
+                                                                                  None)
             _set_rule(ctx, op.qualname, "decompose" if record.category == "decomposable" else record.category,
                       targets, record.source)
         log_event(ctx, "category.decided" if note is None else "category.decision_recorded", op.qualname,
                   before=before, after={"category": record.category, "targets": targets, "imported": True,
-                                        "decided_at": record.decided_at.isoformat(), "note": note},
+                                        "decided_at": record.decided_at.isoformat(), "note": note,
+                                        "decided_by": list(record.decided_by)},
                   reason=record.rationale)
         loaded += 1
     # Historical decisions are facts: their rules are recorded even when they end in non-core

@@ -13,7 +13,7 @@ from opgov.db.bulk import insert_rows
 from opgov.db.tables import operators, schema_versions, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
-from opgov.core.tags import GOVERNANCE_TAGS, finding_rule, governance_tags_edited
+from opgov.core.tags import judge_tags, next_category, tags_edited
 from opgov.formats.registry import Registry, read_registry
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
 
@@ -213,7 +213,7 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, p
                          "first_snapshot_id": snapshot_id, "last_snapshot_id": snapshot_id, "category": category,
                          "category_source": "yaml-tag" if category == "core" else "heuristic",
                          "needs_review": False, "lifecycle": "active", "lifecycle_since": None,
-                         "replacement": None, "version": 1})
+                         "replacement": None, "version": 1, "delegate": op.delegate})
         insert_rows(session, operators, rows)
         ids.update(session.execute(select(c.qualname, c.id).where(c.first_snapshot_id == snapshot_id)).all())
     stored.insert_historical(session, snapshot_id, position,
@@ -225,97 +225,150 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, p
     return ImportTally(label=label, operators=len(registry.ops), historical=True)
 
 
+def _category_reason(label: str, category: str, source: str) -> str:
+    """Why an import moved an undecided operator to ``category`` (the file says so)."""
+    if category == "core":
+        return f"{label} tags it core"
+    if category == "decomposable":
+        return f"{label} gives it a CompositeImplicitAutograd kernel (a decomposition)"
+    return f"{label} neither tags it core nor gives it a CompositeImplicitAutograd kernel"
+
+
 def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label: str, *,
            previous_id: int | None, current: dict) -> ImportTally:
     """Bring the operator rows up to ``registry`` and record what the snapshot holds (``current``:
     the previous snapshot's entries). Only rows whose entry appeared, changed or left are written:
-    an unchanged import writes no operator row."""
+    an unchanged import writes no operator row.
+
+    Nothing about an operator changes silently: each operator whose record the import changes
+    (present, schema, tags, category, review) gets an event of this import naming the snapshot,
+    and each governance tag edit (:mod:`opgov.core.tags`) is also a finding with check-pr's rule id."""
     session = ctx.session
     baseline = previous_id is None
     result = ImportTally(label=label, operators=len(registry.ops), baseline=baseline)
     c = operators.c
     known = {row.qualname: row for row in session.execute(
         select(c.id, c.qualname, c.schema, c.present, c.category_source, c.category, c.lifecycle,
-               c.autogen_of, c.kind, c.composite_implicit, c.needs_review))}
+               c.autogen_of, c.kind, c.composite_implicit, c.needs_review, c.review_reason, c.delegate))}
+    # the last tags of operators absent from the previous snapshot (few): what a reappearance changes
+    last_tags = dict(session.execute(select(c.id, c.tags).where(c.present.is_(False))).all()) if not baseline else {}
+    # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
+    # read for them: decoding every row's JSON costs more than the whole comparison)
 
     new_rows, updates, versions, events, tag_findings = [], [], [], [], []
+
+    def finding(name: str, op, old_schema, f) -> None:
+        tag_findings.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": name,
+                             "kind": "policy", "rule": f.rule, "severity": f.severity, "message": f.message,
+                             "old_schema": old_schema, "new_schema": op.schema, "line": op.line})
+
     for name, op in registry.ops.items():
         row = known.get(name)
+        functional = op.kind == "functional"
         if row is None:
+            if baseline:
+                category, source = next_category(None, None, op.suggested_category)
+                review, reason = False, None
+            else:
+                verdict = judge_tags(name, label, None, op.tags, category=None, category_source=None,
+                                     suggested=op.suggested_category, needs_review=functional,
+                                     review_reason=f"new in {label}" if functional else None, functional=functional)
+                category, source = verdict.category, verdict.category_source
+                review, reason = verdict.needs_review, verdict.review_reason
+                for f in verdict.findings:
+                    finding(name, op, None, f)
+                if verdict.governance:
+                    result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
             parts = from_func_name(op.func_name)
-            category = op.suggested_category
             new_rows.append({
                 "qualname": name, "namespace": parts.namespace, "name": parts.name, "overload": parts.overload,
                 "schema": op.schema, "kind": op.kind, "tags": list(op.tags), "autogen_of": op.autogen_of,
                 "composite_implicit": op.composite_implicit, "present": True,
                 "first_snapshot_id": snapshot_id, "last_snapshot_id": snapshot_id, "category": category,
-                "category_source": "yaml-tag" if category == "core" else "heuristic",
-                # New functional operators wait for the committee; out=/in-place variants follow them.
-                "needs_review": (not baseline) and op.kind == "functional",
+                "category_source": source,
+                # new functional operators wait for the committee; out=/in-place variants follow them
+                "needs_review": review, "review_reason": reason,
                 "lifecycle": "active", "lifecycle_since": None, "replacement": None, "version": 1,
+                "delegate": op.delegate,
             })
             result.added.append(name)
             if op.schema is None:
                 result.added_autogen.append(name)
             continue
+        kept = row.present and row.id in current
+        tags_before = current[row.id][1] if kept else None
+        verdict = judge_tags(name, label, tags_before, op.tags, category=row.category,
+                             category_source=row.category_source, suggested=op.suggested_category,
+                             lifecycle=row.lifecycle, needs_review=row.needs_review, review_reason=row.review_reason,
+                             decided=row.category if row.category_source == "decision" else None,
+                             functional=functional)
         change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
                         "last_snapshot_id": snapshot_id, "kind": op.kind,
                         "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
-                        "category": row.category, "category_source": row.category_source,
-                        "needs_review": row.needs_review}
-        # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
-        # read: decoding every row's JSON costs more than the whole comparison)
-        tags_before = current[row.id][1] if row.present and row.id in current else None
-        edited = governance_tags_edited(tags_before, op.tags)
-        if row.category_source != "decision":  # until the committee decides, the file says
-            change["category"] = op.suggested_category
-            change["category_source"] = "yaml-tag" if change["category"] == "core" else "heuristic"
-            if row.category == "core" and change["category"] != "core":
-                # a release dropped the tag (now or before): it stays core, under review, until the
-                # committee decides; only a decision takes an operator out of core
-                change["category"], change["category_source"] = row.category, row.category_source
-        if edited:
-            if "+core" in edited or "-core" in edited:
-                change["needs_review"] = True  # a core addition or removal waits for the committee
-            result.tags_changed.append(f"{name}: {' '.join(edited)}")
-            stays = (" — it stays core and waits for the committee's review" if "-core" in edited
-                     and change["category"] == "core" else
-                     " — it waits for the committee's review" if "+core" in edited else "")
-            events.append({"action": "operator.tags_changed", "subject": name,
-                           "before": {"tags": sorted(GOVERNANCE_TAGS & set(tags_before or ()))},
-                           "after": {"tags": sorted(GOVERNANCE_TAGS & set(op.tags))},
-                           "reason": f"snapshot {label} {' '.join(edited)}{stays}"})
-            for mark in edited:
-                rule = finding_rule(mark)
-                verb = "adds" if mark[0] == "+" else "drops"
-                tag_findings.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": name,
-                                     "kind": "policy", "rule": rule, "severity": "warning",
-                                     "message": f"{label} {verb} the `{mark[1:]}` tag of {name}{stays}",
-                                     "old_schema": row.schema, "new_schema": op.schema, "line": op.line})
+                        "category": verdict.category, "category_source": verdict.category_source,
+                        "needs_review": verdict.needs_review, "review_reason": verdict.review_reason,
+                        "delegate": op.delegate}
+        for f in verdict.findings:
+            finding(name, op, row.schema, f)
+        if verdict.governance:
+            result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
+        record_before = {"category": row.category, "category_source": row.category_source,
+                         "needs_review": row.needs_review}
+        record_after = {"category": verdict.category, "category_source": verdict.category_source,
+                        "needs_review": verdict.needs_review}
         if not row.present:
             result.added.append(name)
-            events.append({"action": "operator.reappeared", "subject": name, "after": {"schema": op.schema}})
+            old_tags = list(last_tags.get(row.id) or ())
+            events.append({"action": "operator.reappeared", "subject": name,
+                           "before": {"tags": old_tags, **record_before},
+                           "after": {"schema": op.schema, "tags": list(op.tags), **record_after, "snapshot": label},
+                           "reason": " ".join([f"back in {label}", *tags_edited(old_tags, op.tags)])
+                                     + (f"; {verdict.review_reason}" if verdict.review_reason
+                                        and verdict.review_reason != row.review_reason else "")})
+        elif verdict.edits:
+            reason = f"{label} {' '.join(verdict.edits)}"
+            if verdict.governance and verdict.review_reason and verdict.review_reason != row.review_reason:
+                others = [e for e in verdict.edits if e not in verdict.governance]
+                reason = verdict.review_reason + (f" (and {' '.join(others)})" if others else "")
+            elif verdict.governance:
+                reason += " — " + "; ".join(f.message for f in verdict.findings)
+            elif record_after["category"] != record_before["category"]:
+                reason += f" — {_category_reason(label, verdict.category, verdict.category_source)}"
+            events.append({"action": "operator.tags_changed", "subject": name,
+                           "before": {"tags": list(tags_before or ()), **record_before},
+                           "after": {"tags": list(op.tags), **record_after, "snapshot": label}, "reason": reason})
+        elif record_after != record_before:  # the file's kernels moved an undecided operator
+            events.append({"action": "operator.category_changed", "subject": name, "before": record_before,
+                           "after": {**record_after, "snapshot": label},
+                           "reason": _category_reason(label, verdict.category, verdict.category_source)})
         if row.schema != op.schema:
             versions.append({"operator_id": row.id, "snapshot_id": snapshot_id, "schema": op.schema})
             if row.present and row.schema is None and row.autogen_of is not None and op.schema is not None:
                 # not a schema change: torchgen generated it from another entry until now
                 result.own_entry[name] = row.autogen_of
                 events.append({"action": "operator.own_entry", "subject": name,
-                               "before": {"autogen_of": row.autogen_of}, "after": {"schema": op.schema}})
+                               "before": {"autogen_of": row.autogen_of},
+                               "after": {"schema": op.schema, "snapshot": label}})
             elif row.present:
                 result.changed.append(name)
                 events.append({"action": "operator.schema_changed", "subject": name,
-                               "before": {"schema": row.schema}, "after": {"schema": op.schema}})
-        if (row.present, row.schema, tags_before, row.kind, row.composite_implicit, row.autogen_of,
-                row.category, row.category_source) != (True, op.schema, change["tags"], op.kind, op.composite_implicit,
-                                                       op.autogen_of, change["category"], change["category_source"]) \
-                or change["needs_review"] != row.needs_review:
+                               "before": {"schema": row.schema}, "after": {"schema": op.schema, "snapshot": label}})
+        elif row.present and (row.kind, row.autogen_of) != (op.kind, op.autogen_of):
+            events.append({"action": "operator.entry_changed", "subject": name,
+                           "before": {"kind": row.kind, "autogen_of": row.autogen_of},
+                           "after": {"kind": op.kind, "autogen_of": op.autogen_of, "snapshot": label}})
+        if (row.present, row.schema, tags_before, row.kind, row.composite_implicit, row.autogen_of, row.category,
+                row.category_source, row.needs_review, row.review_reason, row.delegate) != (
+                True, op.schema, change["tags"], op.kind, op.composite_implicit, op.autogen_of, change["category"],
+                change["category_source"], change["needs_review"], change["review_reason"], op.delegate):
             updates.append(change)
 
     removed = [row for name, row in known.items() if row.present and name not in registry.ops]
     for row in removed:
         result.removed.append(row.qualname)
-        events.append({"action": "operator.removed", "subject": row.qualname, "before": {"schema": row.schema},
+        events.append({"action": "operator.removed", "subject": row.qualname,
+                       "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
+                       "after": {"snapshot": label},
                        "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"})
 
     table = operators
@@ -330,7 +383,8 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                               else_=bindparam("category")),
                 category_source=case((table.c.category_source == "decision", table.c.category_source),
                                      else_=bindparam("category_source")),
-                needs_review=bindparam("needs_review"), version=table.c.version + 1),
+                needs_review=bindparam("needs_review"), review_reason=bindparam("review_reason"),
+                delegate=bindparam("delegate"), version=table.c.version + 1),
             updates, execution_options={"synchronize_session": False})
     if removed:
         # last_snapshot_id: the last snapshot that held it (kept up to date only once it has left)
@@ -348,13 +402,17 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                              "schema": registry.ops[qualname].schema})
         if not baseline:  # the first snapshot is one event; afterwards every change is its own
             events.extend({"action": "operator.added", "subject": r["qualname"],
-                           "after": {"schema": r["schema"], "category": r["category"]}} for r in new_rows)
+                           "after": {"schema": r["schema"], "tags": r["tags"], "category": r["category"],
+                                     "category_source": r["category_source"], "needs_review": r["needs_review"],
+                                     "snapshot": label},
+                           "reason": r["review_reason"]} for r in new_rows)
     insert_rows(session, schema_versions, versions)
     if tag_findings:
         from opgov.db.tables import findings
 
         insert_rows(session, findings, tag_findings)
-        result.findings["warning"] = result.findings.get("warning", 0) + len(tag_findings)
+        for f in tag_findings:
+            result.findings[f["severity"]] = result.findings.get(f["severity"], 0) + 1
     stored.append_latest(session, snapshot_id, position,
                          [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
                          [(ids[name], op.line) for name, op in registry.ops.items()], current)

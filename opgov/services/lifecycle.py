@@ -11,7 +11,7 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
 from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
                                    serialize)
-from opgov.results.models import LifecycleStepResult, NextStep, TickItem, TickResult
+from opgov.results.models import LifecycleStepResult, NextStep, Reference, TickItem, TickResult
 
 
 def periods(ctx: Ctx) -> Periods:
@@ -54,6 +54,55 @@ def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:
                         key=lambda m: m.qualname)]
 
 
+# how far along the lifecycle each state is: a reference whose own state is behind the step's is
+# left behind by it (deprecating gelu leaves an active gelu_backward behind)
+_ORDER = {"active": 0, "deprecating": 1, "deprecated": 2, "deleted": 3}
+# the names torchgen and autograd give an operator's backward and forward-mode companions
+_COMPANIONS = ("_backward", "_double_backward", "_jvp", "_backward_jvp")
+
+
+def left_behind(session, moved: list[Operator], to_state: str) -> list[Reference]:
+    """What still refers to the operators ``moved`` (a family) in the same native_functions.yaml,
+    or in the decomposition rules, and stays behind the step to ``to_state``: their backward (and
+    forward-mode) companions by torchgen's naming, entries whose ``structured_delegate:`` names one
+    of them, operators an ``autogen:`` of theirs declares, and rules that decompose into them.
+    Only operators the latest snapshot holds (a rule's operator, whatever it is), whose lifecycle is
+    behind ``to_state``. Nothing for a step back to active."""
+    from opgov.db.models import DecompRule
+
+    if to_state == "active":
+        return []
+    names = {m.qualname for m in moved}
+    bases = {(m.namespace, m.name) for m in moved}
+    found: dict[tuple[str, str], Reference] = {}
+
+    def add(op: Operator, relation: str, of: str) -> None:
+        if op.qualname in names or not op.present or _ORDER[op.lifecycle] >= _ORDER[to_state]:
+            return
+        found.setdefault((op.qualname, relation), Reference(operator=op.qualname, relation=relation, of=of,
+                                                             lifecycle=op.lifecycle))
+
+    for namespace, base in sorted(bases):
+        for other in session.scalars(select(Operator).where(Operator.namespace == namespace,
+                                                            Operator.name.startswith(f"{base}_", autoescape=True))):
+            suffix = other.name[len(base):]
+            if suffix in _COMPANIONS:
+                add(other, "backward" if "backward" in suffix else "forward-mode derivative", f"{namespace}::{base}")
+    for other in session.scalars(select(Operator).where(Operator.delegate.in_(names))):
+        add(other, "structured_delegate", other.delegate)
+    for other in session.scalars(select(Operator).where(Operator.autogen_of.in_(names))):
+        add(other, "autogen", other.autogen_of)
+    for rule in session.scalars(select(DecompRule).order_by(DecompRule.operator)):
+        hit = next((t for t in rule.targets if t in names), None)
+        if hit is not None and rule.operator not in names:
+            op = session.scalars(select(Operator).where(Operator.qualname == rule.operator)).first()
+            if op is None or op.lifecycle == "deleted" or _ORDER[op.lifecycle] < _ORDER[to_state]:
+                found.setdefault((rule.operator, "decomposition rule"), Reference(
+                    operator=rule.operator, relation="decomposition rule", of=hit,
+                    lifecycle=op.lifecycle if op is not None else None))
+    return sorted(found.values(), key=lambda r: (r.operator, r.relation))
+
+
 def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement: str | None = None) -> LifecycleStepResult:
     """Move ``op`` and its whole family (see :func:`family`) to ``to_state`` together, with one
     timer: every member is checked before any moves, and a refusal names the member."""
@@ -69,6 +118,7 @@ def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement
                                    f"{member.qualname}, of its family, cannot: {problem} (a family moves together)"),
                                 subject=member.qualname)
     from_state = op.lifecycle
+    behind = left_behind(ctx.session, members, to_state)
     for member in members:
         before = {"lifecycle": member.lifecycle,
                   "since": member.lifecycle_since.isoformat() if member.lifecycle_since else None}
@@ -83,11 +133,15 @@ def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement
         after = {"lifecycle": to_state, "replacement": member.replacement}
         if member is not op:
             after["with"] = op.qualname
+        else:
+            after["family"] = [m.qualname for m in members[1:]]
+            if behind:
+                after["left_behind"] = [r.model_dump() for r in behind]
         log_event(ctx, f"lifecycle.{to_state}", member.qualname, before=before, after=after, reason=reason)
     ctx.session.flush()
     return LifecycleStepResult(operator=op.qualname, from_state=from_state, to_state=to_state, at=now,
                                replacement=op.replacement, next=_next_view(ctx, op),
-                               family=[m.qualname for m in members[1:]])
+                               family=[m.qualname for m in members[1:]], left_behind=behind)
 
 
 def _next_view(ctx: Ctx, op: Operator) -> NextStep | None:

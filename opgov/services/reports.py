@@ -33,9 +33,9 @@ from opgov.db.models import BcException, Event, Finding, LifecycleStep, Operator
 from opgov.core.errors import BadInput
 from opgov.core.lifecycle import next_timed_step
 from opgov.core.vocab import Category, Lifecycle, Severity
-from opgov.render.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, ExceptionEntry,
-                          LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp, ReviewItem, SnapshotRef,
-                          TrendPoint, Vote, WeeklyReport)
+from opgov.render.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
+                                 ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
+                                 ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
 from opgov.services.common import Ctx, get_int_setting
 from opgov.services.lifecycle import periods
 
@@ -83,6 +83,8 @@ class _Op:
     present: bool
     first_snapshot_id: int
     tags: list[str] | None = None
+    review_reason: str | None = None
+    lifecycle: str = "active"
 
 
 def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | None = None) -> WeeklyReport:
@@ -101,7 +103,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     ops = [_Op(*row) for row in session.execute(select(
         Operator.id, Operator.qualname, Operator.schema, Operator.autogen_of, Operator.kind, Operator.category,
         Operator.category_source, Operator.needs_review, Operator.present, Operator.first_snapshot_id,
-        Operator.tags))]
+        Operator.tags, Operator.review_reason, Operator.lifecycle))]
     by_id = {op.id: op for op in ops}
     by_name = {op.qualname: op for op in ops}
 
@@ -165,6 +167,10 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
             due_soon.append(item)
 
     findings = _findings(ctx, in_period, snapshots, as_of)
+    tag_changes = [TagChange(snapshot=f.snapshot, operator=f.operator, edit=_edit_of(f), rule=f.rule,
+                             severity=f.severity, message=f.message) for f in findings if f.kind == "policy"]
+    findings = [f for f in findings if f.kind != "policy"]
+    drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
 
     today = as_of.date()
@@ -202,7 +208,8 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
                         soon_days=SOON_DAYS, review_queue=tuple(review_queue), proposals_open=tuple(proposals_open),
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
                         lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
-                        deprecated_ops=tuple(deprecated), compat_findings=tuple(findings),
+                        deprecated_ops=tuple(deprecated), tag_changes=tuple(tag_changes), core_drift=tuple(drift),
+                        compat_findings=tuple(findings),
                         removed_without_deprecation=tuple(removed), exceptions_expired=tuple(expired),
                         exceptions_expiring=tuple(expiring), opset_now=opset_now, opset_trend=tuple(trend))
 
@@ -249,8 +256,50 @@ def _review_queue(ops, snapshots, snap_by_id, present, undecided, category_at) -
                                 suggestion_reason=("its core tag was dropped from native_functions.yaml: core until "
                                                    "the committee decides" if category == "core"
                                                    and source == "yaml-tag" and "core" not in (op.tags or ())
-                                                   else suggestion_reason(category, source))))
+                                                   else suggestion_reason(category, source)),
+                                review_reason=op.review_reason if op.needs_review else None))
     return queue
+
+
+def _edit_of(finding: CompatFinding) -> str:
+    """``-core`` for a core-tag-removed finding; the lifecycle tag a lifecycle-tag-edited one names."""
+    if finding.rule == "core-tag-added":
+        return "+core"
+    if finding.rule == "core-tag-removed":
+        return "-core"
+    tag = next((t for t in ("deprecating", "deprecated") if f"`{t}`" in finding.message), "lifecycle")
+    return ("+" if " adds " in finding.message else "-") + tag
+
+
+def _core_drift(ctx: Ctx, ops, present: set[int], category_at) -> list[DriftItem]:
+    """Present operators whose category on record and `core` tag in the latest snapshot disagree,
+    with why: the review reason (a release moved the tag, the committee has not decided), or the
+    committee's decision the yaml does not carry yet."""
+    from opgov.db.models import Decision
+
+    drift = []
+    for op in ops:
+        if op.id not in present or op.lifecycle == "deleted":
+            continue
+        category, source = category_at(op)
+        tagged = "core" in (op.tags or ())
+        if (category == "core") == tagged:
+            continue
+        if op.needs_review and op.review_reason:
+            why = op.review_reason
+        elif source == "decision":
+            decided = ctx.session.scalars(select(Decision).where(Decision.operator_id == op.id,
+                                                                 Decision.note.is_(None))
+                                          .order_by(Decision.decided_at.desc(), Decision.id.desc())).first()
+            why = (f"the committee decided {category}" + (f" ({decided.source}, {decided.decided_at:%Y-%m-%d})"
+                                                          if decided is not None else "")
+                   + ("; the yaml does not tag it core yet (opgov sync-yaml writes the tag)" if category == "core"
+                      else "; the yaml still tags it core (opgov sync-yaml removes the tag)"))
+        else:
+            why = "the yaml tag and the category disagree"
+        drift.append(DriftItem(operator=op.qualname, category=category, category_source=source, tagged_core=tagged,
+                               waiting=op.needs_review, reason=why))
+    return drift
 
 
 def _proposals(ctx: Ctx, by_id, since: datetime, as_of: datetime) -> tuple[list, list]:

@@ -214,8 +214,9 @@ def test_markdown_title_names_the_week_and_the_summary_counts(week, week_md):
     assert f"{len(week['removed_without_deprecation'])} operators removed without deprecation" in summary
     assert [line[3:] for line in week_md.splitlines() if line.startswith("## ")] == [
         "Review queue", "Open proposals", "Decided proposals", "Lifecycle: overdue", "Lifecycle: due now",
-        "Lifecycle: due within 7 days", "Deprecated operators", "Compatibility findings",
-        "Removed without deprecation", "Exceptions expired", "Exceptions expiring within 7 days",
+        "Lifecycle: due within 7 days", "Deprecated operators", "Core and lifecycle tags changed", "Core drift",
+        "Compatibility findings", "Removed without deprecation", "Exceptions expired",
+        "Exceptions expiring within 7 days",
         "The opset now", "The opset across snapshots"]
 
 
@@ -460,8 +461,13 @@ def test_compat_findings_in_markdown_errors_first(history):
     errors = sum(s == "**error**" and k == "BC" for s, k in zip(severity, kinds))
     fc = sum(s == "warning" and k == "FC" for s, k in zip(severity, kinds))
     assert section.lstrip().startswith(f"{errors} BC errors, {fc} FC warnings, ")
-    # the governance tags 2.6.0 dropped or added are findings of their own
-    assert "tag warnings" in section and "core-tag-removed" in section
+    # the governance tags 2.6.0 dropped or added have a section of their own, with check-pr's rule ids
+    tags = md_section(md, "Core and lifecycle tags changed")
+    tables = md_tables(tags)
+    assert {tuple(t[0]) for t in tables} == {("Snapshot", "Operator", "Edit", "Severity", "Rule", "What the record did")}
+    rows = [r[:5] for t in tables for r in t[1:]]
+    assert ["2.6.0", "`aten::native_batch_norm`", "**-core**", "warning", "`core-tag-removed`"] in rows
+    assert "core-tag-removed" not in section
 
 
 def test_exceptions_expired_and_expiring(week):

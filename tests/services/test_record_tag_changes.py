@@ -78,12 +78,13 @@ def test_a_dropped_core_tag_leaves_the_operator_core_and_queued(edited):
     assert ("2.12.1", "core-tag-removed") in rules
     log = json.loads(opgov(db, "log", "aten::abs", "--json"))
     [event] = [e for e in log if e["action"] == "operator.tags_changed"]
-    assert event["before"] == {"tags": ["core"]} and event["after"] == {"tags": []}
+    assert event["before"]["tags"] == ["core", "pointwise"] and event["after"]["tags"] == ["pointwise"]
+    assert event["after"]["category"] == "core" and event["after"]["needs_review"] and event["after"]["snapshot"] == "2.12.1"
     assert "2.12.1" in event["reason"] and "stays core" in event["reason"]
     report = opgov(db, "report", "weekly")
     assert "core-tag-removed" in report and "core-tag-added" in report and "lifecycle-tag-edited" in report
     queue = report.split("## Open proposals")[0]
-    assert "`aten::abs`" in queue and "core tag was dropped" in queue
+    assert "`aten::abs`" in queue and "2.12.1 dropped the core tag: it stays core until the committee decides" in queue
 
 
 def test_a_core_tag_added_waits_for_review(edited):
