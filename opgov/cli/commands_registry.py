@@ -229,7 +229,7 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     changes = [c for h in info.history for c in h.changes]
     if changes:
         section("what changed, and why", ["snapshot", "when", "what", "change", "by", "why"],
-              [[c.snapshot, second(c.at), c.what, _change_text(c), ", ".join(c.by) or c.actor, c.reason or ""]
+              [[c.snapshot, day(c.at), c.what, _change_text(c), ", ".join(c.by) or c.actor, c.reason or ""]
                for c in changes])
     if info.decisions:
         section("decisions", ["when", "category", "by", "rationale"],
