@@ -69,7 +69,7 @@ class ExportVerdict:
 def operators_of(program: Any) -> list[str]:
     """The operators of an ``ExportedProgram`` or of a ``.pt2`` archive's programs, canonical, in
     first-use order."""
-    from opgov.core.names import canonical
+    from opgov.formats.torch_decomps import overload_name
 
     if isinstance(program, (str, os.PathLike)):
         from opgov.formats.pt2 import read_pt2
@@ -84,8 +84,7 @@ def operators_of(program: Any) -> list[str]:
         target = node.target
         if node.op != "call_function" or not hasattr(target, "_schema") or not hasattr(target, "_overloadname"):
             continue  # Python operators (getitem, comparisons of sizes) are not ATen's
-        name = canonical(f"{target.namespace}::{target._opname}"
-                         + ("" if target._overloadname == "default" else f".{target._overloadname}"))
+        name = overload_name(target)
         if name not in found:
             found.append(name)
     return found

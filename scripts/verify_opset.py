@@ -14,6 +14,8 @@ import json
 import sys
 import warnings
 
+from opgov.formats.torch_decomps import overload_name
+
 
 def modules(torch):
     F = torch.nn.functional
@@ -40,11 +42,6 @@ def modules(torch):
             "data-dependent": (DataDependent(), (torch.randn(5),))}
 
 
-def name(target) -> str:
-    overload = target._overloadname
-    return f"{target.namespace}::{target._opname}" + ("" if overload == "default" else f".{overload}")
-
-
 def main(argv: list[str]) -> int:
     warnings.filterwarnings("ignore")
     import torch
@@ -57,7 +54,7 @@ def main(argv: list[str]) -> int:
     for label, (module, args) in modules(torch).items():
         with torch.no_grad():
             ep = torch.export.export(module, args).run_decompositions(scope["decomp_table"])
-        ops = sorted({name(n.target) for n in ep.graph.nodes
+        ops = sorted({overload_name(n.target) for n in ep.graph.nodes
                       if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)})
         missing = [op for op in ops if op not in listed]
         unlisted += len(missing)

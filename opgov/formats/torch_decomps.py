@@ -245,10 +245,10 @@ def _worker_main() -> None:
     import torch  # noqa: PLC0415
     from torch._decomp import core_aten_decompositions, decomposition_table  # noqa: PLC0415
 
-    core = {_op_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
+    core = {overload_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
             if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     # torch's other decompositions, which a table can add (the default table's win)
-    table = {_op_name(op): (op, fn) for op, fn in decomposition_table.items()
+    table = {overload_name(op): (op, fn) for op, fn in decomposition_table.items()
              if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     table.update(core)
     if isinstance(request, dict):
@@ -269,7 +269,9 @@ def _worker_main() -> None:
         sys.stdout.flush()
 
 
-def _op_name(op) -> str:
+def overload_name(op) -> str:
+    """A torch ``OpOverload`` as opgov spells it: ``aten::add.Tensor``, ``aten::abs`` for the default
+    overload. Reads the object's attributes only: no torch import here."""
     overload = op._overloadname
     base = f"{op.namespace}::{op._opname}"
     return base if overload == "default" else f"{base}.{overload}"
@@ -311,11 +313,11 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
                     self.depth -= 1
                 if out is not NotImplemented:
                     return out
-            self.seen.append(_op_name(func))
+            self.seen.append(overload_name(func))
             return func(*args, **(kwargs or {}))
 
     first: str | None = None  # the error of the most ordinary example explains best
-    name = _op_name(op)
+    name = overload_name(op)
     examples = _examples(op._schema)
     while True:
         try:
