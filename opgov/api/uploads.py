@@ -1,6 +1,7 @@
-"""Uploaded files: bounded in size (413), text only (400) unless binary is allowed (a ``.pt2``
-archive), kept in a private temporary folder for the duration of the request. Messages and
-results name an upload by the file name the client sent, never by its temporary path."""
+"""Uploaded files: bounded in size (413; the whole request body is bounded before any route by
+api/limits.py), text only (400) unless binary is allowed (a ``.pt2`` archive), kept in a private
+temporary folder for the duration of the request. Messages and results name an upload by the
+file name the client sent, never by its temporary path."""
 
 from __future__ import annotations
 
@@ -11,17 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from fastapi import HTTPException, Request, UploadFile
+from fastapi import HTTPException, UploadFile
 
 from opgov.core.errors import OpgovError
-
-
-def check_length(request: Request) -> None:
-    """Refuse (413) a request whose declared body is larger than the server allows, before reading it."""
-    limit = request.app.state.config.max_upload_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise HTTPException(413, f"the upload is {int(declared)} bytes; this server accepts at most {limit}")
 
 
 def read_text(upload: UploadFile, limit: int) -> tuple[str, str]:

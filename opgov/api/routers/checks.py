@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader
-from opgov.api.uploads import check_length, read_text
+from opgov.api.uploads import read_text
 
 router = APIRouter(prefix="/api/v1", tags=["checks"])
 
@@ -26,7 +26,7 @@ def _model_report():
     return ModelCheckReport
 
 
-@router.post("/check-bc", response_model=_check_report(), dependencies=[Depends(check_length)])
+@router.post("/check-bc", response_model=_check_report())
 def check_bc(request: Request, ctx: Reader,
              old: UploadFile | None = File(None, description="the old native_functions.yaml (or old_snapshot)"),
              new: UploadFile | None = File(None, description="the new native_functions.yaml (or new_snapshot)"),
@@ -76,7 +76,6 @@ async def _model_input(request: Request) -> _ModelInput:
     from opgov.core.errors import BadInput
 
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
-        check_length(request)
         form = await request.form()
         uploads = [u for u in form.getlist("models") if isinstance(u, Upload)]
         if not uploads:

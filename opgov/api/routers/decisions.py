@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from opgov.api.deps import Writer
-from opgov.api.uploads import check_length, read_text, saved, shown_name
+from opgov.api.uploads import read_text, saved, shown_name
 from opgov.results.models import DecisionsLoaded
 
 router = APIRouter(prefix="/api/v1/decisions", tags=["decisions"])
 
 
-@router.post("", response_model=DecisionsLoaded, status_code=201, dependencies=[Depends(check_length)])
+@router.post("", response_model=DecisionsLoaded, status_code=201)
 def load_decisions(request: Request, ctx: Writer,
                    decisions: UploadFile | None = File(None, description="a decisions file (format in the user "
                                                                           "guide)"),

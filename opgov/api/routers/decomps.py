@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, File, Request, UploadFile
+from fastapi import APIRouter, File, Request, UploadFile
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.api.uploads import check_length, read_text, saved, shown_name
+from opgov.api.uploads import read_text, saved, shown_name
 from opgov.results.models import RulesLoaded, RuleView, TorchRulesImported
 
 router = APIRouter(prefix="/api/v1/decomps", tags=["decompositions"])
@@ -26,7 +26,7 @@ def list_rules(ctx: Reader) -> list[RuleView]:
     return list_rules(ctx)
 
 
-@router.post("", response_model=RulesLoaded, status_code=201, dependencies=[Depends(check_length)])
+@router.post("", response_model=RulesLoaded, status_code=201)
 def load_rules(request: Request, ctx: Writer,
                rules: UploadFile = File(..., description="a rules file (format in the user guide), or the "
                                                          "2023 review's facts file")) -> RulesLoaded:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, Response, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.api.uploads import check_length, read_bytes, saved, shown_name
+from opgov.api.uploads import read_bytes, saved, shown_name
 from opgov.services.runtimes import CoverageMatrix, RuntimeAdded, RuntimeDetail, RuntimeList
 from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
 
@@ -52,8 +52,7 @@ def show_runtime(runtime: str, ctx: Reader) -> RuntimeDetail:
     return show_runtime(ctx, runtime)
 
 
-@router.post("/runtimes", response_model=RuntimeAdded, status_code=201, tags=["runtimes"],
-             dependencies=[Depends(check_length)])
+@router.post("/runtimes", response_model=RuntimeAdded, status_code=201, tags=["runtimes"])
 def add_runtime(request: Request, ctx: Writer, runtime: str = Form(..., description="NAME@VERSION"),
                 ops: list[UploadFile] = File(..., description="ExecuTorch kernel yaml (functions.yaml), "
                                              "selected_operators.yaml, `opgov opset build` output, or a list"),

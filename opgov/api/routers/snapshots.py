@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
-from opgov.api.uploads import check_length, read_text, saved, shown_name
+from opgov.api.uploads import read_text, saved, shown_name
 from opgov.results.models import ImportResult, SnapshotView
 
 router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
@@ -19,7 +19,7 @@ def list_snapshots(ctx: Reader) -> list[SnapshotView]:
     return list_snapshots(ctx)
 
 
-@router.post("", response_model=ImportResult, status_code=201, dependencies=[Depends(check_length)])
+@router.post("", response_model=ImportResult, status_code=201)
 def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., description="e.g. 2.13.0"),
                   native_functions: UploadFile = File(..., description="native_functions.yaml"),
                   tags: UploadFile | None = File(None, description="tags.yaml: every tag used must be declared"),

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
-from opgov.api.uploads import check_length
 from opgov.results.models import SyncAnswer
 
 router = APIRouter(prefix="/api/v1/sync-yaml", tags=["sync"])
@@ -33,7 +32,7 @@ def _answer(request: Request, ctx, mode: str, native_functions: UploadFile, tags
                       dry_run=dry_run)
 
 
-@router.post("", response_model=SyncAnswer, dependencies=[Depends(check_length)])
+@router.post("", response_model=SyncAnswer)
 def check(request: Request, ctx: Reader, native_functions: UploadFile = _NATIVE, tags: UploadFile | None = _TAGS,
           mode: Literal["check", "diff"] = Form("check", description="check: what is out of sync; diff: also "
                                                                       "the unified diff"),
@@ -43,7 +42,7 @@ def check(request: Request, ctx: Reader, native_functions: UploadFile = _NATIVE,
     return _answer(request, ctx, mode, native_functions, tags, tags_beside)
 
 
-@router.post("/write", response_model=SyncAnswer, dependencies=[Depends(check_length)])
+@router.post("/write", response_model=SyncAnswer)
 def write(request: Request, ctx: Writer, native_functions: UploadFile = _NATIVE, tags: UploadFile | None = _TAGS,
           tags_beside: bool = _BESIDE,
           dry_run: bool = Form(False, description="answer as for a write, but log nothing: the client cannot "
