@@ -113,8 +113,9 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      torch=facts.version if (facts := torch_facts(ctx.session)) is not None and facts.complete else None)
 
 
-def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None) -> OperatorPage:
-    """One operator's page; ``models``: the corpus (:func:`opset_data`'s), if any."""
+def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:
+    """One operator's page; ``models``: the corpus (:func:`opset_data`'s), if any; ``runtimes``:
+    :func:`opgov.services.runtimes.runtimes_by_name`, read here when not given (once per site)."""
     from sqlalchemy import select
 
     from opgov.core.lifecycle import next_timed_step
@@ -136,8 +137,9 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
     policy = periods(ctx)
     due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
     used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
-    from opgov.services.runtimes import runtimes_of_operator
+    from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
 
-    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=runtimes_of_operator(ctx, op),
+    implemented = runtimes_of_operator(op, runtimes if runtimes is not None else runtimes_by_name(ctx))
+    return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=implemented,
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
                         deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days)

@@ -222,14 +222,20 @@ class OperatorRuntime(Result):
     versions: list[str] = Field(description="every registered version that has it, oldest first")
 
 
-def runtimes_of_operator(ctx: Ctx, op: str) -> list[OperatorRuntime]:
-    """For each registered runtime (by name) that has ever implemented ``op``: since which version."""
-    found = _runtimes(ctx, _Registry(ctx.session))
+def runtimes_by_name(ctx: Ctx) -> dict[str, list[_Runtime]]:
+    """Every registered runtime by name, its versions oldest first, each with what it has: read
+    once for any number of :func:`runtimes_of_operator` calls (a site's operator pages)."""
     by_name: dict[str, list[_Runtime]] = {}
-    for r in found:
+    for r in _runtimes(ctx, _Registry(ctx.session)):
         by_name.setdefault(r.id.name, []).append(r)
+    return dict(sorted(by_name.items()))
+
+
+def runtimes_of_operator(op: str, by_name: dict[str, list[_Runtime]]) -> list[OperatorRuntime]:
+    """For each registered runtime (``by_name``: :func:`runtimes_by_name`) that has ever
+    implemented ``op``: since which version."""
     out = []
-    for name, versions in sorted(by_name.items()):
+    for name, versions in by_name.items():
         having = [r for r in versions if op in r.has]
         if not having:
             continue

@@ -68,8 +68,11 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         "data/report.json": report.model_dump_json(by_alias=True),
         MARKER: "written by opgov site build; the next build replaces this folder\n",
     }
+    from opgov.services.runtimes import runtimes_by_name
+
+    runtimes = runtimes_by_name(ctx)  # what every registered runtime has, read once for all the pages
     for name in chosen:
-        page = operator_page(ctx, name, models=data.models)
+        page = operator_page(ctx, name, models=data.models, runtimes=runtimes)
         files[f"ops/{r.op_slug(name)}.html"] = r.op_page(deep, page)
         files[f"data/ops/{r.op_slug(name)}.json"] = page.model_dump_json(by_alias=True)
     parent = target.resolve().parent
