@@ -13,15 +13,8 @@ from functools import partial
 from fastapi import FastAPI
 
 from opgov import __version__
-from opgov.api import errors
+from opgov.api import contract, errors
 from opgov.api.config import Config
-from opgov.results.models import Problem
-
-ERRORS = {status: {"model": Problem, "description": why} for status, why in (
-    (400, "bad input: the CLI's one-line message"), (401, "no token, or an unknown, revoked or expired one"),
-    (403, "the token's member has a role that may not do this"), (404, "unknown operator, proposal, exception"),
-    (409, "refused by policy: timers, quorum, state"), (413, "the request body is larger than the server accepts"),
-    (422, "the request does not match its schema"))}
 
 
 def _simulation(engine) -> bool:
@@ -59,13 +52,14 @@ def create_app(config: Config | None = None) -> FastAPI:
         finally:
             engine.dispose()
 
-    app = FastAPI(title="opgov", version=__version__, lifespan=lifespan, responses=ERRORS,
+    app = FastAPI(title="opgov", version=__version__, lifespan=lifespan,
                   description="The operator-governance metadata service of PyTorch's core ATen opset: operators "
                               "and their history, the committee's proposals and votes, the lifecycle, the event "
                               "log and its Atom feed, compatibility checks and the weekly report. Reads are "
                               "public unless the server says otherwise; writes need `Authorization: Bearer "
                               "<token>` (`opgov tokens create`).")
     errors.install(app)
+    contract.install(app, public_reads=config.public_reads)
     from opgov.api.limits import RequestLimits
 
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Annotated, Iterator
 
-from fastapi import Depends, Header, HTTPException, Request
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPBearer
 
 from opgov.core.clock import Clock, SystemClock
 from opgov.services.common import ANONYMOUS, Ctx
@@ -51,6 +52,15 @@ def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool
 reading = contextmanager(lambda request, authorization, now: _ctx(request, authorization, now, write=False, orm=False))
 
 
+# a write outside FastAPI's dependencies (a route whose slow work must not hold the write lock);
+# such a route declares ``writes`` among its dependencies, so the contract knows it writes
+writing = contextmanager(lambda request, authorization, now: _ctx(request, authorization, now, write=True))
+
+
+def writes() -> None:
+    """Marks a route that opens its write transactions itself (``writing``)."""
+
+
 @contextmanager
 def orm_session(ctx: Ctx) -> Iterator[Ctx]:
     """``ctx`` with an ORM session inside the transaction of its Core connection (``reading``)."""
@@ -60,14 +70,25 @@ def orm_session(ctx: Ctx) -> Iterator[Ctx]:
         yield Ctx(session=session, actor=ctx.actor, clock=ctx.clock, token_id=ctx.token_id, anonymous=ctx.anonymous)
 
 
-def reader(request: Request, authorization: Annotated[str | None, Header()] = None,
-           now: Clock = Depends(clock)) -> Iterator[Ctx]:
+class _Bearer(HTTPBearer):
+    """The ``Authorization`` header as it came (None when absent): ``_ctx`` refuses a malformed one
+    with 401 itself. Declared as HTTP bearer security, so the OpenAPI document says how to
+    authenticate (opgov.api.contract)."""
+
+    async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
+        return request.headers.get("authorization")
+
+
+bearer = _Bearer(auto_error=False, scheme_name="bearer")
+Authorization = Annotated[str | None, Depends(bearer)]
+
+
+def reader(request: Request, authorization: Authorization, now: Clock = Depends(clock)) -> Iterator[Ctx]:
     """A read-only request: public unless the server says otherwise; a token given must be valid."""
     yield from _ctx(request, authorization, now, write=False)
 
 
-def writer(request: Request, authorization: Annotated[str | None, Header()] = None,
-           now: Clock = Depends(clock)) -> Iterator[Ctx]:
+def writer(request: Request, authorization: Authorization, now: Clock = Depends(clock)) -> Iterator[Ctx]:
     """A request that writes: the actor is the member whose token it carries."""
     yield from _ctx(request, authorization, now, write=True)
 

@@ -1,13 +1,15 @@
 """Every error as ``application/problem+json`` (RFC 9457), with the CLI's one-line message.
 
 BadInput → 400 (NotFound → 404), PolicyRefusal → 409 (Forbidden, a role that may not → 403),
-a request the schema rejects → 422, no or bad token → 401, an upload too large → 413. The
+a request the schema rejects → 422, no or bad token → 401, an upload too large → 413, a database
+busy with another writer for too long → 503 with ``Retry-After``. The
 transaction of a refused request is rolled back: nothing is written.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 
 from fastapi import FastAPI, HTTPException, Request
@@ -16,6 +18,7 @@ from fastapi.responses import JSONResponse
 
 from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal,
                                Unauthenticated)
+from opgov.db.engine import DatabaseBusy
 
 MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("opgov.api")
@@ -36,18 +39,59 @@ def status_of(err: OpgovError) -> int:
         return 403
     if isinstance(err, PolicyRefusal):
         return 409
-    if isinstance(err, DatabaseBehind):
+    if isinstance(err, (DatabaseBehind, DatabaseBusy)):
         return 503
     if isinstance(err, BadInput):
         return 400
     return 400
 
 
+def _message(error: dict) -> str:
+    """One schema error as the CLI says it where the CLI checks the same (a blank text, an operator
+    name), else as pydantic does, after the field's path."""
+    from opgov.api.fields import DATE_TIME_PATTERN, NOT_BLANK
+    from opgov.core.names import NAME_PATTERN
+
+    loc = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path", "form")]
+    field = next((p for p in reversed(loc) if not p.isdigit()), "")
+    ctx, kind, value = error.get("ctx") or {}, error.get("type"), error.get("input")
+    if (kind == "string_pattern_mismatch" and ctx.get("pattern") == NOT_BLANK) or (
+            kind == "string_too_short" and ctx.get("min_length") == 1):
+        if field in ("name", "member"):  # a member's name, as services.governance says it
+            return "member name must not be empty"
+        return f"the {field.replace('_', ' ')} must not be empty"
+    if kind == "literal_error" and field in ("role", "key"):  # a member's role, a setting's name
+        choices = ", ".join(re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
+        return f"unknown {'setting' if field == 'key' else field} {value!r} (one of {choices})"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == DATE_TIME_PATTERN:  # as the CLI's option
+        return f"--{field.replace('_', '-')} {value!r} is not an ISO 8601 date or time"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == NAME_PATTERN:
+        return f"{value!r} is not an operator name (expected e.g. aten::add.Tensor)"
+    where = ".".join(loc)
+    return f"{where}: {error.get('msg')}" if where else str(error.get("msg"))
+
+
 def install(app: FastAPI) -> None:
+    regexes: list[tuple[re.Pattern[str], set[str], bool]] = []
+
+    def allowed(path: str) -> list[str]:
+        """The methods some route of ``app`` answers on ``path`` (read from the routes once)."""
+        if not regexes:
+            from starlette.routing import compile_path
+
+            from opgov.api.contract import routes_of
+
+            regexes.extend((compile_path(path_format)[0], route.methods, "{" not in path_format)
+                           for path_format, route in routes_of(app))
+        # a path that names a route literally (/proposals/triage) is that route's, not a parameter's value
+        literal = {m for regex, methods, fixed in regexes if fixed and regex.match(path) for m in methods}
+        return sorted(literal or {m for regex, methods, _ in regexes if regex.match(path) for m in methods})
+
     @app.exception_handler(OpgovError)
     async def opgov_error(_request: Request, err: OpgovError):
         status = status_of(err)
-        return problem(status, str(err), headers={"WWW-Authenticate": "Bearer"} if status == 401 else None)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {"Retry-After": "5"} if status == 503 else None
+        return problem(status, str(err), headers=headers)
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, err: HTTPException):
@@ -57,17 +101,16 @@ def install(app: FastAPI) -> None:
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     @app.exception_handler(StarletteHTTPException)
-    async def starlette_error(_request: Request, err: StarletteHTTPException):
+    async def starlette_error(request: Request, err: StarletteHTTPException):
+        headers = getattr(err, "headers", None)
+        if err.status_code == 405:  # every method of the path, not those of the first route that matched it
+            headers = {**(headers or {}), "Allow": ", ".join(allowed(request.url.path))}
         return problem(err.status_code, err.detail if isinstance(err.detail, str) else HTTPStatus(err.status_code).phrase,
-                       headers=getattr(err, "headers", None))
+                       headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, err: RequestValidationError):
-        parts = []
-        for e in err.errors():
-            where = ".".join(str(p) for p in e.get("loc", ()) if p not in ("body", "query", "path"))
-            parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
-        return problem(422, "; ".join(parts) or "invalid request")
+        return problem(422, "; ".join(_message(e) for e in err.errors()) or "invalid request")
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, err: Exception):

@@ -70,7 +70,10 @@ def config_set(key: str, value: str) -> None:
     from opgov.services.governance import set_setting
     from opgov.results.models import SettingChange
 
-    result = send(f"/api/v1/config/{path_segment(key)}", SettingChange, method="PUT", json_body={"value": value},
+    from opgov.services.governance import setting_value
+
+    number = setting_value(key, value)  # checked here, so a server's answer cannot word it differently
+    result = send(f"/api/v1/config/{path_segment(key)}", SettingChange, method="PUT", json_body={"value": number},
                   local=lambda ctx: set_setting(ctx, key, value))
     say(f"{key}: {result.before} → {result.value}")
 

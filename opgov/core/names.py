@@ -16,10 +16,13 @@ import re
 from opgov.core.errors import BadInput
 from opgov.core.schema import OperatorName
 
-__all__ = ["DEFAULT_NAMESPACE", "OperatorName", "canonical", "from_func_name", "parse_op_name"]
+__all__ = ["DEFAULT_NAMESPACE", "NAME_PATTERN", "OperatorName", "canonical", "from_func_name", "parse_op_name"]
 
 DEFAULT_NAMESPACE = "aten"
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+# every spelling parse_op_name accepts (without surrounding blanks), as a regular expression that
+# JSON Schema (the service's OpenAPI document) and Python read the same way
+NAME_PATTERN = rf"^({_IDENT}::{_IDENT}(\.{_IDENT})?|{_IDENT}(\.{_IDENT}){{0,2}})$"
 
 
 def parse_op_name(text: str, *, known_namespaces: frozenset[str] = frozenset({"aten"})) -> OperatorName:

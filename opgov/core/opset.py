@@ -59,7 +59,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from opgov.core.corpus import ModelOps
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.graph_ops import is_graph_op
 from opgov.core.names import canonical
 from opgov.core.vocab import Preset
@@ -337,7 +337,7 @@ def _names(names: Iterable[str], operators: Mapping[str, OpInfo], rules: Mapping
     for raw in names:
         op = canonical(raw)
         if op not in operators and op not in rules and not (torch is not None and torch.has(op)):
-            raise BadInput(f"{flag} {raw}: unknown operator", subject=op)
+            raise NotFound(f"{flag} {raw}: unknown operator", subject=op)
         if op not in out:
             out.append(op)
     return out

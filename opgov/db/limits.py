@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Iterable
 
-from opgov.core.errors import BadInput
+from opgov.core.errors import BadInput, NotFound
 
 MAX_INTEGER = 2**31 - 1  # PostgreSQL's INTEGER, which every id column is
 
@@ -64,5 +64,5 @@ def before_execute(_connection, clause, multiparams, params, _options) -> None:
 def check_id(value: int, what: str) -> int:
     """An id typed by a user: beyond the integer range it cannot exist."""
     if not 0 < value <= MAX_INTEGER:
-        raise BadInput(f"unknown {what} {value}")
+        raise NotFound(f"unknown {what} {value}")
     return value

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
-from opgov.core.errors import BadInput, NotFound
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 
 if TYPE_CHECKING:
     from opgov.db.models import BcException
@@ -401,7 +401,7 @@ def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
 
         raise NotFound(f"unknown exception {exception_id} (see `opgov exceptions list`)")
     if row.removed_at is not None:
-        raise BadInput(f"exception {exception_id} ({row.pattern}) was already removed by {row.removed_by}")
+        raise PolicyRefusal(f"exception {exception_id} ({row.pattern}) was already removed by {row.removed_by}")
     require(ctx, "exceptions", "remove BC exceptions")
     row.removed_at, row.removed_by = ctx.now(), ctx.actor
     log_event(ctx, "exception.remove", f"exception:{row.id}", before={"pattern": row.pattern})

@@ -24,10 +24,11 @@ import json
 from sqlalchemy import delete, insert, select, update
 
 from opgov.db.tables import decomp_rules, operators, settings
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 
 if TYPE_CHECKING:
+    from opgov.formats.torch_decomps import TorchTable
     from opgov.results.models import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
@@ -211,31 +212,44 @@ def load_rules(ctx: Ctx, path: str, *, name: str | None = None) -> RulesLoaded:
                        precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"])
 
 
-def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0,
-                       only: Sequence[str] | None = None) -> TorchRulesImported:
+def torch_import_selection(ctx: Ctx, only: Sequence[str] | None) -> list[str] | None:
+    """What ``import_torch_rules`` would trace (None: the whole table), refused before any tracing
+    when the actor may not change rules or ``only`` names an operator the registry does not know."""
+    from opgov.core.names import canonical
+
+    require(ctx, "decomps", "change decomposition rules")
+    if not only:
+        return None
+    known = _known_operators(ctx.session)
+    known_set = set(known)
+    wanted = [canonical(name) for name in only]
+    for name in wanted:
+        if name not in known_set:
+            raise NotFound(_unknown(name, known) + " (--only)")
+    return wanted
+
+
+def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[str] | None = None,
+                       table: TorchTable | None = None) -> TorchRulesImported:
     """Record the rules observed by tracing torch.export's default decomposition table (source
     ``torch``; see :mod:`opgov.formats.torch_decomps` for what is derived and what is not).
 
     torch's table is a fact about PyTorch, so its rules are recorded even where
     ``check-decomps`` then finds that they end in non-core operators; the result counts the
     errors the import introduced. Rules from decisions and files are kept. Targets the registry
-    does not know are dropped (and listed); operators it does not know get no rule.
+    does not know are dropped (and listed); operators it does not know get no rule. ``table``:
+    one traced already (by ``read_torch_table(only=torch_import_selection(...))``), so that a
+    server does not hold its write transaction while torch traces.
     """
     from opgov.core.decomps import RuleChange, would_break
-    from opgov.core.names import canonical
     from opgov.formats.torch_decomps import read_torch_table
 
-    require(ctx, "decomps", "change decomposition rules")
+    wanted = torch_import_selection(ctx, only)
     session = ctx.session
     known = _known_operators(session)
     known_set = set(known)
-    wanted = None
-    if only:
-        wanted = [canonical(name) for name in only]
-        for name in wanted:
-            if name not in known_set:
-                raise BadInput(_unknown(name, known) + " (--only)")
-    table = read_torch_table(time_budget_s=time_budget_s, only=wanted)
+    if table is None:
+        table = read_torch_table(time_budget_s=time_budget_s, only=wanted)
     if table.default:  # a run that read torch's table (not one out of time before it began)
         _save_torch_facts(session, table, whole=wanted is None)
     # the rules torch.export applies by default; the rest of torch._decomp is kept as facts only
@@ -452,7 +466,7 @@ def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
     history = snapshots_holding(session, used)
     if runtime is not None and runtime not in {label for label, _ in history}:
         known_labels = ", ".join(label for label, _ in history) or "none"
-        raise BadInput(f"unknown snapshot {runtime!r} (known: {known_labels})")
+        raise NotFound(f"unknown snapshot {runtime!r} (known: {known_labels})")
     runtime_ops = next(have for label, have in history if label == runtime) if runtime is not None else None
     return check(ops, state=state, runtime_ops=runtime_ops, known=known,
                  deprecating_period_days=get_int_setting(session, "deprecating_days"), snapshots=history,

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
 from opgov.services.decompositions import refuse_if_breaks
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
                                    get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
@@ -50,7 +50,7 @@ def remove_member(ctx: Ctx, name: str) -> MemberView:
     require(ctx, "members", "remove members")
     member = session.scalars(select(Member).where(Member.name == name)).first()
     if member is None:
-        raise BadInput(f"unknown member {name!r}")
+        raise NotFound(f"unknown member {name!r}")
     if member.role == "maintainer":
         maintainers = session.scalar(select(func.count()).select_from(Member).where(Member.role == "maintainer"))
         others = session.scalar(select(func.count()).select_from(Member).where(Member.name != name))
@@ -68,7 +68,9 @@ def remove_member(ctx: Ctx, name: str) -> MemberView:
 # --- settings ---------------------------------------------------------------------------------------
 
 
-def set_setting(ctx: Ctx, key: str, value: str) -> SettingChange:
+def setting_value(key: str, value: str | int) -> int:
+    """``value`` as setting ``key``'s whole number within its range, or BadInput saying why (the CLI
+    asks this before it sends a value to a server, so both say the same)."""
     if key not in SETTING_HELP:
         raise BadInput(f"unknown setting {key!r} (one of {', '.join(SETTING_HELP)})")
     try:
@@ -78,6 +80,11 @@ def set_setting(ctx: Ctx, key: str, value: str) -> SettingChange:
     low, high = SETTING_RANGE[key]
     if not low <= number <= high:
         raise BadInput(f"{key} must be between {low} and {high}, got {number}")
+    return number
+
+
+def set_setting(ctx: Ctx, key: str, value: str | int) -> SettingChange:
+    number = setting_value(key, value)
     require(ctx, "config", "change settings")
     before = get_setting(ctx.session, key)
     ctx.session.merge(Setting(key=key, value=str(number)))
@@ -386,7 +393,7 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     wanted = {canonical(n) for n in names or ()}
     outside = sorted(wanted - set(queue))
     if outside:
-        raise BadInput(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
+        raise PolicyRefusal(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
                                                                       if len(outside) > 1 else ""), subject=outside[0])
     selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
     if not selected:

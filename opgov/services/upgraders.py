@@ -132,7 +132,7 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
 
         names = list(session.scalars(select(operators.c.qualname)))
         close = difflib.get_close_matches(op, names, n=3, cutoff=0.75)
-        raise BadInput(f"unknown operator {operator}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+        raise NotFound(f"unknown operator {operator}" + (f"; did you mean {', '.join(close)}?" if close else ""))
     start, end = parse_range(versions)
     try:
         normalized = normalize_schema(old_schema)

@@ -36,7 +36,7 @@ def _log(db: str) -> str:
 EXCEPTION_REMOVALS = [
     ("dev", "1"),             # a developer may not: 1
     ("chair", "1"),
-    ("chair", "1"),           # already removed: 2
+    ("chair", "1"),           # already removed: 1 (refused by its state)
     ("chair", "99"),          # unknown: 2
     ("chair", "99999999999"),  # unknown: 2
     ("bot", "2"),             # a bot may not: 1

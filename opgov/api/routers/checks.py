@@ -8,7 +8,9 @@ from typing import Union
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
 
+from opgov.api.contract import ONE_OF
 from opgov.api.deps import Reader
+from opgov.api.fields import NOT_BLANK, OperatorName
 from opgov.api.uploads import read_text
 
 router = APIRouter(prefix="/api/v1", tags=["checks"])
@@ -26,12 +28,15 @@ def _model_report():
     return ModelCheckReport
 
 
-@router.post("/check-bc", response_model=_check_report())
+@router.post("/check-bc", response_model=_check_report(),
+             openapi_extra={ONE_OF: [["old", "old_snapshot"], ["new", "new_snapshot"]]})
 def check_bc(request: Request, ctx: Reader,
              old: UploadFile | None = File(None, description="the old native_functions.yaml (or old_snapshot)"),
              new: UploadFile | None = File(None, description="the new native_functions.yaml (or new_snapshot)"),
-             old_snapshot: str | None = Form(None, description="the label of a snapshot the server holds, as OLD"),
-             new_snapshot: str | None = Form(None, description="the label of a snapshot the server holds, as NEW")):
+             old_snapshot: str | None = Form(None, min_length=1, max_length=200, pattern=NOT_BLANK,
+                                             description="the label of a snapshot the server holds, as OLD"),
+             new_snapshot: str | None = Form(None, min_length=1, max_length=200, pattern=NOT_BLANK,
+                                             description="the label of a snapshot the server holds, as NEW")):
     """BC/FC findings of old → new with PyTorch's semantics and the core policy (the database's
     decisions, exceptions and completed deletions apply). Each side is an uploaded file or the
     label of a snapshot the server holds (`opgov check-bc 2.12.0 2.13.0 --server …`).
@@ -53,7 +58,7 @@ def check_bc(request: Request, ctx: Reader,
 
 
 class ModelCheckRequest(BaseModel):
-    operators: list[str] = Field(min_length=1, description="the operators the model uses, e.g. aten::add.Tensor")
+    operators: list[OperatorName] = Field(min_length=1, description="the operators the model uses, e.g. aten::add.Tensor")
     runtime: str | None = Field(default=None, description="a registered runtime NAME@VERSION, or the snapshot "
                                                           "label the runtime was built from")
 
@@ -159,7 +164,7 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
 
 
 class ExportCheckRequest(BaseModel):
-    operators: list[str] = Field(min_length=1, max_length=100_000,
+    operators: list[OperatorName] = Field(min_length=1, max_length=100_000,
                                  description="the exported program's operators, e.g. aten::add.Tensor")
 
 

@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
+from opgov.api.contract import ONE_OF
 from opgov.api.deps import Writer
 from opgov.api.uploads import read_text, saved, shown_name
+from opgov.resources import SHIPPED_DATA
 from opgov.results.models import DecisionsLoaded
 
 router = APIRouter(prefix="/api/v1/decisions", tags=["decisions"])
 
 
-@router.post("", response_model=DecisionsLoaded, status_code=201)
+SHIPPED = Literal[tuple(k for k, v in SHIPPED_DATA.items() if v.startswith("decisions/"))]  # type: ignore[valid-type]
+
+
+@router.post("", response_model=DecisionsLoaded, status_code=201,
+             openapi_extra={ONE_OF: [["decisions", "shipped"]]})
 def load_decisions(request: Request, ctx: Writer,
                    decisions: UploadFile | None = File(None, description="a decisions file (format in the user "
                                                                           "guide)"),
-                   shipped: str | None = Form(None, description="instead of a file, one opgov ships: "
-                                                                "core-aten-review-2023")) -> DecisionsLoaded:
+                   shipped: SHIPPED | None = Form(None, description="instead of a file, the name of one opgov "
+                                                                    "ships")) -> DecisionsLoaded:
     """Record a file of historical decisions, dated and marked as imported (maintainers): what
     `opgov decisions load` prints. Loading the same file again records nothing new. Messages and
     the result name an upload as the client named it."""
     from opgov.core.errors import BadInput
-    from opgov.resources import SHIPPED_DATA, shipped_data
+    from opgov.resources import shipped_data
     from opgov.services.common import require
     from opgov.services.governance import load_decisions
 

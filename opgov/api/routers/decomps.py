@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, File, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Request, UploadFile
 from pydantic import BaseModel, Field
 
-from opgov.api.deps import Reader, Writer
+from opgov.api.deps import Authorization, Reader, Writer, clock, writes, writing
+from opgov.api.fields import OperatorName
 from opgov.api.uploads import read_text, saved, shown_name
 from opgov.results.models import RulesLoaded, RuleView, TorchRulesImported
 
@@ -43,17 +44,23 @@ def load_rules(request: Request, ctx: Writer,
 
 
 class TorchImportRequest(BaseModel):
-    budget: float = Field(default=50.0, gt=0, le=600, description="seconds to spend tracing")
-    only: list[str] = Field(default_factory=list, description="trace only these operators")
+    budget: float = Field(default=50.0, gt=0, le=120, description="seconds to spend tracing (a request is not "
+                                                                  "the place for a longer one: the CLI has no bound)")
+    only: list[OperatorName] = Field(default_factory=list, description="trace only these operators")
 
 
-@router.post("/import-torch", response_model=TorchRulesImported)
-def import_torch(body: TorchImportRequest, ctx: Writer) -> TorchRulesImported:
+@router.post("/import-torch", response_model=TorchRulesImported, dependencies=[Depends(writes)])
+def import_torch(body: TorchImportRequest, request: Request, authorization: Authorization) -> TorchRulesImported:
     """Record the rules of torch.export's default decomposition table, traced on the server (which
-    needs torch installed; maintainers)."""
-    from opgov.services.decompositions import import_torch_rules
+    needs torch installed; maintainers). Other writes go on while torch traces."""
+    from opgov.formats.torch_decomps import read_torch_table
+    from opgov.services.decompositions import import_torch_rules, torch_import_selection
 
-    return import_torch_rules(ctx, time_budget_s=body.budget, only=body.only or None)
+    with writing(request, authorization, clock()) as ctx:  # the role and the names, before any tracing
+        wanted = torch_import_selection(ctx, body.only or None)
+    table = read_torch_table(time_budget_s=body.budget, only=wanted)
+    with writing(request, authorization, clock()) as ctx:
+        return import_torch_rules(ctx, only=wanted, table=table)
 
 
 @router.get("/check", response_model=_violations_report())

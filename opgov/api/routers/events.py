@@ -7,16 +7,19 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response
 
 from opgov.api.deps import Reader
+from opgov.api.fields import DATE_TIME_PATTERN, OperatorQuery
 from opgov.results.models import EventsPage, LogVerification
 
 router = APIRouter(tags=["events"])
 
 
 @router.get("/api/v1/events", response_model=EventsPage)
-def list_events(ctx: Reader, operator: str | None = None,
+def list_events(ctx: Reader, operator: OperatorQuery = None,
                 action: str | None = Query(None, description="an action, or a prefix ending in '.': proposal."),
-                since: str | None = Query(None, description="ISO 8601 date or time"),
-                limit: int = Query(100, ge=1, le=1000), before: int | None = Query(None, description="event id")
+                since: str | None = Query(None, pattern=DATE_TIME_PATTERN, max_length=40,
+                                          description="ISO 8601 date or time"),
+                limit: int = Query(100, ge=1, le=1000),
+                before: int | None = Query(None, ge=1, le=2**31 - 1, description="event id")
                 ) -> EventsPage:
     """The newest ``limit`` events matching the filters (older than ``before``), oldest first."""
     from opgov.services.admin import read_log
@@ -39,7 +42,7 @@ ATOM = "http://www.w3.org/2005/Atom"
 
 @router.get("/feeds/events.atom", response_class=Response,
             responses={200: {"content": {"application/atom+xml": {}}, "description": "an Atom 1.0 feed"}})
-def events_feed(request: Request, ctx: Reader, operator: str | None = None,
+def events_feed(request: Request, ctx: Reader, operator: OperatorQuery = None,
                 limit: int = Query(50, ge=1, le=500)) -> Response:
     """The newest events (about ``operator``), newest first, as an Atom feed.
 

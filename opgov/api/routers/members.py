@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
+from opgov.api.fields import MemberName, Role, SettingKey, SettingValue
 from opgov.results.models import MemberView, SettingChange, Settings
 
 router = APIRouter(prefix="/api/v1")
@@ -20,8 +23,8 @@ def list_members(ctx: Reader) -> list[MemberView]:
 
 
 class MemberRequest(BaseModel):
-    name: str = Field(description="the member's name, as the event log records it")
-    role: str = Field(description="maintainer, developer or bot")
+    name: MemberName = Field(description="the member's name, as the event log records it")
+    role: Role = Field(description="maintainer, developer or bot")
 
 
 @router.post("/members", response_model=MemberView, status_code=201, tags=["members"])
@@ -33,7 +36,7 @@ def add_member(body: MemberRequest, ctx: Writer) -> MemberView:
 
 
 @router.delete("/members/{name}", response_model=MemberView, tags=["members"])
-def remove_member(name: str, ctx: Writer) -> MemberView:
+def remove_member(name: Annotated[str, Path(max_length=200)], ctx: Writer) -> MemberView:
     """Remove a member (maintainers; never the last maintainer while others remain)."""
     from opgov.services.governance import remove_member
 
@@ -49,11 +52,11 @@ def list_settings(ctx: Reader) -> Settings:
 
 
 class SettingRequest(BaseModel):
-    value: str | int = Field(description="a whole number within the setting's range")
+    value: SettingValue
 
 
 @router.put("/config/{key}", response_model=SettingChange, tags=["config"])
-def set_setting(key: str, body: SettingRequest, ctx: Writer) -> SettingChange:
+def set_setting(key: SettingKey, body: SettingRequest, ctx: Writer) -> SettingChange:
     """Set quorum, deprecating_days or deprecated_days (maintainers; logged)."""
     from opgov.services.governance import set_setting
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 from email.utils import format_datetime
-from typing import Annotated, Literal
+from typing import Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Header, Request, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from opgov.api.deps import Reader, Writer
+from opgov.api.deps import Authorization, Reader, Writer
+from opgov.api.fields import OperatorName, OperatorPath, Text
 from opgov.results.models import LifecycleStepResult, OperatorDetail, OperatorSummary
 
 router = APIRouter(prefix="/api/v1/operators", tags=["operators"])
@@ -47,8 +48,8 @@ def deprecation_headers(op: OperatorDetail) -> dict[str, str]:
 @router.get("/{name}", response_model=OperatorDetail, responses={
     200: {"headers": {"ETag": {"description": "strong validator of this answer", "schema": {"type": "string"}}}},
     304: {"description": "the answer is unchanged since the ETag given in If-None-Match"}})
-async def get_operator(name: str, request: Request,
-                       authorization: Annotated[str | None, Header()] = None) -> Response:
+async def get_operator(name: OperatorPath, request: Request,
+                       authorization: Authorization) -> Response:
     """One operator (``aten::add.Tensor``, URL-encoded): schema per snapshot, category and its
     decisions with rationale, proposals, lifecycle with dates, compatibility findings. A
     deprecating or deprecated operator's response carries ``Deprecation`` and ``Sunset``. The
@@ -91,20 +92,20 @@ def operator_answer(request: Request, name: str, authorization: str | None) -> R
 
 
 class DeprecateRequest(BaseModel):
-    reason: str
-    replacement: str | None = Field(default=None, description="the operator to use instead (required for core)")
+    reason: Text
+    replacement: OperatorName | None = Field(default=None, description="the operator to use instead (required for core)")
 
 
 class ReasonRequest(BaseModel):
-    reason: str | None = None
+    reason: Text | None = None
 
 
 class UndeprecateRequest(BaseModel):
-    reason: str
+    reason: Text
 
 
 @router.post("/{name}/deprecate", response_model=LifecycleStepResult)
-def deprecate(name: str, body: DeprecateRequest, ctx: Writer) -> LifecycleStepResult:
+def deprecate(name: OperatorPath, body: DeprecateRequest, ctx: Writer) -> LifecycleStepResult:
     """active → deprecating (maintainers)."""
     from opgov.services.lifecycle import deprecate
 
@@ -112,7 +113,7 @@ def deprecate(name: str, body: DeprecateRequest, ctx: Writer) -> LifecycleStepRe
 
 
 @router.post("/{name}/mark-deprecated", response_model=LifecycleStepResult)
-def mark_deprecated(name: str, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
+def mark_deprecated(name: OperatorPath, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
     """deprecating → deprecated, no sooner than deprecating_days after."""
     from opgov.services.lifecycle import mark_deprecated
 
@@ -120,7 +121,7 @@ def mark_deprecated(name: str, ctx: Writer, body: ReasonRequest | None = None) -
 
 
 @router.post("/{name}/delete", response_model=LifecycleStepResult)
-def delete(name: str, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
+def delete(name: OperatorPath, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
     """deprecated → deleted, no sooner than deprecated_days after."""
     from opgov.services.lifecycle import delete
 
@@ -128,7 +129,7 @@ def delete(name: str, ctx: Writer, body: ReasonRequest | None = None) -> Lifecyc
 
 
 @router.post("/{name}/undeprecate", response_model=LifecycleStepResult)
-def undeprecate(name: str, body: UndeprecateRequest, ctx: Writer) -> LifecycleStepResult:
+def undeprecate(name: OperatorPath, body: UndeprecateRequest, ctx: Writer) -> LifecycleStepResult:
     """Back to active from deprecating or deprecated."""
     from opgov.services.lifecycle import undeprecate
 

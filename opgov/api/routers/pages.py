@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from opgov.api.deps import Reader
+from opgov.api.fields import OperatorPath
 
 router = APIRouter(prefix="/api/v1/pages", tags=["pages"])
 
@@ -32,7 +33,7 @@ def opset_page_data(ctx: Reader):
 
 
 @router.get("/ops/{name}", response_model=_operator_page())
-def operator_page_data(name: str, ctx: Reader):
+def operator_page_data(name: OperatorPath, ctx: Reader):
     """One operator's page: its story, its decomposition rule, what decomposes into it, the
     models that use it and when its next lifecycle step becomes possible."""
     from opgov.services.pages import load_models, models_location, operator_page

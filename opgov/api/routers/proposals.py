@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from opgov.api.deps import Reader, Writer
+from opgov.api.fields import IdPath, OperatorName, Text
 from opgov.results.models import ProposalView, TriageResult
 
 router = APIRouter(prefix="/api/v1/proposals", tags=["proposals"])
@@ -21,19 +22,37 @@ def list_proposals(ctx: Reader, open: bool = False) -> list[ProposalView]:  # no
     return list_proposals(ctx, open_only=open)
 
 
-@router.get("/{proposal_id}", response_model=ProposalView)
-def get_proposal(proposal_id: int, ctx: Reader) -> ProposalView:
+@router.get("/{proposal_id:int}", response_model=ProposalView)
+def get_proposal(proposal_id: IdPath, ctx: Reader) -> ProposalView:
     """One proposal with its votes and, once approved, its decision."""
     from opgov.services.governance import show_proposal
 
     return show_proposal(ctx, proposal_id)
 
 
-class ProposalRequest(BaseModel):
-    operator: str = Field(description="e.g. aten::glu")
-    kind: Literal["core", "decompose", "custom"]
-    rationale: str
-    targets: list[str] = Field(default_factory=list, description="for kind decompose: the target operators")
+class _Proposal(BaseModel):
+    operator: OperatorName = Field(description="e.g. aten::glu")
+    rationale: Text
+
+
+class CoreProposal(_Proposal):
+    kind: Literal["core"]
+    targets: list[OperatorName] = Field(default_factory=list, max_length=0, description="none: only a "
+                                        "decomposition has targets")
+
+
+class CustomProposal(_Proposal):
+    kind: Literal["custom"]
+    targets: list[OperatorName] = Field(default_factory=list, max_length=0, description="none: only a "
+                                        "decomposition has targets")
+
+
+class DecomposeProposal(_Proposal):
+    kind: Literal["decompose"]
+    targets: list[OperatorName] = Field(min_length=1, description="the operators it decomposes into")
+
+
+ProposalRequest = Annotated[CoreProposal | DecomposeProposal | CustomProposal, Field(discriminator="kind")]
 
 
 @router.post("", response_model=ProposalView, status_code=201)
@@ -46,11 +65,11 @@ def post_proposal(body: ProposalRequest, ctx: Writer) -> ProposalView:
 
 class VoteRequest(BaseModel):
     approve: bool
-    comment: str
+    comment: Text
 
 
 @router.post("/{proposal_id}/votes", response_model=ProposalView)
-def post_vote(proposal_id: int, body: VoteRequest, ctx: Writer) -> ProposalView:
+def post_vote(proposal_id: IdPath, body: VoteRequest, ctx: Writer) -> ProposalView:
     """A maintainer's vote (not on their own proposal); quorum approvals decide it."""
     from opgov.services.governance import review
 
@@ -58,7 +77,7 @@ def post_vote(proposal_id: int, body: VoteRequest, ctx: Writer) -> ProposalView:
 
 
 @router.post("/{proposal_id}/withdraw", response_model=ProposalView)
-def post_withdraw(proposal_id: int, ctx: Writer) -> ProposalView:
+def post_withdraw(proposal_id: IdPath, ctx: Writer) -> ProposalView:
     """Withdraw an open proposal (the proposer; maintainers any)."""
     from opgov.services.governance import withdraw
 
@@ -66,10 +85,14 @@ def post_withdraw(proposal_id: int, ctx: Writer) -> ProposalView:
 
 
 class TriageRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"anyOf": [  # name the operators: globs, names or both
+        {"required": ["match"], "properties": {"match": {"minItems": 1}}},
+        {"required": ["operators"], "properties": {"operators": {"minItems": 1}}}]})
+
     kind: Literal["core", "custom"]
-    rationale: str
+    rationale: Text
     match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
-    operators: list[str] = Field(default_factory=list, description="operator names of the review queue")
+    operators: list[OperatorName] = Field(default_factory=list, description="operator names of the review queue")
     apply: bool = Field(default=False, description="false: a dry run that names the selection and writes nothing")
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from fastapi import APIRouter, Query, Response
 
 from opgov.api.deps import Reader
+from opgov.api.fields import DATE_TIME_PATTERN, OperatorsQuery
 
 router = APIRouter(prefix="/api/v1", tags=["reports"])
 
@@ -27,15 +27,17 @@ def _opset_model():
 @router.get("/report/weekly", response_model=_weekly_model(),
             responses={200: {"content": {"text/markdown": {}, "text/html": {}}}})
 def weekly(ctx: Reader, format: Literal["json", "md", "html"] = "json",  # noqa: A002
-           as_of: datetime | None = Query(None, description="end of the period (default now)"),
-           since: datetime | None = Query(None, description="start (default 7 days earlier)")):
+           as_of: str | None = Query(None, pattern=DATE_TIME_PATTERN, max_length=40,
+                                     description="end of the period (default now): ISO 8601 date or time"),
+           since: str | None = Query(None, pattern=DATE_TIME_PATTERN, max_length=40,
+                                     description="start (default 7 days earlier): ISO 8601 date or time")):
     """The committee's weekly report for (since, as_of]: JSON, Markdown to post, or one HTML page."""
     from opgov.core.clock import parse_time
     from opgov.render import report as render
     from opgov.services.reports import weekly_report
 
-    end = parse_time(as_of.isoformat(), what="as_of") if as_of else None
-    start = parse_time(since.isoformat(), what="since") if since else None
+    end = parse_time(as_of, what="as_of") if as_of else None
+    start = parse_time(since, what="since") if since else None
     data = weekly_report(ctx, as_of=end, since=start)
     if format == "md":
         return Response(render.render_markdown(data), media_type="text/markdown; charset=utf-8")
@@ -47,8 +49,7 @@ def weekly(ctx: Reader, format: Literal["json", "md", "html"] = "json",  # noqa:
 @router.get("/opset", response_model=_opset_model(),
             responses={200: {"content": {"text/plain": {}, "application/yaml": {}, "text/x-python": {}}}})
 def opset(ctx: Reader, preset: Literal["core-aten", "no-decomp", "full-decomp"] = "core-aten",
-          decompose: list[str] = Query([], description="also decompose these operators"),
-          keep: list[str] = Query([], description="do not decompose these operators"),
+          decompose: OperatorsQuery = [], keep: OperatorsQuery = [],
           format: Literal["json", "text", "selective-build", "python"] = "json"):  # noqa: A002
     """The operators a backend must implement after the chosen decompositions: JSON, or what
     `opgov opset build --format text|selective-build|python` prints (the selective-build yaml with

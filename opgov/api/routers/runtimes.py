@@ -9,6 +9,7 @@ from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
+from opgov.api.fields import RUNTIME_PATTERN, OperatorName, RuntimePath, Text
 from opgov.api.uploads import read_bytes, saved, shown_name
 from opgov.services.runtimes import CoverageMatrix, RuntimeAdded, RuntimeDetail, RuntimeList
 from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
@@ -44,7 +45,7 @@ def coverage(ctx: Reader, format: Literal["json", "md", "text"] = "json",  # noq
 
 
 @router.get("/runtimes/{runtime}", response_model=RuntimeDetail, tags=["runtimes"])
-def show_runtime(runtime: str, ctx: Reader) -> RuntimeDetail:
+def show_runtime(runtime: RuntimePath, ctx: Reader) -> RuntimeDetail:
     """One runtime (``NAME@VERSION``): its sources, kernels, the functional operators they give, the
     core operators it lacks."""
     from opgov.services.runtimes import show_runtime
@@ -53,7 +54,7 @@ def show_runtime(runtime: str, ctx: Reader) -> RuntimeDetail:
 
 
 @router.post("/runtimes", response_model=RuntimeAdded, status_code=201, tags=["runtimes"])
-def add_runtime(request: Request, ctx: Writer, runtime: str = Form(..., description="NAME@VERSION"),
+def add_runtime(request: Request, ctx: Writer, runtime: str = Form(..., pattern=RUNTIME_PATTERN, max_length=200, description="NAME@VERSION"),
                 ops: list[UploadFile] = File(..., description="ExecuTorch kernel yaml (functions.yaml), "
                                              "selected_operators.yaml, `opgov opset build` output, or a list"),
                 released: date | None = Form(None), replace: bool = Form(False)) -> RuntimeAdded:
@@ -83,7 +84,7 @@ def list_upgraders(ctx: Reader) -> UpgraderList:
 
 
 @router.get("/upgraders/timers", response_model=UpgraderTimers, tags=["upgraders"])
-def upgrader_timers(ctx: Reader, within_days: int = Query(0, ge=0)) -> UpgraderTimers:
+def upgrader_timers(ctx: Reader, within_days: int = Query(0, ge=0, le=36500)) -> UpgraderTimers:
     """Upgraders that may be replaced now (180 days after their version bump), and those that may
     within ``within_days``: what `opgov tick` reports besides the lifecycle."""
     from opgov.services.upgraders import upgrader_timers
@@ -100,11 +101,11 @@ def show_upgrader(name: str, ctx: Reader) -> UpgraderView:
 
 
 class UpgraderRequest(BaseModel):
-    operator: str = Field(description="e.g. aten::linspace")
-    versions: str = Field(description="START-END: the operator versions it applies to, e.g. 0-7")
+    operator: OperatorName = Field(description="e.g. aten::linspace")
+    versions: str = Field(pattern=r"^\d{1,9}-\d{1,9}$", description="START-END: the operator versions it applies to, e.g. 0-7")
     old_schema: str = Field(description="the operator's schema at those versions")
     bumped_on: date | None = Field(default=None, description="when the version was bumped to END+1 (unless recorded)")
-    reason: str | None = Field(default=None, description="why it was bumped (unless recorded)")
+    reason: Text | None = Field(default=None, description="why it was bumped (unless recorded)")
     name: str | None = Field(default=None, description="default <name>_<overload>_<start>_<end>")
     replaces: str | None = Field(default=None, description="take over from this upgrader (180 days after its bump)")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
+from opgov.api.fields import NOT_BLANK
 from opgov.api.uploads import read_text, saved, shown_name
 from opgov.results.models import ImportResult, SnapshotView
 
@@ -20,7 +21,7 @@ def list_snapshots(ctx: Reader) -> list[SnapshotView]:
 
 
 @router.post("", response_model=ImportResult, status_code=201)
-def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., description="e.g. 2.13.0"),
+def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., min_length=1, max_length=200, pattern=NOT_BLANK, description="e.g. 2.13.0"),
                   native_functions: UploadFile = File(..., description="native_functions.yaml"),
                   tags: UploadFile | None = File(None, description="tags.yaml: every tag used must be declared"),
                   historical: bool = Form(False, description="an older release (by its label as a version), "

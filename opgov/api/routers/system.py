@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
+from opgov.api.fields import Flag, IdPath, Text, WithinDays
 from opgov.results.models import ExceptionAdded, ExceptionView, TickResult
 
 router = APIRouter()
@@ -27,8 +28,8 @@ def healthz(request: Request) -> Health:
 
 
 class TickRequest(BaseModel):
-    apply: bool = Field(default=True, description="perform the due transitions (bots and maintainers)")
-    within_days: int = Field(default=0, ge=0, description="also list those coming due within this many days")
+    apply: Flag = Field(default=True, description="perform the due transitions (bots and maintainers)")
+    within_days: WithinDays = Field(default=0, description="also list those coming due within this many days")
 
 
 @router.post("/api/v1/tick", response_model=TickResult, tags=["lifecycle"])
@@ -40,8 +41,8 @@ def post_tick(body: TickRequest, ctx: Writer) -> TickResult:
 
 
 class ExceptionRequest(BaseModel):
-    pattern: str = Field(description="operator glob, e.g. aten::_foreach_*")
-    reason: str
+    pattern: Text = Field(max_length=300, description="operator glob, e.g. aten::_foreach_*")
+    reason: Text
     expires: date = Field(description="the last day it applies (a future date)")
 
 
@@ -62,7 +63,7 @@ def post_exception(body: ExceptionRequest, ctx: Writer) -> ExceptionAdded:
 
 
 @router.delete("/api/v1/exceptions/{exception_id}", response_model=ExceptionView, tags=["exceptions"])
-def delete_exception(exception_id: int, ctx: Writer) -> ExceptionView:
+def delete_exception(exception_id: IdPath, ctx: Writer) -> ExceptionView:
     """Remove an exception (maintainers; kept in the log). 404 for an unknown id."""
     from opgov.services.compat_checks import remove_exception
 

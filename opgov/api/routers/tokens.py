@@ -8,14 +8,15 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
+from opgov.api.fields import Days, IdPath, MemberName
 from opgov.results.models import TokenCreated, TokenView
 
 router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
 
 
 class TokenRequest(BaseModel):
-    member: str = Field(description="the member the token acts as")
-    expires_days: int | None = Field(default=None, description="days until it expires (default: never)")
+    member: MemberName = Field(description="the member the token acts as")
+    expires_days: Days | None = Field(default=None, description="days until it expires (default: never)")
 
 
 @router.post("", response_model=TokenCreated, status_code=201)
@@ -37,7 +38,7 @@ def list_tokens(ctx: Reader, member: str | None = None) -> list[TokenView]:
 
 
 @router.delete("/{token_id}", response_model=TokenView)
-def revoke_token(token_id: int, ctx: Writer) -> TokenView:
+def revoke_token(token_id: IdPath, ctx: Writer) -> TokenView:
     """Revoke a token now (maintainers any, a member their own); 404 for an unknown id."""
     from opgov.services.tokens import revoke_token
 
