@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,8 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
     "results": ("`opgov/results/`: typed results (pydantic)", {"core"} | ROOT),
     "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
     "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
-    "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL", {"core", "results", "render", "services"} | ROOT),
+    "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL",
+            {"core", "results", "render", "services"} | ROOT),
     "export_check": ("`opgov/export_check.py`: the torch.export users' entry point", BELOW_SERVICES),
     "api": ("`opgov/api/`: entrypoint, FastAPI (`opgov serve`) and the pages' routes", BELOW_SERVICES | {"web"}),
     "cli": ("`opgov/cli/`: entrypoint, Typer", BELOW_SERVICES | {"web"}),
@@ -276,7 +278,7 @@ def layer_table() -> str:
     docs/architecture.md holds them."""
     rows = ["| layer | what | may import (besides itself) |", "|---|---|---|"]
     for layer, (what, allowed) in LAYERS.items():
-        order = [name for name in LAYERS if name in allowed - ROOT] + [name for name in LAYERS if name in allowed & ROOT]
+        order = sorted(allowed, key=lambda name: (name in ROOT, list(LAYERS).index(name)))
         rows.append(f"| `{layer}` | {what} | {', '.join(order) if order else '—'} |")
     rows += ["", "| library | only in |", "|---|---|"]
     rows += [f"| {lib} | {', '.join(f'`{name}`' for name in LAYERS if name in layers)} |"
@@ -298,6 +300,22 @@ def _doc_table(text: str) -> str:
 def test_the_doc_shows_the_table_the_test_enforces():
     assert _doc_table(DOC.read_text(encoding="utf-8")) == layer_table(), (
         "docs/architecture.md differs: PYTHONPATH=. python tests/test_architecture.py rewrites its table")
+
+
+def test_the_docs_name_tests_that_exist():
+    # the tests sit under the layer they test: a doc pointing at one follows it when it moves
+    root = PACKAGE.parent
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md")), *sorted((root / "docs").rglob("*.in"))]
+    wrong = []
+    for page in pages:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for path, name in re.findall(r"(tests/[\w/]+\.py)(?:::(\w+))?", line):
+                test = root / path
+                defined = test.is_file() and (not name or re.search(rf"^\s*def {name}\(",
+                                                                    test.read_text(encoding="utf-8"), re.M))
+                if not defined:
+                    wrong.append(f"{page.relative_to(root)}:{number}: {path}{'::' + name if name else ''}")
+    assert wrong == []
 
 
 HEAVY = ("sqlalchemy", "yaml", "rich", "pydantic", "jinja2", "alembic", "fastapi")
