@@ -1,15 +1,21 @@
-"""The layers hold: no import cycles, a pure core, and a lazy ``opgov --help``.
+"""The layers hold: every module of opgov/ sits in a layer, imports only what its layer may, no
+import cycles, a pure core, and a lazy ``opgov --help``.
 
-The import graph is read from the source with :mod:`ast`, function-level imports included, so a
-cycle cannot hide inside a function body.
+The imports are read from the source with :mod:`ast`: module-level ones, those inside a function
+body and those under ``if TYPE_CHECKING:`` alike (a type-only import still says which layer knows
+which), relative ones resolved. The table below is the layer picture of docs/architecture.md,
+which holds it verbatim (``PYTHONPATH=. python tests/test_architecture.py`` rewrites it there).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,31 +23,88 @@ import pytest
 import opgov
 
 PACKAGE = Path(opgov.__file__).resolve().parent
+DOC = PACKAGE.parent / "docs" / "architecture.md"
+
+# Every layer (a folder of opgov/, or a module at its top) and the other layers it may import,
+# bottom to top. A layer always imports itself; nothing not listed here is allowed.
+ROOT = {"opgov", "resources"}
+BELOW_SERVICES = {"core", "formats", "db", "results", "render", "services"} | ROOT
+LAYERS: dict[str, tuple[str, set[str]]] = {
+    "opgov": ("`opgov/__init__.py`: the version", set()),
+    "resources": ("`opgov/resources.py`: where the migrations and the shipped data files are", set()),
+    "core": ("`opgov/core/`: pure decisions, standard library only", set()),
+    "formats": ("`opgov/formats/`: files in and out", {"core"} | ROOT),
+    "db": ("`opgov/db/`: tables, ORM classes, the engine", {"core"} | ROOT),
+    "results": ("`opgov/results/`: typed results (pydantic)", {"core"} | ROOT),
+    "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
+    "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
+    "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL",
+            {"core", "results", "render", "services"} | ROOT),
+    "export_check": ("`opgov/export_check.py`: the torch.export users' entry point", BELOW_SERVICES),
+    "api": ("`opgov/api/`: entrypoint, FastAPI (`opgov serve`) and the pages' routes", BELOW_SERVICES | {"web"}),
+    "cli": ("`opgov/cli/`: entrypoint, Typer", BELOW_SERVICES | {"web"}),
+    "__main__": ("`opgov/__main__.py`: `python -m opgov`", {"cli"}),
+}
+
+# Third-party libraries only some layers may import (core imports none: standard library only).
+CONFINED = {
+    "sqlalchemy": {"db", "services"},
+    "alembic": {"db", "services"},
+    "psycopg": {"db"},
+    "fastapi": {"api"},
+    "starlette": {"api"},
+    "uvicorn": {"cli"},
+    "typer": {"cli"},
+    "rich": {"cli"},
+    "jinja2": {"render", "web"},
+    "markupsafe": {"render", "web"},
+    "torch": {"formats"},
+}
+
+# What the code does today against the table, each named with why it stays for now. The test
+# fails on any other violation and on an exception that no longer happens.
+EXCEPTIONS = {
+    ("opgov.render.runtimes", "opgov.services.runtimes"):
+        "type-only: the runtime results (RuntimeSummary, CoverageMatrix, …) are still declared in "
+        "services/runtimes.py, not in results/",
+    ("opgov.cli.commands_serve", "opgov.api.config"):
+        "`opgov serve` checks the server's OPGOV_* settings once before uvicorn starts the workers",
+    ("opgov.api.deps", "sqlalchemy"):
+        "`orm_session` opens an ORM session inside a read's Core transaction (no SQL)",
+}
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def _module_name(path: Path, package: Path) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def _modules(package: Path) -> dict[str, Path]:
+    return {_module_name(p, package): p for p in sorted(package.rglob("*.py"))}
 
 
-def _imports(name: str, path: Path) -> list[tuple[str, int]]:
-    """Every module ``name`` imports (absolute names), with the line, at any depth of the file.
-    Imports under ``if TYPE_CHECKING:`` are left out: they name types for annotations and never
-    run, so they make no dependency (a renderer may name the result type it renders)."""
+MODULES = _modules(PACKAGE)
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # absolute name, as written (``opgov.core.schema``, ``sqlalchemy.orm``)
+    line: int
+    typing_only: bool  # under ``if TYPE_CHECKING:``
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
+    """Every module ``name`` imports, with its line, at any depth of the file."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     typing_only = {id(inner) for node in ast.walk(tree)
                    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
                    for stmt in node.body for inner in ast.walk(stmt)}
-    found: list[tuple[str, int]] = []
+    found: list[Import] = []
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
+        names: list[str] = []
         if isinstance(node, ast.Import):
-            found += [(alias.name, node.lineno) for alias in node.names]
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -49,26 +112,114 @@ def _imports(name: str, path: Path) -> list[tuple[str, int]]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            found.append((module, node.lineno))
             # ``from opgov.core import compat`` imports the submodule opgov.core.compat
-            found += [(f"{module}.{alias.name}", node.lineno) for alias in node.names
-                      if f"{module}.{alias.name}" in MODULES]
+            names = [f"{module}.{alias.name}" for alias in node.names if f"{module}.{alias.name}" in modules]
+            if len(names) < len(node.names):  # and names defined in the module itself
+                names.insert(0, module)
+        found += [Import(n, node.lineno, id(node) in typing_only) for n in names]
     return found
 
 
-def _graph() -> dict[str, set[str]]:
+def _target(module: str, modules: dict[str, Path]) -> str:
+    """The most specific opgov module an import names (importing a.b.c runs a/__init__ and
+    a/b/__init__ too, but those are the package's own structure)."""
+    while module and module not in modules:
+        module = module.rpartition(".")[0]
+    return module
+
+
+def layer_of(module: str) -> str:
+    """``opgov.api.routers.checks`` → ``api``; ``opgov.export_check`` → ``export_check``;
+    ``opgov`` → ``opgov``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _graph(package: Path = PACKAGE, *, typing: bool = False) -> dict[str, set[str]]:
+    """Module → the opgov modules it imports (type-only imports with ``typing``)."""
+    modules = _modules(package)
     graph: dict[str, set[str]] = {}
-    for name, path in MODULES.items():
-        targets = set()
-        for module, _ in _imports(name, path):
-            # importing a.b.c runs a/__init__ and a/b/__init__ as well, but those are part of the
-            # package's own structure; an edge goes to the most specific opgov module named
-            while module and module not in MODULES:
-                module = module.rpartition(".")[0]
-            if module.startswith("opgov") and module != name and module != "opgov":
-                targets.add(module)
-        graph[name] = targets
+    for name, path in modules.items():
+        targets = {_target(i.module, modules) for i in _imports(name, path, modules)
+                   if i.module.partition(".")[0] == "opgov" and (typing or not i.typing_only)}
+        graph[name] = {t for t in targets if t not in (name, "")}
     return graph
+
+
+@dataclass(frozen=True)
+class Violation:
+    file: str  # relative to the folder holding the package
+    line: int
+    importer: str
+    imported: str  # an opgov module, or a third-party top-level name
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.importer} → {self.imported} ({self.why})"
+
+
+def violations(package: Path = PACKAGE) -> list[Violation]:
+    """Every import, type-only and function-level ones included, that the layer table forbids."""
+    modules = _modules(package)
+    found = []
+    for name, path in modules.items():
+        layer = layer_of(name)
+        where = str(path.relative_to(package.parent))
+        for i in _imports(name, path, modules):
+            top = i.module.partition(".")[0]
+            if top == "opgov":
+                target = _target(i.module, modules)
+                other = layer_of(target)
+                if other != layer and other not in LAYERS.get(layer, ("", set()))[1]:
+                    found.append(Violation(where, i.line, name, target, f"{layer} may not import {other}"))
+            elif top in sys.stdlib_module_names or top == "__future__":
+                continue
+            elif layer == "core":
+                found.append(Violation(where, i.line, name, top, "core imports the standard library only"))
+            elif top in CONFINED and layer not in CONFINED[top]:
+                found.append(Violation(where, i.line, name, top,
+                                       f"{top} only in {', '.join(sorted(CONFINED[top]))}"))
+    return sorted(found, key=lambda v: (v.file, v.line, v.imported))
+
+
+def test_every_module_is_in_a_layer():
+    # a new folder or top-level module of opgov/ is placed in the table before it is imported
+    assert sorted({layer_of(name) for name in MODULES} - set(LAYERS)) == []
+    assert sorted(set(LAYERS) - {layer_of(name) for name in MODULES}) == []
+
+
+def test_layers_import_only_what_the_table_allows():
+    found = violations()
+    unexplained = [str(v) for v in found if (v.importer, v.imported) not in EXCEPTIONS]
+    gone = sorted(set(EXCEPTIONS) - {(v.importer, v.imported) for v in found})
+    assert unexplained == []
+    assert gone == [], "fixed: remove these from EXCEPTIONS (and regenerate docs/architecture.md)"
+
+
+def _plant(path: Path, text: str) -> int:
+    """Append ``text`` to the file; the line of its last line."""
+    old = path.read_text(encoding="utf-8")
+    path.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_the_checker_catches_planted_violations(tmp_path):
+    copy = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    before = set(violations(copy))
+    planted = {
+        ("opgov/core/names.py", _plant(copy / "core" / "names.py", "import sqlalchemy\n"), "sqlalchemy"),
+        ("opgov/formats/files.py", _plant(copy / "formats" / "files.py",
+                                          "from opgov.services.common import Ctx\n"), "opgov.services.common"),
+        ("opgov/render/escapes.py", _plant(copy / "render" / "escapes.py",
+                                           "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                           "    from ..cli import runtime\n"), "opgov.cli.runtime"),
+        ("opgov/db/limits.py", _plant(copy / "db" / "limits.py",
+                                      "def _config():\n    from opgov.api.config import Config\n\n"
+                                      "    return Config\n") - 2, "opgov.api.config"),
+    }
+    caught = {(v.file, v.line, v.imported) for v in set(violations(copy)) - before}
+    assert caught == planted
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -83,7 +234,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in sorted(graph[v]):
+        for w in sorted(graph.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -106,13 +257,15 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_the_graph_sees_function_level_imports():
+def test_the_graph_sees_function_level_and_type_only_imports():
     # commands import their services inside the command function (start-up stays lazy)
     assert "opgov.services.decompositions" in _graph()["opgov.cli.commands_decomps"]
     assert "opgov.render.decomps" in _graph()["opgov.render.decomps_text"]
+    assert "opgov.services.runtimes" in _graph(typing=True)["opgov.render.runtimes"]
 
 
 def test_no_import_cycles():
+    # type-only imports never run, so only the others can make an import-time cycle
     assert _cycles(_graph()) == []
 
 
@@ -120,46 +273,49 @@ def test_the_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_the_core_imports_only_the_standard_library_and_itself():
-    outside = []
-    for name, path in MODULES.items():
-        if not name.startswith("opgov.core"):
-            continue
-        for module, line in _imports(name, path):
-            top = module.partition(".")[0]
-            if module.startswith("opgov.core") or (top != "opgov" and top in sys.stdlib_module_names):
-                continue
-            outside.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {module}")
-    assert outside == []
+def layer_table() -> str:
+    """The Markdown of the layer table, the confined libraries and the exceptions, as
+    docs/architecture.md holds them."""
+    rows = ["| layer | what | may import (besides itself) |", "|---|---|---|"]
+    for layer, (what, allowed) in LAYERS.items():
+        order = sorted(allowed, key=lambda name: (name in ROOT, list(LAYERS).index(name)))
+        rows.append(f"| `{layer}` | {what} | {', '.join(order) if order else '—'} |")
+    rows += ["", "| library | only in |", "|---|---|"]
+    rows += [f"| {lib} | {', '.join(f'`{name}`' for name in LAYERS if name in layers)} |"
+             for lib, layers in CONFINED.items()]
+    rows += ["", "Known exceptions, each kept visible until it is fixed:", ""]
+    rows += [f"- `{importer}` → `{imported}`: {why}" for (importer, imported), why in EXCEPTIONS.items()]
+    return "\n".join(rows) + "\n"
 
 
-LAYERS = ["core", "formats", "results", "render", "db", "services", "api", "web", "cli"]
-"""Each layer may import the ones before it, never one after it (``render`` and ``formats`` are
-both adapters around the core; ``db`` knows nothing of files or renderings)."""
-ALLOWED = {
-    "core": {"core"},
-    "formats": {"core", "formats"},
-    "results": {"core", "results"},
-    "render": {"core", "results", "render"},
-    "db": {"core", "db"},
-    "services": {"core", "formats", "results", "render", "db", "services"},
-    "api": {"core", "formats", "results", "render", "db", "services", "api", "web"},
-    "web": {"core", "formats", "results", "render", "db", "services", "api", "web"},
-    "cli": set(LAYERS),
-}
+BEGIN = "<!-- layer table: generated from tests/test_architecture.py -->\n"
+END = "<!-- end of layer table -->\n"
 
 
-def test_layers_import_only_the_layers_below():
+def _doc_table(text: str) -> str:
+    start, end = text.find(BEGIN), text.find(END)
+    return text[start + len(BEGIN):end] if 0 <= start < end else ""
+
+
+def test_the_doc_shows_the_table_the_test_enforces():
+    assert _doc_table(DOC.read_text(encoding="utf-8")) == layer_table(), (
+        "docs/architecture.md differs: PYTHONPATH=. python tests/test_architecture.py rewrites its table")
+
+
+def test_the_docs_name_tests_that_exist():
+    # the tests sit under the layer they test: a doc pointing at one follows it when it moves
+    root = PACKAGE.parent
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md")), *sorted((root / "docs").rglob("*.in"))]
     wrong = []
-    for name, targets in _graph().items():
-        layer = name.split(".")[1] if name.count(".") >= 1 else ""
-        if layer not in ALLOWED:
-            continue
-        for target in targets:
-            other = target.split(".")[1]
-            if other in LAYERS and other not in ALLOWED[layer]:
-                wrong.append(f"{name} → {target}")
-    assert sorted(wrong) == []
+    for page in pages:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for path, name in re.findall(r"(tests/[\w/]+\.py)(?:::(\w+))?", line):
+                test = root / path
+                defined = test.is_file() and (not name or re.search(rf"^\s*def {name}\(",
+                                                                    test.read_text(encoding="utf-8"), re.M))
+                if not defined:
+                    wrong.append(f"{page.relative_to(root)}:{number}: {path}{'::' + name if name else ''}")
+    assert wrong == []
 
 
 HEAVY = ("sqlalchemy", "yaml", "rich", "pydantic", "jinja2", "alembic", "fastapi")
@@ -184,3 +340,11 @@ def test_help_imports_nothing_heavy():
 def test_a_command_help_imports_only_what_renders_help(args):
     # typer renders a command's help with rich when it is installed; nothing else is needed
     assert sorted(_loaded_by(args) & set(HEAVY)) in ([], ["rich"])
+
+
+if __name__ == "__main__":
+    text = DOC.read_text(encoding="utf-8")
+    if not 0 <= text.find(BEGIN) < text.find(END):
+        sys.exit(f"{DOC}: no {BEGIN.strip()} … {END.strip()} block to rewrite")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    DOC.write_text(text[:start] + layer_table() + text[end:], encoding="utf-8")

@@ -30,9 +30,9 @@ def _simulation(engine) -> bool:
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
     from opgov.api.cache import AnswerCache, Stamps, read_generation
+    from opgov.api import html
     from opgov.api.routers import (checks, decisions, decomps, events, members, operators, pages, proposals, reports,
                                    runtimes, snapshots, sync, system, tokens)
-    from opgov.web import pages as web_pages
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     config = config or Config.from_env()
@@ -66,6 +66,6 @@ def create_app(config: Config | None = None) -> FastAPI:
     app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)
     for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
                    members.router, reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
-                   sync.router, tokens.router, pages.router, web_pages.router):
+                   sync.router, tokens.router, pages.router, html.router):
         app.include_router(router)
     return app

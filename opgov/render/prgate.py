@@ -78,7 +78,7 @@ def report_model(report: PrReport, *, base: str = "", head: str = ""):
 
 def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
     """The text of ``report_model(...).model_dump_json(indent=2)``, written without pydantic (the
-    model is the documented shape; tests/test_prgate_core.py checks the two agree)."""
+    model is the documented shape; tests/core/test_prgate.py checks the two agree)."""
     data = {"base": base, "head": head,
             "findings": [{"rule": f.rule, "severity": f.severity, "kind": f.kind, "operator": f.operator,
                           "message": f.message, "file": f.file, "line": f.line, "old_schema": f.old_schema,

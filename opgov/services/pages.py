@@ -143,3 +143,17 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
     return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=implemented,
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
                         deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days)
+
+
+def home_counts(ctx: Ctx) -> dict[str, int]:
+    """The home page's three numbers: present operators, core ones, open proposals."""
+    from sqlalchemy import func, select
+
+    from opgov.db.tables import operators, proposals
+
+    c = operators.c
+    present = ctx.session.execute(select(func.count()).where(c.present)).scalar_one()
+    core = ctx.session.execute(select(func.count()).where(c.present, c.category == "core")).scalar_one()
+    open_ = ctx.session.execute(select(func.count()).select_from(proposals)
+                                .where(proposals.c.status == "open")).scalar_one()
+    return {"operators": present, "core": core, "open_proposals": open_}

@@ -18,25 +18,12 @@ from opgov.services.common import Ctx
 MARKER = ".opgov-site"
 
 
-def home_counts(ctx: Ctx) -> dict[str, int]:
-    from sqlalchemy import func, select
-
-    from opgov.db.tables import operators, proposals
-
-    c = operators.c
-    present = ctx.session.execute(select(func.count()).where(c.present)).scalar_one()
-    core = ctx.session.execute(select(func.count()).where(c.present, c.category == "core")).scalar_one()
-    open_ = ctx.session.execute(select(func.count()).select_from(proposals)
-                                .where(proposals.c.status == "open")).scalar_one()
-    return {"operators": present, "core": core, "open_proposals": open_}
-
-
 def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] | None = None) -> dict:
     """Write every page into ``out``; ``ops``: globs of the operators that get a page (default all).
     Returns what was written: ``pages``, ``operator_pages``, ``models``."""
     from opgov.services.governance import list_proposals
     from opgov.services.ops import list_ops
-    from opgov.services.pages import operator_page, opset_data
+    from opgov.services.pages import home_counts, operator_page, opset_data
     from opgov.services.reports import weekly_report
     from opgov.web import render as r
 

@@ -429,7 +429,7 @@ def review_db(tmp_path, pytorch_versions) -> Path:
     opgov(tmp_path, "--db", str(db), "db", "upgrade")
     opgov(tmp_path, "--db", str(db), "import", str(PYTORCH_DATA / "2.13.0" / NF), "--label", "2.13.0")
     opgov(tmp_path, "--db", str(db), "--actor", "admin", "decisions", "load",
-          str(Path(__file__).resolve().parent.parent / "data" / "decisions" / "core-aten-review-2023.yaml"))
+          str(Path(__file__).resolve().parents[2] / "data" / "decisions" / "core-aten-review-2023.yaml"))
     return db
 
 
@@ -529,7 +529,7 @@ def test_action_hook_and_example_workflow_use_real_options():
     import opgov.cli.main  # noqa: F401
     from opgov.cli.app import app
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     command = typer.main.get_command(app).commands["check-pr"]
     options = {opt for param in command.params for opt in getattr(param, "opts", [])}
     action = yaml.safe_load((root / "action.yml").read_text(encoding="utf-8"))

@@ -1,5 +1,5 @@
 """The PR gate's pure core (opgov.core.prgate) on small hand-made sides: what a PR author would
-see for the cases the end-to-end tests (test_check_pr.py) do not reach cheaply."""
+see for the cases the end-to-end tests (tests/cli/test_check_pr.py) do not reach cheaply."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The pages of ``opgov serve`` at ``/``: each renders a template from the same service result
-its JSON twin under ``/api/v1`` returns (see :mod:`opgov.web.render`)."""
+its JSON twin under ``/api/v1`` returns (see :mod:`opgov.web.render`). The routes live in the API,
+over the page renderer of :mod:`opgov.web`, so web/ never imports the API."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def favicon() -> Response:
 
 @router.get("/", response_class=HTMLResponse)
 def index(ctx: Reader) -> HTMLResponse:
-    from opgov.web.site import home_counts
+    from opgov.services.pages import home_counts
     from opgov.web.render import index_page
 
     return _html(index_page(_links(), counts=home_counts(ctx)))

@@ -226,7 +226,7 @@ def test_plain_lists(tmp_path):
 
 # --- check-model on archives, through the CLI -------------------------------------------------------
 
-SAMPLE_V2 = Path(__file__).resolve().parent.parent / "data" / "sample"
+SAMPLE_V2 = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
 def test_check_model_reads_archives(cli, archives, tmp_path):
