@@ -7,7 +7,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response
 
 from opgov.api.deps import Reader
-from opgov.results.models import EventsPage, LogVerification
+from opgov.results.models import EVENTS_PAGE_MAX, EventsPage, LogVerification
 
 router = APIRouter(tags=["events"])
 
@@ -16,7 +16,8 @@ router = APIRouter(tags=["events"])
 def list_events(ctx: Reader, operator: str | None = None,
                 action: str | None = Query(None, description="an action, or a prefix ending in '.': proposal."),
                 since: str | None = Query(None, description="ISO 8601 date or time"),
-                limit: int = Query(100, ge=1, le=1000), before: int | None = Query(None, description="event id")
+                limit: int = Query(100, ge=1, le=EVENTS_PAGE_MAX),
+                before: int | None = Query(None, description="event id")
                 ) -> EventsPage:
     """The newest ``limit`` events matching the filters (older than ``before``), oldest first."""
     from opgov.services.admin import read_log
