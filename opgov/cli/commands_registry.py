@@ -219,7 +219,7 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     say(f"  {info.kind}, {info.category} ({info.category_source})"
         f"{', needs review' if info.needs_review else ''}"
         f"{f' ({info.review_reason})' if info.needs_review and info.review_reason else ''}, {info.lifecycle}{since}"
-        f"{'' if info.present else ', not in the latest snapshot'}", bold=info.name)
+        f"{'' if info.present else ', not in the latest snapshot'}", bold=info.name, plain=out.format == "tsv")
     if info.replacement:
         say(f"replacement: {info.replacement}")
     if info.autogen_of:
@@ -276,12 +276,12 @@ def log_cmd(
 ) -> None:
     """The append-only event log, oldest first. `opgov log verify` checks that no event was changed,
     removed or inserted since it was written: exit 1 naming the first broken link."""
+    out = output(fmt, json_out)
     if op == "verify":
-        _log_verify(json_out)
+        _log_verify(out.json)
         return
     from opgov.cli.remote import server
 
-    out = output(fmt, json_out)
     remote = server()
     if remote is not None:
         events = _remote_log(remote, op=op, since=since, limit=limit)

@@ -225,14 +225,14 @@ def section(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     table(title, columns, rows, section=True)
 
 
-def say(text: str, *, bold: str | None = None) -> None:
+def say(text: str, *, bold: str | None = None, plain: bool = False) -> None:
     """One line of output. Text is data, never markup (a schema's ``Tensor(a)[]`` prints as
-    it is). ``bold`` is a leading part to emphasise, on a terminal only; off a terminal nothing
-    loads rich, which keeps piped and scripted use fast."""
+    it is). ``bold`` is a leading part to emphasise, on a terminal only (and not ``plain``: ``--format
+    tsv``); off a terminal nothing loads rich, which keeps piped and scripted use fast."""
     from opgov.render.escapes import visible
 
     text = visible(text)  # an ESC or OSC sequence typed into a rationale is shown, never obeyed
-    if bold is not None and sys.stdout.isatty():
+    if bold is not None and sys.stdout.isatty() and not plain:
         from rich.text import Text
 
         console().print(Text(bold, style="bold") + Text(text))
