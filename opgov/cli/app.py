@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Optional
+from typing import Annotated, Any, Optional
 
+import click
 import typer
 
 from opgov import __version__
@@ -22,6 +23,35 @@ app = typer.Typer(
 )
 
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+class TableFormat(str, Enum):
+    """How a list command prints its records (``--format``)."""
+
+    auto = "auto"    # table on a terminal, tsv into a pipe or a file
+    table = "table"  # a rich table, even into a pipe
+    tsv = "tsv"      # a header line, then one record a line, tab-separated, even on a terminal
+    json = "json"    # the command's typed result, as --json prints it
+
+
+class _FormatChoice(click.Choice):
+    """The values of ``--format``; a wrong one is the usual one line and exit 2 (not click's usage block)."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, TableFormat):
+            return value.value
+        if isinstance(value, str) and value.lower() in self.choices:
+            return value.lower()
+        from opgov.core.errors import BadInput
+
+        raise BadInput(f"--format {value!r} is not one of {', '.join(self.choices)}")
+
+
+# the one --format of every list command; resolve it with opgov.cli.runtime.output(fmt, json_out)
+FormatOpt = Annotated[TableFormat, typer.Option(
+    "--format", click_type=_FormatChoice([f.value for f in TableFormat]), show_default=True,
+    help="auto: a table on a terminal, tsv into a pipe; table; tsv: a header line and one record a line, "
+         "tab-separated; json: as --json.")]
 
 
 class CheckFormat(str, Enum):

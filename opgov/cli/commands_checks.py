@@ -10,8 +10,8 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, JsonOpt, app
-from opgov.cli.runtime import GLOBALS, command, print_json, say, table
+from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.runtime import GLOBALS, command, output, print_json, say
 
 exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-core operators.",
                              no_args_is_help=True)
@@ -137,28 +137,31 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 
 @exceptions_app.command("list")
 def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
-                    json_out: bool = JsonOpt) -> None:
+                    json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
     from opgov.cli.remote import fetch
     from opgov.services.compat_checks import list_exceptions
     from opgov.results.models import ExceptionView
 
+    out = output(fmt, json_out)
     views = fetch("/api/v1/exceptions", list[ExceptionView], all=include_removed,
                   local=lambda ctx: list_exceptions(ctx, include_removed=include_removed))
-    if json_out:
+    if out.json:
         print_json(views)
         return
+    columns = ["id", "pattern", "last day", "state", "by", "reason"]
     if not views:
-        say("no exceptions")
+        out.empty("no exceptions", columns)
         return
-    table(None, ["id", "pattern", "last day", "state", "by", "reason"],
-          [[v.id, v.pattern, v.expires_on.isoformat(),
-            "removed" if v.removed else ("EXPIRED" if v.expired else "in force"), v.created_by, v.reason]
-           for v in views])
+    out.table(None, columns,
+              [[v.id, v.pattern, v.expires_on.isoformat(),
+                "removed" if v.removed else ("EXPIRED" if v.expired else "in force"), v.created_by, v.reason]
+               for v in views])
     expired = sum(1 for v in views if v.expired and not v.removed)
     if expired:
-        say(f"{expired} expired exception{'' if expired == 1 else 's'} no longer appl{'ies' if expired == 1 else 'y'}; "
-            "remove {} or record a new one".format("it" if expired == 1 else "them"))
+        one = expired == 1
+        out.note(f"{expired} expired exception{'' if one else 's'} no longer appl{'ies' if one else 'y'}; "
+                 f"remove {'it' if one else 'them'} or record a new one")
 
 
 @exceptions_app.command("remove")

@@ -8,8 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, JsonOpt, app
-from opgov.cli.runtime import command, print_json, say, table
+from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.runtime import command, output, print_json, say
 from opgov.core.vocab import Preset
 
 
@@ -118,19 +118,20 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 
 
 @decomps_app.command("list")
-def decomps_list(json_out: bool = JsonOpt) -> None:
+def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every rule with where it came from."""
     from opgov.cli.remote import fetch
     from opgov.services.decompositions import list_rules
     from opgov.results.models import RuleView
 
+    out = output(fmt, json_out)
     rules = fetch("/api/v1/decomps", list[RuleView], orm=False, local=list_rules)
-    if json_out:
+    if out.json:
         print_json(rules)
     else:
-        table(f"{len(rules)} rules", ["operator", "into", "source"],
-              [[r.operator, ", ".join(r.into) or "(nothing)", f"{r.source}: {r.detail}"]
-               for r in rules])
+        out.table(f"{len(rules)} rules", ["operator", "into", "source"],
+                  [[r.operator, ", ".join(r.into) or "(nothing)", f"{r.source}: {r.detail}"]
+                   for r in rules])
 
 
 @app.command("check-decomps")

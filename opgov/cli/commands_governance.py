@@ -6,8 +6,8 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, day, minute, print_json, say, table
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.runtime import command, day, minute, output, print_json, say
 
 members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
 config_app = typer.Typer(help="Governance settings: quorum and the two lifecycle periods.", no_args_is_help=True)
@@ -35,20 +35,22 @@ def members_add(name: str, role: str = typer.Option(..., "--role", help="maintai
 
 
 @members_app.command("list")
-def members_list(json_out: bool = JsonOpt) -> None:
+def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Members and their roles."""
     from opgov.cli.remote import fetch
     from opgov.services.governance import list_members
     from opgov.results.models import MemberView
 
+    out = output(fmt, json_out)
     members = fetch("/api/v1/members", list[MemberView], local=list_members)
-    if json_out:
+    columns = ["name", "role", "added", "by"]
+    if out.json:
         print_json(members)
     elif not members:
-        say("no members: single-user mode (every command is allowed and recorded with the actor's name)")
+        out.empty("no members: single-user mode (every command is allowed and recorded with the actor's name)",
+                  columns)
     else:
-        table(None, ["name", "role", "added", "by"], [[m.name, m.role, day(m.added_at), m.added_by]
-                                                      for m in members])
+        out.table(None, columns, [[m.name, m.role, day(m.added_at), m.added_by] for m in members])
 
 
 @members_app.command("remove")
@@ -185,7 +187,7 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
 
 @proposals_app.callback()
 def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(False, "--open"),
-                   json_out: bool = JsonOpt) -> None:
+                   json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """List proposals (`--open`: only open ones)."""
     if typer_ctx.invoked_subcommand is not None:
         return
@@ -193,18 +195,20 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
     from opgov.services.governance import list_proposals
     from opgov.results.models import ProposalView
 
+    out = output(fmt, json_out)
     views = fetch("/api/v1/proposals", list[ProposalView], open=open_only,
                   local=lambda ctx: list_proposals(ctx, open_only=open_only))
-    if json_out:
+    if out.json:
         print_json(views)
         return
+    columns = ["id", "operator", "proposal", "status", "by", "votes", "created"]
     if not views:
-        say("no proposals" + (" open" if open_only else ""))
+        out.empty("no proposals" + (" open" if open_only else ""), columns)
         return
-    table(None, ["id", "operator", "proposal", "status", "by", "votes", "created"],
-          [[v.id, v.operator, v.kind + (f" into {', '.join(v.targets)}" if v.targets else ""),
-            v.status, v.proposer, f"+{len(v.approvals)} -{len(v.rejections)}/{v.quorum}",
-            day(v.created_at)] for v in views])
+    out.table(None, columns,
+              [[v.id, v.operator, v.kind + (f" into {', '.join(v.targets)}" if v.targets else ""),
+                v.status, v.proposer, f"+{len(v.approvals)} -{len(v.rejections)}/{v.quorum}",
+                day(v.created_at)] for v in views])
 
 
 @proposals_app.command("show")

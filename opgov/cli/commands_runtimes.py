@@ -9,8 +9,8 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import command, print_json, say, table
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.runtime import command, output, print_json, say
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
                            no_args_is_help=True)
@@ -66,25 +66,26 @@ def runtimes_add(
 
 
 @runtimes_app.command("list")
-def runtimes_list(json_out: bool = JsonOpt) -> None:
+def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
     from opgov.cli.remote import fetch
     from opgov.services.runtimes import RuntimeList, list_runtimes
 
+    out = output(fmt, json_out)
     result = fetch("/api/v1/runtimes", RuntimeList, orm=False, local=list_runtimes)
-    if json_out:
+    if out.json:
         print_json(result)
         return
+    columns = ["runtime", "released", "kernels", "operators", "core", "gained", "lost"]
     if not result.runtimes:
-        say("no runtimes registered (opgov runtimes add NAME@VERSION --ops FILE)")
+        out.empty("no runtimes registered (opgov runtimes add NAME@VERSION --ops FILE)", columns)
         return
-    table(f"core operators of snapshot {result.snapshot}", ["runtime", "released", "kernels", "operators", "core",
-                                                           "gained", "lost"],
-          [[s.runtime, s.released or "", s.kernels, s.operators,
-            f"{s.core_have}/{s.core_total} ({s.core_share:.0%})",
-            f"+{len(s.core_gained)}" if s.previous else "", f"-{len(s.core_lost)}" if s.core_lost else ""]
-           for s in result.runtimes])
+    out.table(f"core operators of snapshot {result.snapshot}", columns,
+              [[s.runtime, s.released or "", s.kernels, s.operators,
+                f"{s.core_have}/{s.core_total} ({s.core_share:.0%})",
+                f"+{len(s.core_gained)}" if s.previous else "", f"-{len(s.core_lost)}" if s.core_lost else ""]
+               for s in result.runtimes])
 
 
 @runtimes_app.command("show")

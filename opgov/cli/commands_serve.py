@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import GLOBALS, minute, print_json, say, table
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.runtime import GLOBALS, minute, output, print_json, say
 
 tokens_app = typer.Typer(help="API tokens of members, for `opgov serve`.", no_args_is_help=True)
 app.add_typer(tokens_app, name="tokens")
@@ -95,21 +95,23 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
 
 @tokens_app.command("list")
 def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Only this member's tokens."),
-                json_out: bool = JsonOpt) -> None:
+                json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
     from opgov.cli.remote import fetch
     from opgov.results.models import TokenView
     from opgov.services.tokens import list_tokens
 
+    out = output(fmt, json_out)
     tokens = fetch("/api/v1/tokens", list[TokenView], member=member, local=lambda ctx: list_tokens(ctx, member=member))
-    if json_out:
+    columns = ["id", "member", "state", "created", "by", "expires"]
+    if out.json:
         print_json(tokens)
     elif not tokens:
-        say("no tokens")
+        out.empty("no tokens", columns)
     else:
-        table(None, ["id", "member", "state", "created", "by", "expires"],
-              [[t.id, t.member, t.state, minute(t.created_at), t.created_by, minute(t.expires_at) or "never"]
-               for t in tokens])
+        out.table(None, columns,
+                  [[t.id, t.member, t.state, minute(t.created_at), t.created_by, minute(t.expires_at) or "never"]
+                   for t in tokens])
 
 
 @tokens_app.command("revoke")

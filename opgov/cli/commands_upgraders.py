@@ -6,8 +6,8 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import JsonOpt, app
-from opgov.cli.runtime import print_json, say, table
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.runtime import output, print_json, say
 
 upgraders_app = typer.Typer(help="Operator upgraders and version bumps (the operator versioning guide).",
                             no_args_is_help=True)
@@ -69,23 +69,24 @@ def upgraders_add(
 
 
 @upgraders_app.command("list")
-def upgraders_list(json_out: bool = JsonOpt) -> None:
+def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every upgrader, and the version bumps on record."""
     from opgov.cli.remote import fetch
     from opgov.services.upgraders import UpgraderList, list_upgraders
 
+    out = output(fmt, json_out)
     result = fetch("/api/v1/upgraders", UpgraderList, orm=False, local=list_upgraders)
-    if json_out:
+    if out.json:
         print_json(result)
         return
+    columns = ["upgrader", "operator", "versions", "bump", "bumped on", "replaceable from", "replaced by"]
     if not result.upgraders:
-        say("no upgraders recorded (opgov upgraders add)")
+        out.empty("no upgraders recorded (opgov upgraders add)", columns)
         return
-    table(f"operator version {result.current_version}", ["upgrader", "operator", "versions", "bump", "bumped on",
-                                                         "replaceable from", "replaced by"],
-          [[u.name, u.operator, f"{u.start}-{u.end}", u.end + 1, u.bump.bumped_on if u.bump else "",
-            f"{u.replaceable_from:%Y-%m-%d}" if u.replaceable_from else "", u.replaced_by or ""]
-           for u in result.upgraders])
+    out.table(f"operator version {result.current_version}", columns,
+              [[u.name, u.operator, f"{u.start}-{u.end}", u.end + 1, u.bump.bumped_on if u.bump else "",
+                f"{u.replaceable_from:%Y-%m-%d}" if u.replaceable_from else "", u.replaced_by or ""]
+               for u in result.upgraders])
 
 
 @upgraders_app.command("show")

@@ -134,17 +134,74 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=False)
 
 
-def table(title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False) -> None:
+def terminal() -> bool:
+    """Is stdout a terminal (or ``OPGOV_FORCE_TTY=1``, as ``GH_FORCE_TTY``)?"""
+    return sys.stdout.isatty() or bool(os.environ.get("OPGOV_FORCE_TTY"))
+
+
+@dataclass(frozen=True)
+class Output:
+    """How a list command prints, from its ``--format`` (and ``--json``): ``table`` (rich),
+    ``tsv`` (plain columns) or ``json``. With ``tsv`` stdout holds the columns only: a note about
+    them goes to stderr, and an empty list is its header line."""
+
+    format: str
+
+    @property
+    def json(self) -> bool:
+        return self.format == "json"
+
+    def table(self, title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False) -> None:
+        table(title, columns, rows, section=section, plain=self.format == "tsv")
+
+    def section(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
+        self.table(title, columns, rows, section=True)
+
+    def note(self, text: str) -> None:
+        """A line about the table: under it on a terminal, on stderr beside plain columns."""
+        if self.format == "tsv":
+            from opgov.render.escapes import visible
+
+            sys.stderr.write(visible(text) + "\n")
+        else:
+            say(text)
+
+    def empty(self, text: str, columns: list[str]) -> None:
+        """Nothing to list: ``text`` on a terminal; the header line (and ``text`` on stderr) as tsv."""
+        if self.format == "tsv":
+            table(None, columns, [], plain=True)
+        self.note(text)
+
+
+def output(fmt: Any = "auto", json_out: bool = False) -> Output:
+    """Resolve ``--format`` (``auto``: table on a terminal, tsv elsewhere) and ``--json`` (an alias
+    of ``--format json``; with another --format, refused)."""
+    chosen = getattr(fmt, "value", fmt) or "auto"
+    if json_out:
+        if chosen not in ("auto", "json"):
+            from opgov.core.errors import BadInput
+
+            raise BadInput(f"--json and --format {chosen} disagree: --json is --format json; give one of them")
+        chosen = "json"
+    if chosen == "auto":
+        chosen = "table" if terminal() else "tsv"
+    return Output(chosen)
+
+
+def table(title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False,
+          plain: bool | None = None) -> None:
     """Rows under a header. On a terminal, a rich table; into a pipe or a file, plain columns as
     kubectl and gh print them (``OPGOV_FORCE_TTY=1`` keeps the terminal's tables, as
     ``GH_FORCE_TTY`` does): a header line, then one record a line, tab-separated, nothing
     truncated or wrapped, no box characters (a tab or newline inside a cell is written ``\\t`` or
-    ``\\n``). ``section``: the title names a part of a longer output (``ops show``) and is kept
-    off a terminal too, as ``# title``; a list's title is left out there, so the first line is
-    the header."""
+    ``\\n``). ``plain`` decides instead of the terminal (``--format tsv`` or ``table``).
+    ``section``: the title names a part of a longer output (``ops show``) and is kept in plain
+    columns too, as ``# title``; a list's title is left out there, so the first line is the header."""
     from opgov.render.escapes import visible
 
-    if not (sys.stdout.isatty() or os.environ.get("OPGOV_FORCE_TTY")):
+    if plain is None:
+        plain = not terminal()
+    if plain:
         def cell(value: Any) -> str:
             return visible("" if value is None else str(value), one_line=True).replace("\t", "\\t")
 
@@ -168,14 +225,14 @@ def section(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     table(title, columns, rows, section=True)
 
 
-def say(text: str, *, bold: str | None = None) -> None:
+def say(text: str, *, bold: str | None = None, plain: bool = False) -> None:
     """One line of output. Text is data, never markup (a schema's ``Tensor(a)[]`` prints as
-    it is). ``bold`` is a leading part to emphasise, on a terminal only; off a terminal nothing
-    loads rich, which keeps piped and scripted use fast."""
+    it is). ``bold`` is a leading part to emphasise, on a terminal only (and not ``plain``: ``--format
+    tsv``); off a terminal nothing loads rich, which keeps piped and scripted use fast."""
     from opgov.render.escapes import visible
 
     text = visible(text)  # an ESC or OSC sequence typed into a rationale is shown, never obeyed
-    if bold is not None and sys.stdout.isatty():
+    if bold is not None and sys.stdout.isatty() and not plain:
         from rich.text import Text
 
         console().print(Text(bold, style="bold") + Text(text))

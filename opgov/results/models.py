@@ -568,6 +568,9 @@ def dump_list(items: list[Result]) -> str:
     return to_json(items, indent=2, by_alias=True).decode()
 
 
+EVENTS_PAGE_MAX = 1000  # the most events one page of /api/v1/events holds (?limit=)
+
+
 class EventsPage(Result):
     """A page of the event log, oldest first; ``next_before`` fetches the older page."""
 

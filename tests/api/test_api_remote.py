@@ -215,6 +215,8 @@ def test_a_developer_token_cannot_do_a_maintainers_write_over_http(twins, files)
 READS = [
     ("members", "list"), ("members", "list", "--json"), ("config", "list"), ("config", "list", "--json"),
     ("decomps", "list"), ("decomps", "list", "--json"),
+    ("members", "list", "--format", "tsv"), ("members", "list", "--format", "json"),
+    ("decomps", "list", "--format", "tsv"), ("decomps", "list", "--format", "table"),
     ("check-decomps",), ("check-decomps", "--format", "json"), ("check-decomps", "--format", "github"),
     ("opset", "build"), ("opset", "build", "--format", "json"), ("opset", "build", "--format", "selective-build"),
     ("opset", "build", "--format", "python"), ("opset", "build", "--preset", "no-decomp", "--keep", "aten::var"),

@@ -123,7 +123,7 @@ def run_with_token(server, token: str, *args: str):
 
 
 TOKEN_READS = [
-    ("chair", "tokens", "list"), ("chair", "tokens", "list", "--json"), ("chair", "tokens", "list", "--member", "dev"),
+    ("chair", "tokens", "list"), ("chair", "tokens", "list", "--json"), ("chair", "tokens", "list", "--format", "tsv"), ("chair", "tokens", "list", "--member", "dev"),
     ("dev", "tokens", "list", "--member", "dev"), ("dev", "tokens", "list", "--member", "dev", "--json"),
     ("dev", "tokens", "list"),                                 # others' tokens: 1
     ("bot", "tokens", "list", "--member", "chair"),            # 1

@@ -116,6 +116,10 @@ def test_runtimes_remote_like_local(twins):
     assert "no such file" in same(twins, "runtimes", "add", "x@1", "--ops", "missing.yaml", code=2)
     assert "core operators of snapshot 2.13.0" in same(twins, "runtimes", "list")
     assert same(twins, "runtimes", "list", "--json").count('"runtime": "executorch@') == 2
+    assert same(twins, "runtimes", "list", "--format", "json").count('"runtime": "executorch@') == 2
+    header, *rows = same(twins, "runtimes", "list", "--format", "tsv").splitlines()
+    assert header.startswith("runtime\t") and sorted(r.split("\t")[0] for r in rows) == ["executorch@0.2.0",
+                                                                                       "executorch@1.3.0"]
     shown = same(twins, "runtimes", "show", "executorch@1.3.0")
     # the sources are named as the user named them, not by the server's temporary paths
     assert "1.3.0-portable-functions.yaml (kernel-yaml" in shown and "opgov-upload" not in shown
@@ -149,6 +153,7 @@ def test_upgraders_remote_like_local(twins):
     assert same(twins, *add).startswith("unchanged linspace_0_7")
     assert same(twins, *add, who="dev", code=1)
     assert "linspace_0_7" in same(twins, "upgraders", "list")
+    assert same(twins, "upgraders", "list", "--format", "tsv").splitlines()[1].startswith("linspace_0_7\taten::linspace\t")
     assert same_json(twins, "upgraders", "list")["upgraders"][0]["name"] == "linspace_0_7"
     assert "version map:" in same(twins, "upgraders", "show", "linspace_0_7")
     assert "unknown upgrader nope" in same(twins, "upgraders", "show", "nope", code=2)
@@ -263,6 +268,7 @@ def test_checks_and_reports_remote_like_local(twins):
     same(twins, "exceptions", "add", "aten::x", "--reason", "r", "--expires", "2000-01-01", code=2)
     same(twins, "exceptions", "add", "aten::x", "--reason", "r", "--expires", "2099-01-01", who="dev", code=1)
     assert same_json(twins, "exceptions", "list")[0]["pattern"] == "aten::_foreach_*"
+    assert "\taten::_foreach_*\t" in same(twins, "exceptions", "list", "--format", "tsv").splitlines()[1]
     same(twins, "report", "weekly", "--as-of", "2026-06-01", "--format", "md")
     same(twins, "report", "weekly", "--as-of", "2026-06-01", "--format", "json")
     # a command without an endpoint says so in one line

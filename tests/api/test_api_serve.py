@@ -446,6 +446,10 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
     ("ops", "list", "--tag", "pointwise", "--json"), ("ops", "show", "aten::glo"), ("proposals",),
     ("proposals", "--json"), ("proposals", "show", "1"), ("proposals", "show", "99"),
     ("log", "aten::mish", "--json"), ("log", "--since", "yesterday"), ("ops", "list", "--category", "x"),
+    ("ops", "list", "--format", "tsv"), ("ops", "list", "--category", "core", "--format", "json"),
+    ("ops", "show", "aten::glu", "--format", "tsv"), ("proposals", "--format", "tsv"), ("log", "--format", "tsv"),
+    ("log", "--limit", "0", "--format", "json"), ("snapshots",), ("snapshots", "--format", "tsv"),
+    ("ops", "list", "--format", "xml"),
 ], ids=lambda a: " ".join(a))
 def test_remote_cli_gives_the_local_output(server, args):
     local = run_cli("--db", server.db, *args)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from opgov.api.deps import Reader
 from opgov.api.fields import DATE_TIME_PATTERN, OperatorQuery
-from opgov.results.models import EventsPage, LogVerification
+from opgov.results.models import EVENTS_PAGE_MAX, EventsPage, LogVerification
 
 router = APIRouter(tags=["events"])
 
@@ -18,7 +18,7 @@ def list_events(ctx: Reader, operator: OperatorQuery = None,
                 action: str | None = Query(None, description="an action, or a prefix ending in '.': proposal."),
                 since: str | None = Query(None, pattern=DATE_TIME_PATTERN, max_length=40,
                                           description="ISO 8601 date or time"),
-                limit: int = Query(100, ge=1, le=1000),
+                limit: int = Query(100, ge=1, le=EVENTS_PAGE_MAX),
                 before: int | None = Query(None, ge=1, le=2**31 - 1, description="event id")
                 ) -> EventsPage:
     """The newest ``limit`` events matching the filters (older than ``before``), oldest first."""
