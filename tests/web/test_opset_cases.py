@@ -1,0 +1,78 @@
+"""The build-your-own-opset page computes what `opgov opset build` prints: one folder of cases
+(tests/web/opset_cases/, written by scripts/build_opset_cases.py from Python on real data), each a
+choice and what opset build gives for it, checked (a) against Python now and (b) against the
+page's evaluator (web/static/pages.js) run by node on the page's own data. The Chromium tests of
+tests/web/test_pages.py run the same evaluator in the page.
+
+Two worlds: PyTorch 2.13.0's registry with the 2023 review and opgov's rules file (``rules``), and
+the same with the facts `opgov decomps import-torch` traced from the installed torch (``torch``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+
+import pytest
+
+from tests.web.opset_parity import WORLDS, cases, make_world, page_data, python_result, run_node, summary, torch_version
+
+
+@pytest.fixture(scope="module", params=WORLDS)
+def world(request, tmp_path_factory, shared_dir, pytorch_release, models_dir):
+    """(name, database URL, the page's data file, {case file: (case, Python's result now)})."""
+    name = request.param
+    if name == "torch":
+        request.getfixturevalue("torch_mod")
+    folder = tmp_path_factory.mktemp(f"opset-{name}")
+    db = make_world(name, folder, shared_dir)
+    chosen = cases(name)
+    assert chosen, f"no case of the {name} world in tests/web/opset_cases"
+    loaded = {p.name: json.loads(p.read_text()) for p in chosen}
+    recorded = {c["torch"] for c in loaded.values()}
+    if recorded != {torch_version(db)}:
+        pytest.fail(f"the {name} cases were computed with torch {recorded}, this database holds "
+                    f"{torch_version(db)}: run scripts/build_opset_cases.py", pytrace=False)
+    data = folder / "opset-data.json"
+    data.write_text(page_data(db, models_dir))
+    return name, db, data, {p: (c, python_result(db, c["choice"], models_dir)) for p, c in loaded.items()}
+
+
+def test_the_cases_cover_each_preset_refusals_and_torch_notes():
+    """The folder holds what it must prove: every preset in both worlds, keeps, decompositions,
+    refusals, and the torch world's notes on disagreements."""
+    loaded = [json.loads(p.read_text()) for p in cases()]
+    for name in WORLDS:
+        mine = [c for c in loaded if c["world"] == name]
+        assert {c["choice"]["preset"] for c in mine} == {"core-aten", "no-decomp", "full-decomp"}, name
+        assert any(c["choice"]["keep"] for c in mine) and any(c["choice"]["decompose"] for c in mine), name
+        assert any("error" in c["expected"] for c in mine), name
+    notes = " ".join(n for c in loaded if c["world"] == "torch" for n in c["expected"].get("notes", []))
+    assert "leaves ATen" in notes and "has no decomposition for them" in notes and "kept by the generated code" in notes
+
+
+def test_python_gives_what_each_case_records(world):
+    name, _, _, results = world
+    for file, (case, result) in results.items():
+        assert summary(result) == case["expected"], (
+            f"{file}: opset build's answer changed; if on purpose, run scripts/build_opset_cases.py")
+
+
+def test_the_page_evaluator_gives_the_same_with_node(world):
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("node not installed (tests/web/test_pages.py runs the evaluator in Chromium)")
+    name, _, data, results = world
+    from tests.web.opset_parity import CASES
+
+    page = run_node(data, [CASES / file for file in results], node=node)
+    for file, (case, result) in results.items():
+        got = page[file]
+        for text in ("python", "yaml"):  # the exact text first: a diff says where
+            if text in result and got.get(text) != result[text]:
+                diff = "".join(difflib.unified_diff(result[text].splitlines(True), got.get(text, "").splitlines(True),
+                                                    "opset build", "page", n=1))
+                pytest.fail(f"{file}: the page's {text} differs from opset build's:\n{diff[:3000]}")
+        assert got == result, f"{file}: the page differs from opset build"
+        assert summary(got) == case["expected"], file
