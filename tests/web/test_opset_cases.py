@@ -16,6 +16,7 @@ import shutil
 
 import pytest
 
+from tests.web.test_pages import browser, load, ready, requests_off_origin, text  # noqa: F401 (browser: a fixture)
 from tests.web.opset_parity import WORLDS, cases, make_world, page_data, python_result, run_node, summary, torch_version
 
 
@@ -76,3 +77,43 @@ def test_the_page_evaluator_gives_the_same_with_node(world):
                 pytest.fail(f"{file}: the page's {text} differs from opset build's:\n{diff[:3000]}")
         assert got == result, f"{file}: the page differs from opset build"
         assert summary(got) == case["expected"], file
+
+
+def test_the_static_page_of_the_torch_world_shows_each_case_from_file(world, browser, models_dir, tmp_path):
+    """`site build` of the torch world, opened from file:// in Chromium with each case's choice in
+    the address: the count, the notes, the code and the yaml are the case's (a refused choice
+    shows the refusal). Nothing is fetched."""
+    name, db, _, results = world
+    if name != "torch":
+        pytest.skip("the rules world's page is tested by tests/web/test_pages.py")
+    import hashlib
+    import subprocess
+    import sys
+    from urllib.parse import urlencode
+
+
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "site", "build", str(site), "--models",
+                           str(models_dir), "--ops", "aten::roll"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    driver = browser
+    page = (site / "opset.html").as_uri()
+    for file, (case, _) in results.items():
+        choice, expected = case["choice"], case["expected"]
+        query = [("preset", choice["preset"])] + [("decompose", op) for op in choice["decompose"]] + [
+            ("keep", op) for op in choice["keep"]]
+        load(driver, "about:blank")
+        load(driver, page + "#" + urlencode(query))
+        ready(driver)
+        if "error" in expected:
+            assert text(driver, "choice-error") == expected["error"], file
+            continue
+        assert int(text(driver, "op-count")) == expected["count"], file
+        shown = driver.execute_script("""return [document.getElementById('python-code').textContent,
+            document.getElementById('selective-build').textContent,
+            Array.from(document.querySelectorAll('#notes li')).map(li => li.textContent)]""")
+        assert shown[0] == expected["python"], file
+        assert hashlib.sha256(shown[1].encode()).hexdigest() == expected["yaml"]["sha256"], file
+        assert shown[2] == expected["notes"], file
+        assert case["torch"] in text(driver, "torch-note")
+    assert requests_off_origin(driver) == []
