@@ -241,9 +241,9 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         extra_set = frozenset(extra)
         traced_away = frozenset(implicit)
         # what the generated code decomposes: opgov's choice, where torch has a decomposition
+        # (an --decompose operator passed _refusal: torch has a traced decomposition or a rule says how)
         table = {op for op in set(torch.targets) | torch.default
-                 if decomposes(op) and (op in torch.default or op in rules or op in extra_set)
-                 and (torch.targets.get(op) is not None or op in torch.default or op in rules)}
+                 if decomposes(op) and (_torch_may(op, torch, rules) or op in extra_set)}
         follow = dict(rules)
         for op in table:
             if torch.targets.get(op) is not None:
@@ -252,7 +252,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         # prims): otherwise the operator is better implemented than its targets
         added = sorted(op for op in table if op not in torch.default and op not in extra_set)
         probe = _Leaves(follow, table.__contains__)
-        foreign = {op: sorted(t for t in probe(op) if not t.startswith("aten::")) for op in added}
+        foreign = {op: sorted(t for t in probe(op) if _outside_aten(t)) for op in added}
         foreign = {op: leaves for op, leaves in foreign.items() if leaves}
         table -= set(foreign)
         does = table.__contains__
@@ -261,22 +261,21 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         else:
             code_keep = tuple(sorted(op for op in torch.default - table))
             code_decompose = tuple(sorted(table - torch.default))
-        live_rules = sorted(op for op in rules if decomposes(op) and op not in table and op in operators
-                            and op not in traced_away
-                            and operators[op].lifecycle != "deleted" and not is_graph_op(op))
+        live_rules = sorted(op for op in rules if decomposes(op) and op not in table
+                            and _noted_if_torch_keeps(op, operators, rules, traced_away))
         none = [op for op in live_rules if op not in foreign]
         if none:
             notes.append(fill(TEXTS["torch_none"], n=len(none), version=torch.version, ops=", ".join(none)))
         if foreign:
             notes.append(fill(TEXTS["torch_foreign"], n=len(foreign), version=torch.version, ops=", ".join(
                 fill(TEXTS["foreign_item"], op=op, ops=", ".join(leaves)) for op, leaves in sorted(foreign.items()))))
-        core_kept = [op for op in sorted(torch.default - table) if op not in kept and not is_graph_op(op)
-                     and (info := operators.get(op)) is not None and info.category == "core"]
+        core_kept = [op for op in sorted(torch.default - table) if op not in kept
+                     and _core_torch_decomposes(op, operators, torch)]
         if core_kept:
             notes.append(fill(TEXTS["core_kept"], n=len(core_kept), version=torch.version, ops=", ".join(core_kept)))
 
-    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and not is_graph_op(op)}
-    graph = tuple(sorted(op for op, info in operators.items() if info.lifecycle != "deleted" and is_graph_op(op)))
+    live = {op: info for op, info in operators.items() if _present(info) and not is_graph_op(op)}
+    graph = tuple(sorted(op for op, info in operators.items() if _present(info) and is_graph_op(op)))
     not_functional: list[str] = []
     candidates = [op for op, i in live.items() if _candidate(preset, i)]
     if PRESET_POLICY[preset]["drift"]:
@@ -395,6 +394,35 @@ def _drift(info: OpInfo) -> bool:
     return info.kind != "functional" and info.category == "core"
 
 
+def _present(info: OpInfo | None) -> bool:
+    """In the registry and not deleted (deleted operators are never in an opset)."""
+    return info is not None and info.lifecycle != "deleted"
+
+
+def _outside_aten(op: str) -> bool:
+    """A target outside ATen (``prims::var``): an added decomposition must not lead there."""
+    return not op.startswith("aten::")
+
+
+def _torch_may(op: str, torch: TorchFacts, rules: Mapping[str, tuple[str, ...]]) -> bool:
+    """The generated code lets torch decompose ``op`` when the preset does: torch has a
+    decomposition, in its default table or for an operator a rule decomposes."""
+    return torch.has(op) and (op in torch.default or op in rules)
+
+
+def _noted_if_torch_keeps(op: str, operators: Mapping[str, OpInfo], rules: Mapping[str, tuple[str, ...]],
+                          implicit: frozenset[str]) -> bool:
+    """A live operator a rule decomposes: named in a note when torch's code cannot (export's
+    tracing decomposes the CompositeImplicitAutograd ones itself)."""
+    return op in rules and _present(operators.get(op)) and not is_graph_op(op) and op not in implicit
+
+
+def _core_torch_decomposes(op: str, operators: Mapping[str, OpInfo], torch: TorchFacts) -> bool:
+    """A core operator torch's default table decomposes: named in a note when the code keeps it."""
+    info = operators.get(op)
+    return op in torch.default and not is_graph_op(op) and info is not None and info.category == "core"
+
+
 def _refusal(op: str, torch: TorchFacts, rules: Mapping[str, tuple[str, ...]]) -> tuple[str, str] | None:
     """Why ``--decompose op`` is refused with these torch facts: (a key of :data:`TEXTS`, the reason), or None."""
     if not torch.has(op):
@@ -456,7 +484,7 @@ def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequenc
     for op in sorted(names):
         info = operators.get(op)
         graph = is_graph_op(op)
-        present = info is not None and info.lifecycle != "deleted"
+        present = _present(info)
         live = present and not graph
         core = info is not None and info.category == "core"
         flags = [("r", info is not None), ("l", live), ("g", present and graph), ("c", core),
@@ -469,17 +497,16 @@ def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequenc
             if refusal is not None and refusal[0] == "refuse_untraced":
                 reasons[op] = refusal[1]
             flags += [("T", op in torch.default),
-                      ("t", torch.has(op) and (op in torch.default or op in rules)),
+                      ("t", _torch_may(op, torch, rules)),
                       ("z", refusal is not None and refusal[0] == "refuse_none"),
                       ("u", refusal is not None and refusal[0] == "refuse_untraced"),
                       ("i", op in implicit),
-                      ("w", op in rules and present and not graph and op not in implicit),
-                      ("K", op in torch.default and not graph and core)]
+                      ("w", _noted_if_torch_keeps(op, operators, rules, implicit)),
+                      ("K", _core_torch_decomposes(op, operators, torch))]
         ops[op] = [info.category if info else None, info.lifecycle if info else "unknown",
                    "".join(letter for letter, on in flags if on)]
     into = {} if torch is None else {op: list(t) for op, t in sorted(torch.targets.items()) if t is not None}
-    outside = sorted({t for targets in (*into.values(), *rules.values()) for t in targets
-                      if not t.startswith("aten::")})
+    outside = sorted({t for targets in (*into.values(), *rules.values()) for t in targets if _outside_aten(t)})
     version = torch.version if torch is not None else None
     return {"presets": {p: PRESET_POLICY[p] for p in PRESETS}, "operators": ops,
             "rules": {op: list(t) for op, t in sorted(rules.items())}, "into": into, "outside": outside,

@@ -60,6 +60,22 @@ def test_python_gives_what_each_case_records(world):
             f"{file}: opset build's answer changed; if on purpose, run scripts/build_opset_cases.py")
 
 
+def test_the_selective_build_yaml_is_what_pyyaml_writes(world):
+    """The yaml is written from templates (by Python and the page alike): it must be what PyYAML's
+    safe dumper writes for the same operators, and load back to them."""
+    import yaml
+
+    for file, (_, result) in world[3].items():
+        if "yaml" not in result:
+            continue
+        header, _, body = result["yaml"].partition("\noperators:")
+        loaded = yaml.safe_load("operators:" + body)
+        assert len(loaded["operators"]) == int(header.split("# ")[-1].split()[0]), file
+        assert all(v["debug_info"][0].startswith("opgov opset ") for v in loaded["operators"].values()), file
+        dumped = yaml.dump(loaded, Dumper=yaml.SafeDumper, sort_keys=False, default_flow_style=False, width=float("inf"))
+        assert "operators:" + body == dumped, file
+
+
 def test_the_page_evaluator_gives_the_same_with_node(world):
     node = shutil.which("node") or shutil.which("nodejs")
     if node is None:
