@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.web.opset_parity import CASES, SHARED, dump_case, make_world, python_result, summary, torch_version  # noqa: E402
+from tests.web.opset_parity import (  # noqa: E402
+    CASES, SHARED, dump_case, make_world, python_result, summary, torch_version)
 
 # (world, name, what it shows, preset, decompose, keep)
 CHOICES = [
@@ -53,7 +54,8 @@ CHOICES = [
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=SHARED, help="the folder of the real data (pytorch/, decisions/, models/)")
+    parser.add_argument("--shared", type=Path, default=SHARED,
+                        help="the folder of the real data (pytorch/, decisions/, models/)")
     args = parser.parse_args()
     models = args.shared / "models"
     CASES.mkdir(exist_ok=True)

@@ -32,7 +32,8 @@ class PresetRule(Result):
     candidate: str = Field(description="the flag of the operators its opset is built from")
     drift: bool = Field(description="names core operators that are not functional in a note")
     from_empty: bool = Field(description="its code starts from an empty table, not torch's default one")
-    beyond_core: bool = Field(description="its code also adds torch's decompositions of the core operators it decomposes")
+    beyond_core: bool = Field(description="its code also adds torch's decompositions of the core operators "
+                                          "it decomposes")
     start: str = Field(description="what a model needs, before decomposition: exported or core-aten operators")
 
 

@@ -72,7 +72,8 @@ def test_the_selective_build_yaml_is_what_pyyaml_writes(world):
         loaded = yaml.safe_load("operators:" + body)
         assert len(loaded["operators"]) == int(header.split("# ")[-1].split()[0]), file
         assert all(v["debug_info"][0].startswith("opgov opset ") for v in loaded["operators"].values()), file
-        dumped = yaml.dump(loaded, Dumper=yaml.SafeDumper, sort_keys=False, default_flow_style=False, width=float("inf"))
+        dumped = yaml.dump(loaded, Dumper=yaml.SafeDumper, sort_keys=False, default_flow_style=False,
+                           width=float("inf"))
         assert "operators:" + body == dumped, file
 
 

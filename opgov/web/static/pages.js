@@ -45,8 +45,9 @@ function decider(data, choice) {
 }
 
 function buildOpset(data, preset, decompose, keep) {
-  const T = data.texts, P = data.presets[preset];
+  const T = data.texts;
   if (!has(data.presets, preset)) throw new Error(fill(T.unknown_preset, { preset, presets: Object.keys(data.presets).join(", ") }));
+  const P = data.presets[preset];
   const extra = [...new Set(decompose)], kept = [...new Set(keep)];
   for (const [flag, names] of [["--decompose", extra], ["--keep", kept]]) {
     for (const op of names) if (!has(data.operators, op)) throw new Error(fill(T.unknown, { flag, op }));
