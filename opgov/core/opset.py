@@ -55,6 +55,7 @@ transitively. A model is covered when everything it then needs is in the must-im
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -66,6 +67,36 @@ from opgov.core.vocab import Preset
 
 PRESETS: tuple[str, ...] = tuple(Preset)
 _EXPORTED_KINDS = frozenset({"functional", "inplace", "mutable"})
+
+#: What :func:`build_opset` says, with ``@placeholders@``; the build-your-own-opset page fills the
+#: same texts (:func:`opset_policy` puts them in its data), so both word every message alike.
+TEXTS: dict[str, str] = {
+    "unknown_preset": "unknown preset '@preset@' (@presets@)",
+    "unknown": "@flag@ @op@: unknown operator",
+    "both": "@op@ is both decomposed and kept; choose one",
+    "no_rule": "@op@ has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it",
+    "not_functional": "@n@ core operator(s) are not functional and are left out (functionalization removes them; "
+                      "drift to fix in the core tags): @ops@",
+    "refuse_none": "--decompose @op@: torch @version@ has no decomposition for it (torch._decomp holds none), "
+                   "so an exported program keeps it",
+    "refuse_untraced": "--decompose @op@: torch @version@'s decomposition of it could not be traced (@reason@), "
+                       "so opgov cannot say what it produces",
+    "torch_none": "@n@ operator(s) opgov's rules decompose stay in exported programs: torch @version@ has no "
+                  "decomposition for them (implement them): @ops@",
+    "torch_foreign": "@n@ operator(s) opgov's rules decompose stay: torch @version@'s decomposition leaves ATen "
+                     "(implement them): @ops@",
+    "foreign_item": "@op@ (→ @ops@)",
+    "core_kept": "@n@ core operator(s) torch @version@'s default table decomposes are kept by the generated code: "
+                 "@ops@",
+    "choice_decompose": "decompose @ops@",
+    "choice_keep": "keep @ops@",
+}
+
+
+def fill(template: str, **values: object) -> str:
+    """``template`` with each ``@name@`` replaced by ``values[name]`` (one pass; a placeholder
+    without a value stays). pages.js fills the same way."""
+    return re.sub(r"@(\w+)@", lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
 
 
 @dataclass(frozen=True)
@@ -185,13 +216,13 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     backend.
     """
     if preset not in PRESETS:
-        raise BadInput(f"unknown preset {preset!r} ({', '.join(PRESETS)})")
+        raise BadInput(fill(TEXTS["unknown_preset"], preset=preset, presets=", ".join(PRESETS)))
     rules = {op: tuple(into) for op, into in rules.items()}
     extra = _names(decompose, operators, rules, "--decompose", torch)
     kept = _names(keep, operators, rules, "--keep", torch)
     both = sorted(set(extra) & set(kept))
     if both:
-        raise BadInput(f"{both[0]} is both decomposed and kept; choose one", subject=both[0])
+        raise BadInput(fill(TEXTS["both"], op=both[0]), subject=both[0])
     choice = OpsetChoice(preset, tuple(extra), tuple(kept))
     decomposes = _decision(choice, operators, rules)
     notes: list[str] = []
@@ -199,24 +230,20 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     code_decompose: tuple[str, ...] = ()
     follow = rules  # the rules the opset follows
     if torch is None:
-        notes += [f"{op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it"
-                  for op in extra if op not in rules]
+        notes += [fill(TEXTS["no_rule"], op=op) for op in extra if op not in rules]
         does = decomposes
     else:
         for op in extra:
-            if not torch.has(op):
-                raise PolicyRefusal(f"--decompose {op}: torch {torch.version} has no decomposition for it "
-                                    "(torch._decomp holds none), so an exported program keeps it", subject=op)
-            if torch.targets.get(op) is None and op not in rules:
-                raise PolicyRefusal(f"--decompose {op}: torch {torch.version}'s decomposition of it could not be "
-                                    f"traced ({torch.reasons.get(op, 'no targets recorded')}), so opgov cannot say "
-                                    "what it produces", subject=op)
+            refusal = _refusal(op, torch, rules)
+            if refusal is not None:
+                raise PolicyRefusal(fill(TEXTS[refusal[0]], op=op, version=torch.version, reason=refusal[1]),
+                                    subject=op)
         extra_set = frozenset(extra)
         traced_away = frozenset(implicit)
         # what the generated code decomposes: opgov's choice, where torch has a decomposition
+        # (an --decompose operator passed _refusal: torch has a traced decomposition or a rule says how)
         table = {op for op in set(torch.targets) | torch.default
-                 if decomposes(op) and (op in torch.default or op in rules or op in extra_set)
-                 and (torch.targets.get(op) is not None or op in torch.default or op in rules)}
+                 if decomposes(op) and (_torch_may(op, torch, rules) or op in extra_set)}
         follow = dict(rules)
         for op in table:
             if torch.targets.get(op) is not None:
@@ -225,45 +252,36 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         # prims): otherwise the operator is better implemented than its targets
         added = sorted(op for op in table if op not in torch.default and op not in extra_set)
         probe = _Leaves(follow, table.__contains__)
-        foreign = {op: sorted(t for t in probe(op) if not t.startswith("aten::")) for op in added}
+        foreign = {op: sorted(t for t in probe(op) if _outside_aten(t)) for op in added}
         foreign = {op: leaves for op, leaves in foreign.items() if leaves}
         table -= set(foreign)
         does = table.__contains__
-        if preset == "no-decomp":
+        if PRESET_POLICY[preset]["from_empty"]:
             code_decompose = tuple(sorted(table))
         else:
             code_keep = tuple(sorted(op for op in torch.default - table))
             code_decompose = tuple(sorted(table - torch.default))
-        live_rules = sorted(op for op in rules if decomposes(op) and op not in table and op in operators
-                            and op not in traced_away
-                            and operators[op].lifecycle != "deleted" and not is_graph_op(op))
+        live_rules = sorted(op for op in rules if decomposes(op) and op not in table
+                            and _noted_if_torch_keeps(op, operators, rules, traced_away))
         none = [op for op in live_rules if op not in foreign]
         if none:
-            notes.append(f"{len(none)} operator(s) opgov's rules decompose stay in exported programs: torch "
-                         f"{torch.version} has no decomposition for them (implement them): {', '.join(none)}")
+            notes.append(fill(TEXTS["torch_none"], n=len(none), version=torch.version, ops=", ".join(none)))
         if foreign:
-            notes.append(f"{len(foreign)} operator(s) opgov's rules decompose stay: torch {torch.version}'s "
-                         "decomposition leaves ATen (implement them): "
-                         + ", ".join(f"{op} (→ {', '.join(leaves)})" for op, leaves in sorted(foreign.items())))
-        core_kept = [op for op in sorted(torch.default - table) if op not in kept and not is_graph_op(op)
-                     and (info := operators.get(op)) is not None and info.category == "core"]
+            notes.append(fill(TEXTS["torch_foreign"], n=len(foreign), version=torch.version, ops=", ".join(
+                fill(TEXTS["foreign_item"], op=op, ops=", ".join(leaves)) for op, leaves in sorted(foreign.items()))))
+        core_kept = [op for op in sorted(torch.default - table) if op not in kept
+                     and _core_torch_decomposes(op, operators, torch)]
         if core_kept:
-            notes.append(f"{len(core_kept)} core operator(s) torch {torch.version}'s default table decomposes are "
-                         f"kept by the generated code: {', '.join(core_kept)}")
+            notes.append(fill(TEXTS["core_kept"], n=len(core_kept), version=torch.version, ops=", ".join(core_kept)))
 
-    live = {op: info for op, info in operators.items() if info.lifecycle != "deleted" and not is_graph_op(op)}
-    graph = tuple(sorted(op for op, info in operators.items() if info.lifecycle != "deleted" and is_graph_op(op)))
+    live = {op: info for op, info in operators.items() if _present(info) and not is_graph_op(op)}
+    graph = tuple(sorted(op for op, info in operators.items() if _present(info) and is_graph_op(op)))
     not_functional: list[str] = []
-    if preset == "no-decomp":
-        candidates = [op for op, i in live.items() if i.kind in _EXPORTED_KINDS or i.category == "core"]
-    else:  # functionalization leaves functional operators only
-        candidates = [op for op, i in live.items() if i.kind == "functional"]
-        not_functional = sorted(op for op, i in live.items() if i.kind != "functional" and i.category == "core"
-                                and op not in kept)
+    candidates = [op for op, i in live.items() if _candidate(preset, i)]
+    if PRESET_POLICY[preset]["drift"]:
+        not_functional = sorted(op for op, i in live.items() if _drift(i) and op not in kept)
         if not_functional:
-            notes.append(f"{len(not_functional)} core operator(s) are not functional and are left out "
-                         f"(functionalization removes them; drift to fix in the core tags): "
-                         f"{', '.join(not_functional)}")
+            notes.append(fill(TEXTS["not_functional"], n=len(not_functional), ops=", ".join(not_functional)))
     leaves = _Leaves(follow, does)
 
     entries: dict[str, dict] = {}
@@ -310,7 +328,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                   for op, e in sorted(entries.items()))
     decomposed = tuple(sorted(op for op in follow if does(op)))
     beyond = set(extra)
-    if preset == "full-decomp":
+    if PRESET_POLICY[preset]["beyond_core"]:
         beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
     return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
@@ -337,7 +355,7 @@ def _names(names: Iterable[str], operators: Mapping[str, OpInfo], rules: Mapping
     for raw in names:
         op = canonical(raw)
         if op not in operators and op not in rules and not (torch is not None and torch.has(op)):
-            raise NotFound(f"{flag} {raw}: unknown operator", subject=op)
+            raise NotFound(fill(TEXTS["unknown"], flag=flag, op=raw), subject=op)
         if op not in out:
             out.append(op)
     return out
@@ -361,6 +379,139 @@ def _decision(choice: OpsetChoice, operators: Mapping[str, OpInfo], rules: Mappi
         return not is_core or op in rules  # full-decomp
 
     return decomposes
+
+
+def _candidate(preset: str, info: OpInfo) -> bool:
+    """Is a live operator one the preset's opset is built from? no-decomp keeps what export produces;
+    the others see functional operators only (functionalization removes the rest)."""
+    if preset == "no-decomp":
+        return info.kind in _EXPORTED_KINDS or info.category == "core"
+    return info.kind == "functional"
+
+
+def _drift(info: OpInfo) -> bool:
+    """A core operator that is not functional: core-aten and full-decomp leave it out, with a note."""
+    return info.kind != "functional" and info.category == "core"
+
+
+def _present(info: OpInfo | None) -> bool:
+    """In the registry and not deleted (deleted operators are never in an opset)."""
+    return info is not None and info.lifecycle != "deleted"
+
+
+def _outside_aten(op: str) -> bool:
+    """A target outside ATen (``prims::var``): an added decomposition must not lead there."""
+    return not op.startswith("aten::")
+
+
+def _torch_may(op: str, torch: TorchFacts, rules: Mapping[str, tuple[str, ...]]) -> bool:
+    """The generated code lets torch decompose ``op`` when the preset does: torch has a
+    decomposition, in its default table or for an operator a rule decomposes."""
+    return torch.has(op) and (op in torch.default or op in rules)
+
+
+def _noted_if_torch_keeps(op: str, operators: Mapping[str, OpInfo], rules: Mapping[str, tuple[str, ...]],
+                          implicit: frozenset[str]) -> bool:
+    """A live operator a rule decomposes: named in a note when torch's code cannot (export's
+    tracing decomposes the CompositeImplicitAutograd ones itself)."""
+    return op in rules and _present(operators.get(op)) and not is_graph_op(op) and op not in implicit
+
+
+def _core_torch_decomposes(op: str, operators: Mapping[str, OpInfo], torch: TorchFacts) -> bool:
+    """A core operator torch's default table decomposes: named in a note when the code keeps it."""
+    info = operators.get(op)
+    return op in torch.default and not is_graph_op(op) and info is not None and info.category == "core"
+
+
+def _refusal(op: str, torch: TorchFacts, rules: Mapping[str, tuple[str, ...]]) -> tuple[str, str] | None:
+    """Why ``--decompose op`` is refused with these torch facts: (a key of :data:`TEXTS`, the reason), or None."""
+    if not torch.has(op):
+        return "refuse_none", ""
+    if torch.targets.get(op) is None and op not in rules:
+        return "refuse_untraced", torch.reasons.get(op, "no targets recorded")
+    return None
+
+
+#: The flags of :func:`opset_policy`, one letter each.
+POLICY_FLAGS: dict[str, str] = {
+    "r": "in the registry",
+    "l": "live: in the registry, not deleted, not a graph operator",
+    "g": "a graph operator of the registry (listed apart, never implemented)",
+    "c": "core: kept as 'core' when the choice does not decompose it",
+    "a": "core-aten decomposes it", "f": "full-decomp decomposes it",
+    "n": "no-decomp builds its opset from it", "F": "core-aten and full-decomp build their opset from it",
+    "x": "core but not functional: named in a note unless kept (core-aten, full-decomp)",
+    "v": "the page offers it as a toggle",
+    "T": "in torch's default table", "t": "the code lets torch decompose it when the choice does",
+    "z": "--decompose is refused: torch has no decomposition for it",
+    "u": "--decompose is refused: torch's decomposition of it could not be traced (see reasons)",
+    "i": "export's tracing decomposes it (CompositeImplicitAutograd)",
+    "w": "named in a note when the choice decomposes it and torch's code cannot",
+    "K": "core and in torch's default table: named in a note when the code keeps it",
+}
+
+#: What a preset means to :func:`build_opset`, as :func:`opset_policy` gives it to the page.
+PRESET_POLICY: dict[str, dict[str, object]] = {
+    "no-decomp": {"decomposes": None, "candidate": "n", "drift": False, "from_empty": True, "beyond_core": False,
+                  "start": "exported"},
+    "core-aten": {"decomposes": "a", "candidate": "F", "drift": True, "from_empty": False, "beyond_core": False,
+                  "start": "core-aten"},
+    "full-decomp": {"decomposes": "f", "candidate": "F", "drift": True, "from_empty": False, "beyond_core": True,
+                    "start": "core-aten"},
+}
+
+
+def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence[str]],
+                 torch: TorchFacts | None = None, implicit: Iterable[str] = ()) -> dict:
+    """What :func:`build_opset` decides about each operator, whatever the choice, as JSON-able data
+    for the build-your-own-opset page, whose small evaluator (``web/static/pages.js``) follows it
+    without knowing any rule itself.
+
+    ``operators``: every name a choice may name (the registry, the rules, torch's table) →
+    ``[category, lifecycle, flags]`` (:data:`POLICY_FLAGS`; ``unknown`` lifecycle outside the
+    registry). ``rules``: operator → targets. With ``torch``: ``into`` (what torch's decomposition
+    of an operator was traced to call), ``outside`` (those targets outside ATen), ``reasons`` (why
+    a decomposition could not be traced). ``presets``: :data:`PRESET_POLICY`; ``texts``: the
+    messages, torch's release filled in; ``ranks``: which reason to keep an operator wins."""
+    rules = {op: tuple(into) for op, into in rules.items()}
+    implicit = frozenset(implicit)
+    by_preset = {p: _decision(OpsetChoice(p), operators, rules) for p in ("core-aten", "full-decomp")}
+    names = set(operators) | set(rules)
+    if torch is not None:
+        names |= set(torch.targets) | set(torch.default)
+    ops: dict[str, list] = {}
+    reasons: dict[str, str] = {}
+    for op in sorted(names):
+        info = operators.get(op)
+        graph = is_graph_op(op)
+        present = _present(info)
+        live = present and not graph
+        core = info is not None and info.category == "core"
+        flags = [("r", info is not None), ("l", live), ("g", present and graph), ("c", core),
+                 ("a", by_preset["core-aten"](op)), ("f", by_preset["full-decomp"](op)),
+                 ("n", live and _candidate("no-decomp", info)), ("F", live and _candidate("core-aten", info)),
+                 ("x", live and _drift(info)),
+                 ("v", present and (info.kind in _EXPORTED_KINDS or core or op in rules))]
+        if torch is not None:
+            refusal = _refusal(op, torch, rules)
+            if refusal is not None and refusal[0] == "refuse_untraced":
+                reasons[op] = refusal[1]
+            flags += [("T", op in torch.default),
+                      ("t", _torch_may(op, torch, rules)),
+                      ("z", refusal is not None and refusal[0] == "refuse_none"),
+                      ("u", refusal is not None and refusal[0] == "refuse_untraced"),
+                      ("i", op in implicit),
+                      ("w", _noted_if_torch_keeps(op, operators, rules, implicit)),
+                      ("K", _core_torch_decomposes(op, operators, torch))]
+        ops[op] = [info.category if info else None, info.lifecycle if info else "unknown",
+                   "".join(letter for letter, on in flags if on)]
+    into = {} if torch is None else {op: list(t) for op, t in sorted(torch.targets.items()) if t is not None}
+    outside = sorted({t for targets in (*into.values(), *rules.values()) for t in targets if _outside_aten(t)})
+    version = torch.version if torch is not None else None
+    return {"presets": {p: PRESET_POLICY[p] for p in PRESETS}, "operators": ops,
+            "rules": {op: list(t) for op, t in sorted(rules.items())}, "into": into, "outside": outside,
+            "reasons": reasons, "torch": version, "ranks": dict(_RANK),
+            "texts": {k: fill(t, version=version) if version else t for k, t in TEXTS.items()}}
 
 
 class _Leaves:
@@ -475,7 +626,7 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
     :attr:`Coverage.not_in_registry` (a partial registry, or models newer than it).
     """
     if start == "auto":
-        start = "exported" if opset.choice.preset == "no-decomp" else "core-aten"
+        start = str(PRESET_POLICY[opset.choice.preset]["start"])
     if start not in ("exported", "core-aten"):
         raise BadInput(f"unknown start {start!r} (auto, exported or core-aten)")
     rules = {op: tuple(into) for op, into in (rules if rules is not None else opset.rules).items()}

@@ -1,5 +1,6 @@
-"""The data of the web pages that no other use case returns whole: the opset builder's inputs
-(so that the page computes any choice in the browser, exactly as :mod:`opgov.core.opset` does)
+"""The data of the web pages that no other use case returns whole: the opset builder's policy
+(what :mod:`opgov.core.opset` decides about each operator, so that the page's small evaluator,
+``opgov/web/static/pages.js``, shows any choice in the browser as ``opgov opset build`` does)
 and one operator's page (its story, its decomposition rule, the models that use it, the dates its
 next lifecycle step becomes possible).
 
@@ -24,20 +25,44 @@ class ModelEntry(Result):
     core_aten_ops: list[str]
 
 
-class OpsetData(Result):
-    """Everything ``opset build`` reads, for the build-your-own-opset page: the page runs the same
-    algorithm (``opgov/web/static/pages.js`` mirrors :mod:`opgov.core.opset`) on it."""
+class PresetRule(Result):
+    """What a preset means (:data:`opgov.core.opset.PRESET_POLICY`)."""
 
-    presets: list[str]
+    decomposes: str | None = Field(description="the flag of the operators it decomposes (none: decomposes nothing)")
+    candidate: str = Field(description="the flag of the operators its opset is built from")
+    drift: bool = Field(description="names core operators that are not functional in a note")
+    from_empty: bool = Field(description="its code starts from an empty table, not torch's default one")
+    beyond_core: bool = Field(description="its code also adds torch's decompositions of the core operators "
+                                          "it decomposes")
+    start: str = Field(description="what a model needs, before decomposition: exported or core-aten operators")
+
+
+class OpsetData(Result):
+    """The build-your-own-opset page's data: what ``opset build`` decides about each operator
+    (:func:`opgov.core.opset.opset_policy`), the texts and code templates it writes, and the model
+    corpus. The page's evaluator (``opgov/web/static/pages.js``) follows this policy for the
+    user's choice; it knows no rule of its own."""
+
+    presets: dict[str, PresetRule]
     operators: dict[str, tuple[str | None, str, str]] = Field(
-        description="present operator → [category, lifecycle, kind]")
+        description="every operator a choice may name → [category, lifecycle, flags (see `flags`)]")
+    flags: dict[str, str] = Field(description="what each letter of an operator's flags means")
     rules: dict[str, list[str]] = Field(description="operator → its decomposition targets")
+    into: dict[str, list[str]] = Field(description="operator → the targets torch's decomposition of it was traced to "
+                                                   "call (with torch's facts)")
+    outside: list[str] = Field(description="the targets outside ATen (torch's decomposition leaves ATen)")
+    reasons: dict[str, str] = Field(description="operator → why torch's decomposition of it could not be traced")
+    ranks: dict[str, int] = Field(description="why an operator is kept → rank (the lowest wins)")
+    texts: dict[str, str] = Field(description="the messages, with @placeholders@")
+    code: dict[str, str] = Field(description="preset → the Python snippet, with @choice@, @keep@, @decompose@")
+    python_list: dict[str, str] = Field(description="how the snippet lists names")
+    selective_build: dict[str, str] = Field(description="the pieces of the selected-operators YAML")
     out_variants: dict[str, str] = Field(description="functional operator → its out= variant (selective build)")
     models: list[ModelEntry] = Field(description="the model corpus, in file order; empty when none is configured")
     models_source: str | None = Field(description="where the corpus was read from")
     torch: str | None = Field(default=None, description=(
-        "the torch release whose facts `decomps import-torch` recorded; `opgov opset build` is exact for it, "
-        "while this page computes from opgov's rules alone"))
+        "the torch release whose facts `decomps import-torch` recorded: the page, like `opgov opset build`, "
+        "is exact for it"))
     graph_ops: dict[str, str] = Field(description="graph operators (assertions, symbolic sizes): never in an opset, "
                                                   "never missing; operator → why it needs no kernel")
 
@@ -89,28 +114,33 @@ def load_models(models: str | None) -> list[ModelEntry]:
 
 
 def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
-    """The inputs of :func:`opgov.services.decompositions.build` for every choice at once."""
+    """The policy of :func:`opgov.services.decompositions.build` for every choice at once."""
     from sqlalchemy import select
 
     from opgov.core.errors import BadInput
-    from opgov.core.opset import PRESETS
+    from opgov.core.graph_ops import GRAPH_OPS
+    from opgov.core.opset import POLICY_FLAGS, OpInfo, opset_policy
     from opgov.db.tables import operators
-    from opgov.services.decompositions import current_rules, out_variants, torch_facts
+    from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
+    from opgov.services.decompositions import current_rules, implicit_operators, out_variants, torch_facts
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)
                                .order_by(c.qualname)).all()
     if not rows:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
-    ops = {name: (category, lifecycle, kind) for name, category, lifecycle, kind in rows}
-    rules = {op: list(targets) for op, targets in sorted(current_rules(ctx.session).items())}
+    infos = {name: OpInfo(category, lifecycle, kind) for name, category, lifecycle, kind in rows}
+    facts = torch_facts(ctx.session)
+    if facts is not None and not facts.complete:
+        facts = None  # an --only import: too few decompositions traced to be exact (as `opset build`)
+    policy = opset_policy(operators=infos, rules=current_rules(ctx.session), torch=facts,
+                          implicit=implicit_operators(ctx.session) if facts is not None else ())
     location = models_location(models)
-    from opgov.core.graph_ops import GRAPH_OPS
-
-    return OpsetData(presets=list(PRESETS), operators=ops, rules=rules,
-                     out_variants=dict(sorted(out_variants(ctx, ops).items())),
-                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS),
-                     torch=facts.version if (facts := torch_facts(ctx.session)) is not None and facts.complete else None)
+    return OpsetData(**policy, flags=POLICY_FLAGS,
+                     code={p: python_template(p, policy["torch"]) for p in policy["presets"]},
+                     python_list=PYTHON_LIST, selective_build=SELECTIVE_BUILD,
+                     out_variants=dict(sorted(out_variants(ctx, infos).items())),
+                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS))
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:

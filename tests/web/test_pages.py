@@ -335,46 +335,25 @@ CHOICES = [("core-aten", [], []), ("no-decomp", ["aten::linear", "aten::addmm"],
 
 
 def test_the_page_script_computes_what_opset_build_does_for_many_choices(browser, world):
-    """The page's script against opgov's own build_opset/coverage and renderings, in one page."""
-    from opgov.core.clock import SystemClock
-    from opgov.db.engine import make_engine, transaction
-    from opgov.render.decomps_text import render_python, render_selective_build
-    from opgov.services.common import Ctx
-    from opgov.services.decompositions import build, out_variants
+    """The page's own script in Chromium (tests/web/opset_result.js drives it, as node does for
+    tests/web/opset_cases) against opgov's build, coverage and renderings: these choices and those
+    of the cases' rules world, on this world's database."""
+    from tests.web.opset_parity import cases, python_result
 
     db, base, _, models = world
     load(browser, f"{base}/opset")
     ready(browser)
-    engine = make_engine(db)
-    try:
-        for preset, decompose, keep in CHOICES:
-            page = browser.execute_script("""
-                const d = JSON.parse(document.getElementById('opset-data').textContent);
-                const o = buildOpset(d, arguments[0], arguments[1], arguments[2]);
-                const c = coverage(d, o);
-                return {entries: o.entries.map(e => [e.op, e.why, e.produced_by, e.category, e.lifecycle]),
-                        without_rule: o.without_rule, notes: o.notes, covered: c.covered,
-                        missing: c.models.map(m => [m.model, m.missing]),
-                        suggestions: c.suggestions.map(s => [s.op, s.newly_covered, s.needed_by, s.covered_after]),
-                        python: renderPython(o), yaml: renderSelectiveBuild(o, d.out_variants)};""",
-                                          preset, decompose, keep)
-            with transaction(engine) as session:
-                ctx = Ctx(session=session, actor="test", clock=SystemClock())
-                opset, cov = build(ctx, preset=preset, decompose=decompose, keep=keep, models=str(models))
-                yaml_text = render_selective_build(opset, out_variants=out_variants(ctx, opset.operators))
-            what = f"{preset} decompose={decompose} keep={keep}"
-            assert page["entries"] == [[e.op, e.why, list(e.produced_by), e.category, e.lifecycle]
-                                       for e in opset.entries], what
-            assert page["without_rule"] == list(opset.without_rule), what
-            assert page["notes"] == list(opset.notes), what
-            assert page["covered"] == cov.covered, what
-            assert page["missing"] == [[m.model, list(m.missing)] for m in cov.models], what
-            assert page["suggestions"] == [[s.op, list(s.newly_covered), s.needed_by, s.covered_after]
-                                           for s in cov.suggestions], what
-            assert page["python"] == render_python(opset), what
-            assert page["yaml"] == yaml_text, what
-    finally:
-        engine.dispose()
+    drive = (Path(__file__).parent / "opset_result.js").read_text() + """
+        return opsetResult({buildOpset, coverage, renderPython, renderSelectiveBuild},
+                           JSON.parse(document.getElementById('opset-data').textContent), arguments[0]);"""
+    choices = [{"preset": p, "decompose": d, "keep": k} for p, d, k in CHOICES]
+    choices += [c["choice"] for c in map(json.loads, (p.read_text() for p in cases("rules")))]
+    for choice in choices:
+        page = browser.execute_script(drive, choice)
+        expected = python_result(db, choice, models)
+        for text in ("python", "yaml"):
+            assert page.get(text) == expected.get(text), f"{choice}: {text}"
+        assert page == expected, choice
 
 
 PAGES = ["index", "opset", "ops", "proposals", "queue", "report"]

@@ -1,38 +1,36 @@
-/* The pages' one script. Build your own opset, in the browser: A line-by-line mirror of opgov/core/opset.py
- * (build_opset, coverage, suggest_additions) and of opgov/render/decomps_text.py
- * (describe_choice, render_python, render_selective_build with out= variants), so that the page
- * shows exactly what `opgov opset build` prints for the same choice; tests/web compares them.
- * The data is embedded in the page (<script type="application/json" id="opset-data">): no fetch,
- * so the page works from file:// too. Plain JavaScript, no dependencies. */
+/* The pages' one script. Build your own opset, in the browser: a small evaluator of the policy that
+ * Python decides (opgov.core.opset.opset_policy, in the page's <script type="application/json"
+ * id="opset-data">): each operator's flags, the rules and torch's traced targets, the texts, the
+ * Python snippet and selective-build YAML as templates. It knows no rule of its own: for any choice
+ * it follows the flags, walks the decompositions and fills the templates, so that the page shows
+ * what `opgov opset build` prints; tests/web/opset_cases prove it, with node and in Chromium.
+ * No fetch, so the page works from file:// too. Plain JavaScript, no dependencies. */
 "use strict";
 
-const RANK = { kept: 0, core: 1, "not-decomposed": 2, target: 3 };
-const EXPORTED_KINDS = new Set(["functional", "inplace", "mutable"]);
+const has = (map, key) => Object.prototype.hasOwnProperty.call(map, key);
+const sorted = (items) => Array.from(items).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const fill = (template, values) => template.replace(/@(\w+)@/g, (m, k) => (has(values, k) ? String(values[k]) : m));
+const NOWHERE = [null, "unknown", ""];
+const policy = (data, op) => (has(data.operators, op) ? data.operators[op] : NOWHERE);
+const flagged = (data, op, flag) => flag !== null && policy(data, op)[2].includes(flag);
+const withFlag = (data, flag) => Object.keys(data.operators).filter((op) => flagged(data, op, flag));
+const targetsOf = (data) => (op) => (has(data.into, op) ? data.into[op] : data.rules[op]);
 
-function sorted(items) { return Array.from(items).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)); }
-
-function info(data, op) {
-  const row = data.operators[op];
-  return row === undefined ? null : { category: row[0], lifecycle: row[1], kind: row[2] };
-}
-
+/* The operators `op` ends in when each operator `expands` says is replaced by its targets; an
+ * operator met again on its own path (a cycle) is a leaf. */
 class Leaves {
-  constructor(rules, decomposes) { this.rules = rules; this.decomposes = decomposes; this.cache = new Map(); }
-  expands(op) { return Object.prototype.hasOwnProperty.call(this.rules, op) && this.decomposes(op); }
+  constructor(targets, expands) { this.targets = targets; this.expands = expands; this.cache = new Map(); }
   of(op) { return this.walk(op, new Set())[0]; }
   walk(op, path) {
     if (!this.expands(op)) return [new Set([op]), false];
     if (this.cache.has(op)) return [this.cache.get(op), false];
-    const here = new Set(path); here.add(op);
-    const out = new Set();
+    const here = new Set(path).add(op), out = new Set();
     let cyclic = false;
-    for (const target of this.rules[op]) {
-      if (here.has(target)) { out.add(target); cyclic = true; }
-      else {
-        const [leaves, below] = this.walk(target, here);
-        for (const l of leaves) out.add(l);
-        cyclic = cyclic || below;
-      }
+    for (const target of this.targets(op)) {
+      if (here.has(target)) { out.add(target); cyclic = true; continue; }
+      const [leaves, below] = this.walk(target, here);
+      for (const l of leaves) out.add(l);
+      cyclic = cyclic || below;
     }
     if (!cyclic) this.cache.set(op, out);
     return [out, cyclic];
@@ -40,110 +38,125 @@ class Leaves {
   ofAll(ops) { const out = new Set(); for (const op of ops) for (const l of this.of(op)) out.add(l); return out; }
 }
 
-function hasRule(data, op) { return Object.prototype.hasOwnProperty.call(data.rules, op); }
+/* Does the choice decompose `op` (whether or not anything says how)? */
+function decider(data, choice) {
+  const extra = new Set(choice.decompose), kept = new Set(choice.keep), flag = data.presets[choice.preset].decomposes;
+  return (op) => !kept.has(op) && (extra.has(op) || flagged(data, op, flag));
+}
 
 function buildOpset(data, preset, decompose, keep) {
-  if (!data.presets.includes(preset)) throw new Error(`unknown preset ${preset}`);
+  const T = data.texts;
+  if (!has(data.presets, preset)) throw new Error(fill(T.unknown_preset, { preset, presets: Object.keys(data.presets).join(", ") }));
+  const P = data.presets[preset];
   const extra = [...new Set(decompose)], kept = [...new Set(keep)];
-  for (const op of [...extra, ...kept]) {
-    if (!(op in data.operators) && !hasRule(data, op)) throw new Error(`unknown operator ${op}`);
+  for (const [flag, names] of [["--decompose", extra], ["--keep", kept]]) {
+    for (const op of names) if (!has(data.operators, op)) throw new Error(fill(T.unknown, { flag, op }));
   }
   const both = sorted(extra.filter((op) => kept.includes(op)));
-  if (both.length) throw new Error(`${both[0]} is both decomposed and kept; choose one`);
-  const extraSet = new Set(extra), keptSet = new Set(kept);
-  const decomposes = (op) => {
-    if (keptSet.has(op)) return false;
-    if (extraSet.has(op)) return true;
-    if (preset === "no-decomp") return false;
-    const i = info(data, op);
-    const isCore = i !== null && i.category === "core";
-    if (preset === "core-aten") return !isCore;
-    return !isCore || hasRule(data, op);
-  };
-  const notes = extra.filter((op) => !hasRule(data, op)).map(
-    (op) => `${op} has no decomposition rule: it cannot be decomposed, so a model that uses it still needs it`);
-  const isGraph = (op) => Object.prototype.hasOwnProperty.call(data.graph_ops, op);
-  const live = Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && !isGraph(op));
-  const graph = sorted(Object.keys(data.operators).filter((op) => data.operators[op][1] !== "deleted" && isGraph(op)));
-  // functionalization leaves functional operators only (no-decomp keeps what export produces)
-  const candidates = live.filter((op) => {
-    const i = info(data, op);
-    return preset === "no-decomp" ? EXPORTED_KINDS.has(i.kind) || i.category === "core" : i.kind === "functional";
-  });
-  if (preset !== "no-decomp") {
-    const notFunctional = sorted(live.filter((op) => {
-      const i = info(data, op);
-      return i.kind !== "functional" && i.category === "core" && !keptSet.has(op);
-    }));
-    if (notFunctional.length) {
-      notes.push(`${notFunctional.length} core operator(s) are not functional and are left out ` +
-                 `(functionalization removes them; drift to fix in the core tags): ${notFunctional.join(", ")}`);
+  if (both.length) throw new Error(fill(T.both, { op: both[0] }));
+  const choice = { preset, decompose: extra, keep: kept }, extraSet = new Set(extra), keptSet = new Set(kept);
+  const decomposes = decider(data, choice), targets = targetsOf(data), list = (ops) => ops.join(", ");
+  const flag = (op, f) => flagged(data, op, f);
+  const notes = [];
+  let does = decomposes, codeKeep = [], codeDecompose = [];
+  if (data.torch === null) {
+    for (const op of extra) if (!has(data.rules, op)) notes.push(fill(T.no_rule, { op }));
+  } else {
+    for (const op of extra) {
+      if (flag(op, "z")) throw new Error(fill(T.refuse_none, { op }));
+      if (flag(op, "u")) throw new Error(fill(T.refuse_untraced, { op, reason: data.reasons[op] }));
     }
+    // what the generated code lets torch decompose: the choice, where torch can
+    const table = new Set(Object.keys(data.operators).filter((op) => decomposes(op) && (flag(op, "t") || extraSet.has(op))));
+    const probe = new Leaves(targets, (op) => table.has(op) && (has(data.into, op) || has(data.rules, op)));
+    const outside = new Set(data.outside), foreign = new Map();
+    for (const op of sorted(table)) {
+      if (flag(op, "T") || extraSet.has(op)) continue;
+      const leaving = sorted([...probe.of(op)].filter((leaf) => outside.has(leaf)));
+      if (leaving.length) foreign.set(op, leaving);
+    }
+    for (const op of foreign.keys()) table.delete(op);
+    does = (op) => table.has(op);
+    const inDefault = withFlag(data, "T");
+    if (P.from_empty) codeDecompose = sorted(table);
+    else {
+      codeKeep = sorted(inDefault.filter((op) => !table.has(op)));
+      codeDecompose = sorted([...table].filter((op) => !flag(op, "T")));
+    }
+    const none = sorted(withFlag(data, "w").filter((op) => has(data.rules, op) && decomposes(op) && !table.has(op) && !foreign.has(op)));
+    if (none.length) notes.push(fill(T.torch_none, { n: none.length, ops: list(none) }));
+    if (foreign.size) {
+      notes.push(fill(T.torch_foreign, { n: foreign.size,
+        ops: list(sorted(foreign.keys()).map((op) => fill(T.foreign_item, { op, ops: list(foreign.get(op)) }))) }));
+    }
+    const coreKept = sorted(withFlag(data, "K").filter((op) => !table.has(op) && !keptSet.has(op)));
+    if (coreKept.length) notes.push(fill(T.core_kept, { n: coreKept.length, ops: list(coreKept) }));
   }
-  const leaves = new Leaves(data.rules, decomposes);
-  const entries = new Map();
-  const whyKept = (op) => {
-    if (keptSet.has(op)) return "kept";
-    const i = info(data, op);
-    return i !== null && i.category === "core" ? "core" : "not-decomposed";
-  };
+  if (P.drift) {
+    const drift = sorted(withFlag(data, "x").filter((op) => !keptSet.has(op)));
+    if (drift.length) notes.push(fill(T.not_functional, { n: drift.length, ops: list(drift) }));
+  }
+  const expands = (op) => does(op) && (has(data.into, op) || has(data.rules, op));
+  const leaves = new Leaves(targets, expands);
+  const entries = new Map(), withoutRule = new Set();
+  const whyKept = (op) => (keptSet.has(op) ? "kept" : flag(op, "c") ? "core" : "not-decomposed");
   const add = (op, why, source) => {
-    if (!entries.has(op)) entries.set(op, { why, by: new Set(), info: info(data, op) });
+    if (has(data.graph_ops, op)) return;  // no kernel, even as a target
+    if (!entries.has(op)) entries.set(op, { why, by: new Set() });
     const e = entries.get(op);
-    if (RANK[why] < RANK[e.why]) e.why = why;
+    if (data.ranks[why] < data.ranks[e.why]) e.why = why;
     if (source) e.by.add(source);
   };
-  const withoutRule = new Set();
-  for (const op of sorted(new Set(candidates))) {
+  const addLeaves = (op) => { for (const leaf of leaves.of(op)) add(leaf, "target", op); };
+  for (const op of sorted(withFlag(data, P.candidate))) {
     if (!decomposes(op)) add(op, whyKept(op));
-    else if (hasRule(data, op)) { for (const leaf of leaves.of(op)) add(leaf, "target", op); }
+    else if (expands(op)) addLeaves(op);
+    else if (data.torch !== null && flag(op, "i")) continue;  // export's tracing decomposes it
+    else if (data.torch !== null && has(data.rules, op)) add(op, "torch-keeps");
     else withoutRule.add(op);
   }
-  for (const op of kept) if (live.includes(op)) add(op, "kept");
-  for (const op of extra) if (hasRule(data, op)) { for (const leaf of leaves.of(op)) add(leaf, "target", op); }
+  for (const op of kept) if (flag(op, "l")) add(op, "kept");
+  for (const op of extra) if (expands(op)) addLeaves(op);
   for (const [op, e] of entries) {
-    if (e.why === "target" && !decomposes(op) && op in data.operators) e.why = whyKept(op);
+    if (e.why === "target" && !does(op) && flag(op, "r")) e.why = decomposes(op) ? "torch-keeps" : whyKept(op);
   }
   for (const op of entries.keys()) withoutRule.delete(op);
-  for (const op of [...entries.keys()]) if (isGraph(op)) entries.delete(op);  // no kernel, even as a target
-  const list = sorted(entries.keys()).map((op) => {
-    const e = entries.get(op);
-    return { op, category: e.info ? e.info.category : null, why: e.why, produced_by: sorted(e.by),
-             lifecycle: e.info ? e.info.lifecycle : "unknown" };
-  });
-  const decomposed = sorted(Object.keys(data.rules).filter(decomposes));
+  const decomposed = sorted(new Set([...Object.keys(data.rules), ...Object.keys(data.into)])).filter(expands);
   const beyond = new Set(extra);
-  if (preset === "full-decomp") {
-    for (const op of decomposed) { const i = info(data, op); if (i !== null && i.category === "core") beyond.add(op); }
+  if (P.beyond_core) for (const op of decomposed) if (flag(op, "c")) beyond.add(op);
+  const ops = sorted(entries.keys());
+  if (data.torch === null) {  // the snippet adjusts torch's default table by the choice alone
+    codeKeep = P.from_empty ? kept : sorted(new Set([...kept, ...ops]));
+    codeDecompose = sorted(beyond);
   }
-  return { choice: { preset, decompose: extra, keep: kept }, entries: list, without_rule: sorted(withoutRule),
-           decomposed, beyond_default: sorted(beyond), notes, graph_ops: graph };
+  return { choice, without_rule: sorted(withoutRule), decomposed, beyond_default: sorted(beyond), notes,
+           graph_ops: sorted(withFlag(data, "g")), code: { keep: codeKeep, decompose: codeDecompose },
+           entries: ops.map((op) => ({ op, category: policy(data, op)[0], why: entries.get(op).why,
+                                       produced_by: sorted(entries.get(op).by), lifecycle: policy(data, op)[1] })) };
 }
 
 function coverage(data, opset) {
-  const start = opset.choice.preset === "no-decomp" ? "exported" : "core-aten";
-  const decomposed = new Set(opset.decomposed);
-  const leaves = new Leaves(data.rules, (op) => decomposed.has(op));
-  const have = new Set(opset.entries.map((e) => e.op));
-  const kept = new Set(opset.choice.keep);
+  const start = data.presets[opset.choice.preset].start, decomposed = new Set(opset.decomposed);
+  const leaves = new Leaves((op) => data.rules[op], (op) => decomposed.has(op) && has(data.rules, op));
+  const have = new Set(opset.entries.map((e) => e.op)), kept = new Set(opset.choice.keep);
   const models = data.models.map((m) => {
     let ops = start === "exported" ? m.exported_ops.slice() : m.core_aten_ops.slice();
     if (start === "core-aten") ops = ops.concat(m.exported_ops.filter((op) => kept.has(op)));
-    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !Object.prototype.hasOwnProperty.call(data.graph_ops, op)));
+    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !has(data.graph_ops, op)));
     return { model: m.key, family: m.family, needed: sorted(needed), missing: sorted([...needed].filter((op) => !have.has(op))) };
   });
-  const notInRegistry = sorted(new Set(models.flatMap((m) => m.needed.filter((op) => !(op in data.operators)))));
+  const notInRegistry = sorted(new Set(models.flatMap((m) => m.needed.filter((op) => !flagged(data, op, "r")))));
   const covered = models.filter((m) => m.missing.length === 0).length;
   return { start, models, covered, share: models.length ? covered / models.length : 1,
            suggestions: suggestAdditions(models), not_in_registry: notInRegistry };
 }
 
+/* Greedy: add the missing operator that completes the most models; ties to the one more models
+ * need, then to the name. */
 function suggestAdditions(models) {
-  const total = models.length;
-  const missing = new Map();
+  const total = models.length, missing = new Map(), out = [];
   for (const m of models) if (m.missing.length) missing.set(m.model, new Set(m.missing));
   let covered = total - missing.size;
-  const out = [];
   while (missing.size) {
     const counts = new Map();
     for (const lacking of missing.values()) {
@@ -154,8 +167,7 @@ function suggestAdditions(models) {
     }
     let best = null;
     for (const [op, [c, n]] of counts) {
-      if (best === null) { best = op; continue; }
-      const [bc, bn] = counts.get(best);
+      const [bc, bn] = best === null ? [-1, -1] : counts.get(best);
       if (c > bc || (c === bc && (n > bn || (n === bn && op < best)))) best = op;
     }
     const newly = sorted([...missing].filter(([, lacking]) => lacking.size === 1 && lacking.has(best)).map(([name]) => name));
@@ -167,125 +179,33 @@ function suggestAdditions(models) {
   return out;
 }
 
-/* --- renderings, as opgov/render/decomps_text.py ------------------------------------------- */
+/* --- the texts: Python's templates, filled -------------------------------------------------- */
 
-function describeChoice(choice) {
+function describeChoice(data, choice) {
   const parts = [choice.preset];
-  if (choice.decompose.length) parts.push("decompose " + choice.decompose.join(", "));
-  if (choice.keep.length) parts.push("keep " + choice.keep.join(", "));
+  if (choice.decompose.length) parts.push(fill(data.texts.choice_decompose, { ops: choice.decompose.join(", ") }));
+  if (choice.keep.length) parts.push(fill(data.texts.choice_keep, { ops: choice.keep.join(", ") }));
   return parts.join("; ");
 }
 
-function pyRepr(name) { return "'" + name.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'"; }
-
-function renderPython(opset) {
-  const choice = opset.choice;
-  const base = choice.preset === "no-decomp" ? "{}" : "torch.export.default_decompositions()";
-  // no-decomp starts from an empty table: only the choice's own keeps matter there
-  const kept = choice.preset === "no-decomp" ? choice.keep : [...new Set([...choice.keep, ...opset.entries.map((e) => e.op)])];
-  const listing = (names) => {
-    const s = sorted(names);
-    return s.length ? "[\n" + s.map((n) => `    ${pyRepr(n)},\n`).join("") + "]" : "[]";
-  };
-  return `# Reproduces the opgov opset choice "${describeChoice(choice)}" with torch.export.
-# Use: ep = torch.export.export(model, example_args).run_decompositions(decomp_table)
-import warnings
-
-import torch
-import torch._decomp
-
-# the operators of this opset: a backend implements them, so torch must not decompose them
-KEEP = ${listing(kept)}
-DECOMPOSE = ${listing(opset.beyond_default)}
-
-
-def _overload(name):
-    """Map 'aten::add.Tensor' to torch.ops.aten.add.Tensor; None when this torch lacks it."""
-    namespace, _, rest = name.partition("::")
-    base, _, overload = rest.partition(".")
-    packet = getattr(getattr(torch.ops, namespace), base, None)
-    if packet is None or (overload or "default") not in packet.overloads():
-        warnings.warn(f"{name} does not exist in torch {torch.__version__}")
-        return None
-    return getattr(packet, overload or "default")
-
-
-decomp_table = ${base}
-for _name in KEEP:
-    _op = _overload(_name)
-    if _op is not None:
-        decomp_table.pop(_op, None)
-for _name in DECOMPOSE:
-    _op = _overload(_name)
-    if _op is None:
-        continue
-    _fn = torch._decomp.decomposition_table.get(_op)
-    if _fn is None:
-        warnings.warn(f"torch has no decomposition for {_name}; it stays")
-    else:
-        decomp_table[_op] = _fn
-`;
+function renderPython(data, opset) {
+  const L = data.python_list;
+  const listing = (names) => (names.length ? L.open + sorted(names).map((op) => fill(L.item, { op })).join("") + L.close : L.empty);
+  return fill(data.code[opset.choice.preset], { choice: describeChoice(data, opset.choice),
+    keep: listing(opset.code.keep), decompose: listing(opset.code.decompose) });
 }
 
-/* PyYAML's emitter for the one shape selective build writes: plain keys, booleans, and list
- * items that are single-quoted when they hold ": " (folded at spaces past column 100, as
- * Emitter.write_single_quoted does with width=100), plain otherwise. */
-const YAML_WIDTH = 100;
-
-function yamlPlainOk(text) {
-  if (!text || /^[-?:,\[\]{}#&*!|>'"%@`\s]/.test(text) || /\s$/.test(text)) return false;
-  if (/: |:$| #|[\n\t'"]/.test(text)) return false;
-  return !/^(true|false|yes|no|on|off|null|~|y|n|[-+]?[0-9][0-9_.:eE+-]*|[-+]?\.(inf|nan))$/i.test(text);
-}
-
-function yamlItem(text, indent) {
-  // the item starts at column `indent` + 2 ("- "); continuation lines are indented by indent + 2
-  const prefix = " ".repeat(indent) + "- ";
-  if (yamlPlainOk(text)) return prefix + text + "\n";
-  let out = prefix + "'";
-  let column = prefix.length + 1;
-  let start = 0, spaces = false;
-  for (let end = 0; end <= text.length; end++) {
-    const ch = end < text.length ? text[end] : null;
-    if (spaces) {
-      if (ch === null || ch !== " ") {
-        if (start + 1 === end && column > YAML_WIDTH && start !== 0 && end !== text.length) {
-          out += "\n" + " ".repeat(indent + 2);
-          column = indent + 2;
-        } else {
-          out += text.slice(start, end);
-          column += end - start;
-        }
-        start = end;
-      }
-    } else if (ch === null || ch === " " || ch === "'") {
-      if (start < end) { out += text.slice(start, end); column += end - start; start = end; }
-    }
-    if (ch === "'") { out += "''"; column += 2; start = end + 1; }
-    if (ch !== null) spaces = ch === " ";
-  }
-  return out + "'\n";
-}
-
-function renderSelectiveBuild(opset, outVariants) {
-  const label = `opgov opset ${describeChoice(opset.choice)}`;
+function renderSelectiveBuild(data, opset) {
+  const S = data.selective_build, label = fill(S.label, { choice: describeChoice(data, opset.choice) });
   const selected = new Map();
-  const select = (op, why) => selected.set(op, `${label}: ${why}`);
+  const select = (op, why) => selected.set(op, fill(S.why, { label, why }).replace(/'/g, "''"));
   for (const e of opset.entries) {
-    const why = e.produced_by.length ? `${e.why}, produced by ${e.produced_by.slice(0, 3).join(", ")}` : e.why;
-    select(e.op, why);
-    if (outVariants && Object.prototype.hasOwnProperty.call(outVariants, e.op)) {
-      select(outVariants[e.op], `out= variant of ${e.op}`);
-    }
+    select(e.op, e.produced_by.length ? fill(S.produced, { why: e.why, ops: e.produced_by.slice(0, 3).join(", ") }) : e.why);
+    if (has(data.out_variants, e.op)) select(data.out_variants[e.op], fill(S.out_variant, { op: e.op }));
   }
-  let text = `# selected operators: ${label}\n# ${selected.size} operators; generated by opgov\n`;
-  if (!selected.size) return text + "operators: {}\n";
-  text += "operators:\n";
-  for (const op of sorted(selected.keys())) {
-    text += `  ${op}:\n    is_root_operator: true\n    is_used_for_training: false\n` +
-            `    include_all_overloads: false\n    debug_info:\n` + yamlItem(selected.get(op), 4);
-  }
-  return text;
+  const text = fill(S.header, { label, n: selected.size });
+  if (!selected.size) return text + S.empty;
+  return text + S.open + sorted(selected.keys()).map((op) => fill(S.item, { op, why: selected.get(op) })).join("");
 }
 
 function percent(share) { return Math.round(share * 100) + "%"; }
@@ -296,24 +216,11 @@ if (typeof module !== "undefined") {
 
 /* --- the page ------------------------------------------------------------------------------- */
 
-function decides(data, choice) {
-  const extra = new Set(choice.decompose), kept = new Set(choice.keep);
-  return (op) => {
-    if (kept.has(op)) return false;
-    if (extra.has(op)) return true;
-    if (choice.preset === "no-decomp") return false;
-    const i = info(data, op);
-    const isCore = i !== null && i.category === "core";
-    if (choice.preset === "core-aten") return !isCore;
-    return !isCore || hasRule(data, op);
-  };
-}
-
 function readChoice(data) {
   const raw = location.hash.length > 1 ? location.hash.slice(1) : location.search.slice(1);
   const params = new URLSearchParams(raw);
-  const preset = data.presets.includes(params.get("preset")) ? params.get("preset") : "core-aten";
-  const names = (key) => params.getAll(key).flatMap((v) => v.split(",")).filter((op) => op in data.operators || hasRule(data, op));
+  const preset = has(data.presets, params.get("preset")) ? params.get("preset") : Object.keys(data.presets)[0];
+  const names = (key) => params.getAll(key).flatMap((v) => v.split(",")).filter((op) => has(data.operators, op));
   const keep = names("keep");
   const decompose = names("decompose").filter((op) => !keep.includes(op));
   return { preset, decompose, keep };
@@ -345,10 +252,7 @@ function startPage() {
   const onlyRules = document.getElementById("only-rules");
   const GROUPS = [["core", "Core"], ["decomposable", "Decomposable"], ["custom", "Custom"], [null, "Not yet categorized"]];
   // the operators a choice can change: those an opset is built from, and those with a rule
-  const toggleable = sorted(Object.keys(data.operators).filter((op) => {
-    const i = info(data, op);
-    return i.lifecycle !== "deleted" && (EXPORTED_KINDS.has(i.kind) || i.category === "core" || hasRule(data, op));
-  }));
+  const toggleable = sorted(withFlag(data, "v"));
   const boxes = new Map();
   for (const [category, title] of GROUPS) {
     const ops = toggleable.filter((op) => data.operators[op][0] === category);
@@ -357,8 +261,8 @@ function startPage() {
     for (const op of ops) {
       const id = "t-" + op.replace(/[^A-Za-z0-9_]/g, "-");
       const box = el("input", { type: "checkbox", id, "data-op": op });
-      const rule = hasRule(data, op) ? el("span", { class: "meta", text: " → " + data.rules[op].join(", ") }) : "";
-      const item = el("li", { "data-op": op, "data-rule": hasRule(data, op) ? "1" : "0" },
+      const rule = has(data.rules, op) ? el("span", { class: "meta", text: " → " + data.rules[op].join(", ") }) : "";
+      const item = el("li", { "data-op": op, "data-rule": has(data.rules, op) ? "1" : "0" },
                       box, el("label", { for: id }, el("code", { text: op })), el("span", { class: "mark", "aria-hidden": "true" }), rule);
       list.append(item);
       boxes.set(op, box);
@@ -390,7 +294,7 @@ function startPage() {
     try { opset = buildOpset(data, choice.preset, choice.decompose, choice.keep); error.hidden = true; }
     catch (e) { error.textContent = e.message; error.hidden = false; return; }
     form.elements.preset.value = choice.preset;
-    const decision = decides(data, choice);
+    const decision = decider(data, choice);
     const changed = new Set([...choice.decompose, ...choice.keep]);
     for (const [op, box] of boxes) {
       box.checked = decision(op);
@@ -398,7 +302,7 @@ function startPage() {
       box.parentElement.querySelector(".mark").textContent = changed.has(op) ? " ✱" : "";
     }
     document.getElementById("op-count").textContent = String(opset.entries.length);
-    document.getElementById("choice-text").textContent = describeChoice(opset.choice);
+    document.getElementById("choice-text").textContent = describeChoice(data, opset.choice);
     const rows = document.querySelector("#implement tbody");
     rows.replaceChildren(...opset.entries.map((e) => {
       const name = el("td", {}, el("code", { text: e.op }));
@@ -407,8 +311,7 @@ function startPage() {
     }));
     document.getElementById("without-rule").textContent = opset.without_rule.length
       ? `${opset.without_rule.length} operators would be decomposed but have no rule; a backend implements them only for models that use them.` : "";
-    document.getElementById("torch-note").textContent = data.torch
-      ? `This page follows opgov's rules; for the list and code exact for torch ${data.torch} (what its export really produces), run \`opgov opset build --format json|python\` with the same choice.` : "";
+    document.getElementById("notes").replaceChildren(...opset.notes.map((note) => el("li", { text: note })));
     document.getElementById("graph-ops").textContent = opset.graph_ops.length
       ? `Not to implement: ${opset.graph_ops.length} graph operators (${opset.graph_ops.join(", ")}) — assertions and symbolic sizes that lowering strips or the runtime answers without a kernel.` : "";
     if (data.models.length) {
@@ -421,8 +324,8 @@ function startPage() {
       document.getElementById("suggestions").replaceChildren(...cov.suggestions.map((s) => el("li", {},
         el("code", { text: s.op }), ` +${s.newly_covered.length} model(s) → ${s.covered_after}/${cov.models.length} (${percent(s.share_after)}); used by ${s.needed_by}`)));
     }
-    document.getElementById("python-code").textContent = renderPython(opset);
-    const yaml = renderSelectiveBuild(opset, data.out_variants);
+    document.getElementById("python-code").textContent = renderPython(data, opset);
+    const yaml = renderSelectiveBuild(data, opset);
     document.getElementById("selective-build").textContent = yaml;
     document.getElementById("yaml-count").textContent = String((yaml.match(/^  \S.*:$/gm) || []).length);
     if (yamlUrl) URL.revokeObjectURL(yamlUrl);
@@ -439,7 +342,7 @@ function startPage() {
       const op = target.dataset.op;
       const without = (list) => list.filter((x) => x !== op);
       choice = { preset: choice.preset, decompose: without(choice.decompose), keep: without(choice.keep) };
-      const byPreset = decides(data, choice)(op);
+      const byPreset = decider(data, choice)(op);
       if (target.checked && !byPreset) choice.decompose.push(op);
       if (!target.checked && byPreset) choice.keep.push(op);
     } else if (target === onlyRules) {

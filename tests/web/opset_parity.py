@@ -1,0 +1,148 @@
+"""Parity of the build-your-own-opset page with `opgov opset build`: the worlds the cases of
+``tests/web/opset_cases/`` are computed in, and one choice's result by Python (what ``opset
+build`` prints) in the shape ``opset_result.js`` gives for the page's evaluator.
+
+Two worlds, from real data: ``rules`` (PyTorch 2.13.0's registry, the 2023 review's decisions,
+opgov's rules file) and ``torch`` (the same, plus the facts ``opgov decomps import-torch`` traced
+from the installed torch 2.13). ``scripts/build_opset_cases.py`` writes the expectations with
+:func:`python_result`; ``tests/web/test_opset_cases.py`` checks them against Python and node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "opset_cases"
+RUNNER = HERE / "run_opset_cases.js"
+SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared"))
+WORLDS = ("rules", "torch")
+
+
+def _opgov(db: str, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "--actor", "setup", *args],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "OPGOV_SERVER": ""})
+    if done.returncode != 0:
+        raise RuntimeError(f"opgov {' '.join(args)}: {done.stderr}")
+
+
+def make_world(world: str, folder: Path, shared: Path) -> str:
+    """A database of ``world`` in ``folder``; its URL."""
+    db = f"sqlite:///{folder / f'{world}.db'}"
+    release = shared / "pytorch" / "2.13.0"
+    _opgov(db, "db", "upgrade", "--simulation")
+    _opgov(db, "import", str(release / "native_functions.yaml"), "--tags-yaml", str(release / "tags.yaml"),
+           "--label", "2.13.0")
+    _opgov(db, "decisions", "load", "core-aten-review-2023")  # the shipped decisions of the 2023 review
+    _opgov(db, "decomps", "load", "export-composites")
+    if world == "torch":
+        _opgov(db, "decomps", "import-torch", "--budget", "300")
+    return db
+
+
+def torch_version(db: str) -> str | None:
+    """The torch release whose facts the database holds (the torch world), or None."""
+    from opgov.services.decompositions import torch_facts
+
+    return _in_ctx(db, lambda ctx: (facts := torch_facts(ctx.session)) and facts.version)
+
+
+def page_data(db: str, models: Path) -> str:
+    """The page's embedded data (``opset-data``) for this database and corpus, as JSON text."""
+    return _in_ctx(db, lambda ctx: _page_data(ctx, models))
+
+
+def _page_data(ctx, models: Path) -> str:
+    from opgov.services.pages import opset_data
+
+    return opset_data(ctx, models=str(models)).model_dump_json(by_alias=True)
+
+
+def python_result(db: str, choice: dict, models: Path) -> dict:
+    """What `opgov opset build` gives for ``choice`` (its JSON, python and selective-build outputs), in
+    the shape of ``opset_result.js``; ``{"error": message}`` when it refuses."""
+    return _in_ctx(db, lambda ctx: _python_result(ctx, choice, models))
+
+
+def _python_result(ctx, choice: dict, models: Path) -> dict:
+    from opgov.core.errors import BadInput, PolicyRefusal
+    from opgov.render.decomps_text import render_python, render_selective_build
+    from opgov.services.decompositions import build, out_variants
+
+    try:
+        opset, cov = build(ctx, preset=choice["preset"], decompose=list(choice["decompose"]),
+                           keep=list(choice["keep"]), models=str(models))
+    except (BadInput, PolicyRefusal) as e:
+        return {"error": e.message}
+    return {
+        "operators": [[e.op, e.why, list(e.produced_by), e.category, e.lifecycle] for e in opset.entries],
+        "without_rule": list(opset.without_rule), "decomposed": list(opset.decomposed), "notes": list(opset.notes),
+        "graph_ops": list(opset.graph_ops),
+        "coverage": {"covered": cov.covered, "missing": [[m.model, list(m.missing)] for m in cov.models],
+                     "suggestions": [[s.op, list(s.newly_covered), s.needed_by, s.covered_after]
+                                     for s in cov.suggestions],
+                     "not_in_registry": list(cov.not_in_registry)},
+        "python": render_python(opset),
+        "yaml": render_selective_build(opset, out_variants=out_variants(ctx, opset.operators)),
+    }
+
+
+def summary(result: dict) -> dict:
+    """What a case file records of a result: the operators, notes, coverage and code in full; the
+    long lists only the page's counts show (without_rule, decomposed) and the selective-build
+    YAML (written from the operators) by count and SHA-256, to keep the files small."""
+    if "error" in result:
+        return result
+
+    def digest(value) -> dict:
+        text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        return {"count": value.count("\n") if isinstance(value, str) else len(value),
+                "sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+    return {"count": len(result["operators"]), "operators": result["operators"], "notes": result["notes"],
+            "graph_ops": result["graph_ops"], "coverage": result["coverage"], "python": result["python"],
+            "without_rule": digest(result["without_rule"]), "decomposed": digest(result["decomposed"]),
+            "yaml": digest(result["yaml"])}
+
+
+def dump_case(case: dict) -> str:
+    """A case as JSON text, one operator to a line (readable diffs, small files)."""
+    expected = case["expected"]
+    head = {k: v for k, v in case.items() if k != "expected"}
+    if "operators" not in expected:
+        return json.dumps({**head, "expected": expected}, indent=1, ensure_ascii=False) + "\n"
+    rest = {k: v for k, v in expected.items() if k != "operators"}
+    lines = [json.dumps(row, ensure_ascii=False, separators=(",", ":")) for row in expected["operators"]]
+    body = json.dumps({**head, "expected": {**rest, "operators": "@OPERATORS@"}}, indent=1, ensure_ascii=False)
+    return body.replace('"@OPERATORS@"', "[\n" + ",\n".join(lines) + "\n  ]") + "\n"
+
+
+def _in_ctx(db: str, work):
+    from opgov.core.clock import SystemClock
+    from opgov.db.engine import make_engine, transaction
+    from opgov.services.common import Ctx
+
+    engine = make_engine(db)
+    try:
+        with transaction(engine) as session:
+            return work(Ctx(session=session, actor="test", clock=SystemClock()))
+    finally:
+        engine.dispose()
+
+
+def cases(world: str | None = None) -> list[Path]:
+    return sorted(p for p in CASES.glob("*.json") if world is None or json.loads(p.read_text())["world"] == world)
+
+
+def run_node(data_file: Path, files: list[Path], node: str = "node") -> dict:
+    """Each case through the page's evaluator with node: {case file name: result}."""
+    done = subprocess.run([node, str(RUNNER), str(data_file), *map(str, files)], capture_output=True, text=True,
+                          timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"node {RUNNER.name}: {done.stderr}")
+    return json.loads(done.stdout)

@@ -1,0 +1,136 @@
+"""The build-your-own-opset page computes what `opgov opset build` prints: one folder of cases
+(tests/web/opset_cases/, written by scripts/build_opset_cases.py from Python on real data), each a
+choice and what opset build gives for it, checked (a) against Python now and (b) against the
+page's evaluator (web/static/pages.js) run by node on the page's own data. The Chromium tests of
+tests/web/test_pages.py run the same evaluator in the page.
+
+Two worlds: PyTorch 2.13.0's registry with the 2023 review and opgov's rules file (``rules``), and
+the same with the facts `opgov decomps import-torch` traced from the installed torch (``torch``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+
+import pytest
+
+from tests.web.test_pages import browser, load, ready, requests_off_origin, text  # noqa: F401 (browser: a fixture)
+from tests.web.opset_parity import WORLDS, cases, make_world, page_data, python_result, run_node, summary, torch_version
+
+
+@pytest.fixture(scope="module", params=WORLDS)
+def world(request, tmp_path_factory, shared_dir, pytorch_release, models_dir):
+    """(name, database URL, the page's data file, {case file: (case, Python's result now)})."""
+    name = request.param
+    if name == "torch":
+        request.getfixturevalue("torch_mod")
+    folder = tmp_path_factory.mktemp(f"opset-{name}")
+    db = make_world(name, folder, shared_dir)
+    chosen = cases(name)
+    assert chosen, f"no case of the {name} world in tests/web/opset_cases"
+    loaded = {p.name: json.loads(p.read_text()) for p in chosen}
+    recorded = {c["torch"] for c in loaded.values()}
+    if recorded != {torch_version(db)}:
+        pytest.fail(f"the {name} cases were computed with torch {recorded}, this database holds "
+                    f"{torch_version(db)}: run scripts/build_opset_cases.py", pytrace=False)
+    data = folder / "opset-data.json"
+    data.write_text(page_data(db, models_dir))
+    return name, db, data, {p: (c, python_result(db, c["choice"], models_dir)) for p, c in loaded.items()}
+
+
+def test_the_cases_cover_each_preset_refusals_and_torch_notes():
+    """The folder holds what it must prove: every preset in both worlds, keeps, decompositions,
+    refusals, and the torch world's notes on disagreements."""
+    loaded = [json.loads(p.read_text()) for p in cases()]
+    for name in WORLDS:
+        mine = [c for c in loaded if c["world"] == name]
+        assert {c["choice"]["preset"] for c in mine} == {"core-aten", "no-decomp", "full-decomp"}, name
+        assert any(c["choice"]["keep"] for c in mine) and any(c["choice"]["decompose"] for c in mine), name
+        assert any("error" in c["expected"] for c in mine), name
+    notes = " ".join(n for c in loaded if c["world"] == "torch" for n in c["expected"].get("notes", []))
+    assert "leaves ATen" in notes and "has no decomposition for them" in notes and "kept by the generated code" in notes
+
+
+def test_python_gives_what_each_case_records(world):
+    name, _, _, results = world
+    for file, (case, result) in results.items():
+        assert summary(result) == case["expected"], (
+            f"{file}: opset build's answer changed; if on purpose, run scripts/build_opset_cases.py")
+
+
+def test_the_selective_build_yaml_is_what_pyyaml_writes(world):
+    """The yaml is written from templates (by Python and the page alike): it must be what PyYAML's
+    safe dumper writes for the same operators, and load back to them."""
+    import yaml
+
+    for file, (_, result) in world[3].items():
+        if "yaml" not in result:
+            continue
+        header, _, body = result["yaml"].partition("\noperators:")
+        loaded = yaml.safe_load("operators:" + body)
+        assert len(loaded["operators"]) == int(header.split("# ")[-1].split()[0]), file
+        assert all(v["debug_info"][0].startswith("opgov opset ") for v in loaded["operators"].values()), file
+        dumped = yaml.dump(loaded, Dumper=yaml.SafeDumper, sort_keys=False, default_flow_style=False,
+                           width=float("inf"))
+        assert "operators:" + body == dumped, file
+
+
+def test_the_page_evaluator_gives_the_same_with_node(world):
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("node not installed (tests/web/test_pages.py runs the evaluator in Chromium)")
+    name, _, data, results = world
+    from tests.web.opset_parity import CASES
+
+    page = run_node(data, [CASES / file for file in results], node=node)
+    for file, (case, result) in results.items():
+        got = page[file]
+        for text in ("python", "yaml"):  # the exact text first: a diff says where
+            if text in result and got.get(text) != result[text]:
+                diff = "".join(difflib.unified_diff(result[text].splitlines(True), got.get(text, "").splitlines(True),
+                                                    "opset build", "page", n=1))
+                pytest.fail(f"{file}: the page's {text} differs from opset build's:\n{diff[:3000]}")
+        assert got == result, f"{file}: the page differs from opset build"
+        assert summary(got) == case["expected"], file
+
+
+def test_the_static_page_of_the_torch_world_shows_each_case_from_file(world, browser, models_dir, tmp_path):
+    """`site build` of the torch world, opened from file:// in Chromium with each case's choice in
+    the address: the count, the notes, the code and the yaml are the case's (a refused choice
+    shows the refusal). Nothing is fetched."""
+    name, db, _, results = world
+    if name != "torch":
+        pytest.skip("the rules world's page is tested by tests/web/test_pages.py")
+    import hashlib
+    import subprocess
+    import sys
+    from urllib.parse import urlencode
+
+
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "site", "build", str(site), "--models",
+                           str(models_dir), "--ops", "aten::roll"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    driver = browser
+    page = (site / "opset.html").as_uri()
+    for file, (case, _) in results.items():
+        choice, expected = case["choice"], case["expected"]
+        query = [("preset", choice["preset"])] + [("decompose", op) for op in choice["decompose"]] + [
+            ("keep", op) for op in choice["keep"]]
+        load(driver, "about:blank")
+        load(driver, page + "#" + urlencode(query))
+        ready(driver)
+        if "error" in expected:
+            assert text(driver, "choice-error") == expected["error"], file
+            continue
+        assert int(text(driver, "op-count")) == expected["count"], file
+        shown = driver.execute_script("""return [document.getElementById('python-code').textContent,
+            document.getElementById('selective-build').textContent,
+            Array.from(document.querySelectorAll('#notes li')).map(li => li.textContent)]""")
+        assert shown[0] == expected["python"], file
+        assert hashlib.sha256(shown[1].encode()).hexdigest() == expected["yaml"]["sha256"], file
+        assert shown[2] == expected["notes"], file
+        assert case["torch"] in text(driver, "torch-note")
+    assert requests_off_origin(driver) == []
