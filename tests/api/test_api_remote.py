@@ -250,7 +250,7 @@ def test_the_new_reads_over_http(twins):
         python = anyone.get("/api/v1/opset", params={"format": "python"})
         assert python.headers["content-type"].startswith("text/x-python") and "decomp_table" in python.text
         assert problem(anyone.get("/api/v1/opset", params={"format": "pdf"}), 422)
-        assert "aten::nope" in problem(anyone.get("/api/v1/opset", params={"decompose": "aten::nope"}), 400)
+        assert "aten::nope" in problem(anyone.get("/api/v1/opset", params={"decompose": "aten::nope"}), 404)
 
 
 def test_a_corpus_is_refused_with_server(twins, tmp_path):
