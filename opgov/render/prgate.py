@@ -54,6 +54,12 @@ def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
                 lines.append(f"      old: {f.old_schema}")
                 lines.append(f"      new: {f.new_schema}")
         lines.append("")
+    if report.not_compared:
+        shown = ", ".join(report.not_compared[:5]) + (f", … (+{len(report.not_compared) - 5})"
+                                                       if len(report.not_compared) > 5 else "")
+        lines.append(f"Not counted as new: {_plural(len(report.not_compared), 'operator')} only an autogen: line "
+                     f"declares, with no schema to compare ({shown}).")
+        lines.append("")
     if report.reviewers:
         lines.append("Reviewers requested: " + ", ".join(report.reviewers))
     if report.labels:
@@ -73,7 +79,7 @@ def report_model(report: PrReport, *, base: str = "", head: str = ""):
                                reviewers=list(f.reviewers), labels=list(f.labels)) for f in report.findings],
         summary=PrSummary(errors=report.count("error"), warnings=report.count("warning"),
                           waived=report.count("waived"), infos=report.count("info")),
-        reviewers=list(report.reviewers), labels=list(report.labels))
+        reviewers=list(report.reviewers), labels=list(report.labels), not_compared=list(report.not_compared))
 
 
 def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
@@ -86,7 +92,8 @@ def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
                          for f in report.findings],
             "summary": {"errors": report.count("error"), "warnings": report.count("warning"),
                         "waived": report.count("waived"), "infos": report.count("info")},
-            "reviewers": list(report.reviewers), "labels": list(report.labels)}
+            "reviewers": list(report.reviewers), "labels": list(report.labels),
+            "not_compared": list(report.not_compared)}
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
