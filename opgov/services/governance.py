@@ -10,8 +10,8 @@ from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
-                                   get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require, require_text,
-                                   role_of, serialize, single_user_mode, member_name)
+                                   get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
+                                   require_text, role_of, serialize, single_user_mode, member_name)
 from opgov.results.models import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
