@@ -1,5 +1,5 @@
 """A write answers with what it did (issue 24): every write route of the API, performed on a real
-`opgov serve` (127.0.0.1, a free port) over a SQLite database holding PyTorch 2.12.0 and then
+`opgov serve` (127.0.0.1, a free port) over a SQLite (and a PostgreSQL) database holding PyTorch 2.12.0 and then
 2.13.0, answers with the state a following GET of the same resource shows.
 
 The routes are read from the application itself: a write route (any method but GET under
@@ -20,7 +20,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from tests.api.test_api_serve import opgov, start
+from tests.api.test_api_serve import _database, opgov, start
 from tests.conftest import SHARED
 
 EXECUTORCH = SHARED / "executorch" / "1.3.0" / "portable-functions.yaml"
@@ -85,11 +85,15 @@ class World:
         return response.json()
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, pytorch_release, shared_dir):
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world(request, tmp_path_factory, pytorch_release, shared_dir):
     if not EXECUTORCH.is_file():
         pytest.skip(f"{EXECUTORCH} not available")
-    db = f"sqlite:///{tmp_path_factory.mktemp('answers') / 'opgov.db'}"
+    for db in _database(request.param, tmp_path_factory):
+        yield from _world(db, pytorch_release)
+
+
+def _world(db: str, pytorch_release):
     ago = lambda days: (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%MZ")  # noqa: E731
     opgov(db, "db", "upgrade", "--simulation")
     for version, days in (("2.6.0", 41), ("2.12.0", 40)):  # 2.12.0's new operators wait in the review queue
@@ -293,9 +297,20 @@ def case_tick(w: World):
 
 
 def case_decisions(w: World):
+    last = w.get("/api/v1/events", limit=1)["events"][-1]["id"]
     done = w.write("POST", "/api/v1/decisions", "/api/v1/decisions", status=201,
                    data={"shipped": "core-aten-review-2023"})
     assert done["recorded"] > 0 and done["decisions"] == done["recorded"] + done["already_recorded"]
+    # one event per decision recorded: those that set the category, and those on record only
+    events = [e for e in w.get("/api/v1/events", limit=1000)["events"] if e["id"] > last]
+    decided = {e["subject"] for e in events if e["action"] == "category.decided"}
+    recorded_only = {e["subject"] for e in events if e["action"] == "category.decision_recorded"}
+    assert len(decided) + len(recorded_only) == done["recorded"]
+    assert recorded_only == set(done["superseded"])
+    for name in decided:  # each page shows the decision, and the category it set
+        shown = w.get(op_url(name))
+        assert shown["category_source"] == "decision" and not shown["needs_review"], name
+        assert shown["decisions"][-1]["imported"] and shown["decisions"][-1]["category"] == shown["category"], name
     # each superseded operator's page shows the decision on record with the note saying why
     for name in done["superseded"]:
         assert any(d["imported"] and d["note"] for d in w.get(op_url(name))["decisions"]), name
