@@ -119,13 +119,16 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
         pending.append(event)
 
 
-def logged_after(ctx: Ctx, action: str) -> list[dict[str, Any]]:
-    """The ``after`` of every event of ``action``, oldest first: those in the log and those this
-    transaction logged and will append at commit, so a write answers what a later read shows."""
+def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, Any]]:
+    """The ``after`` of every event of ``action`` about one of ``subjects``, oldest first: those in
+    the log and those this transaction logged and will append at commit, so a write answers what a
+    later read shows."""
     connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
-    stored = ctx.session.execute(select(tables.events.c.after).where(tables.events.c.action == action)
-                                 .order_by(tables.events.c.id)).scalars()
-    pending = (row["after"] for row in _PENDING.get(connection, ()) if row["action"] == action)
+    events = tables.events.c
+    stored = ctx.session.execute(select(events.after).where(events.subject.in_(sorted(subjects)),
+                                                            events.action == action).order_by(events.id)).scalars()
+    pending = (row["after"] for row in _PENDING.get(connection, ())
+               if row["action"] == action and row["subject"] in subjects)
     return [after for after in (*stored, *pending) if after]
 
 

@@ -111,7 +111,7 @@ def proposal_views(ctx: Ctx, proposals: list[Proposal]) -> list[ProposalView]:
                  for d in ctx.session.scalars(select(Decision).where(Decision.proposal_id.in_(ids)))}
     wanted = set(ids)
     confirms: dict[int, str] = {}
-    for after in logged_after(ctx, "proposal.open"):
+    for after in logged_after(ctx, "proposal.open", {p.operator.qualname for p in proposals}):
         pid = after.get("proposal")
         if pid in wanted and after.get("confirms"):
             # "confirmed" (category and source) since issue 24; before it the event held a bool only
