@@ -320,7 +320,8 @@ class ProposalView(Result):
     rejections: list[str] = Field(description="voters rejecting")
     votes: list[VoteView]
     quorum: int | None = Field(description="approvals (or rejections) that decide it")
-    decision: ProposalDecision | None = Field(default=None, description="set by `proposals show` once decided")
+    decision: ProposalDecision | None = Field(default=None, description=(
+        "the decision, once approved: in every answer (the vote that decided it, `proposals`, `proposals show`)"))
     confirms: str | None = Field(default=None, description="the category (and its source) the proposal confirms, "
                                                            "when it confirms the one an import placed")
 

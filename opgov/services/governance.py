@@ -115,7 +115,7 @@ def proposal_views(ctx: Ctx, proposals: list[Proposal]) -> list[ProposalView]:
         pid = after.get("proposal")
         if pid in wanted and after.get("confirms"):
             # "confirmed" (category and source) since issue 24; before it the event held a bool only
-            confirms[pid] = after.get("confirmed") or KIND_TO_CATEGORY.get(after.get("kind"), "")
+            confirms[pid] = after.get("confirmed") or KIND_TO_CATEGORY[after["kind"]]
     views = []
     for p in proposals:
         votes = [VoteView(voter=v.voter, approve=v.approve, comment=v.comment, at=v.at) for v in p.votes]
