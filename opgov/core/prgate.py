@@ -53,6 +53,7 @@ class OpState:
     tags: tuple[str, ...]
     line: int
     composite_implicit: bool = False
+    autogen_of: str | None = None  # the entry whose autogen: declares it (no schema of its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +160,8 @@ class PrReport:
     findings: tuple[PrFinding, ...]
     reviewers: tuple[str, ...]
     labels: tuple[str, ...]
+    # new operators only an autogen: line declares: no schema to compare, no finding (as check-bc)
+    not_compared: tuple[str, ...] = ()
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -290,7 +293,7 @@ def _worded(ctx: _Ctx, f: compat.RawFinding, severity: str, entries: list[AllowE
     labels: tuple[str, ...] = ()
     locked = False
     if f.kind == "new":
-        message = "New operator."
+        message = f.message  # check-bc's words: a new operator, or one now with its own entry
     elif f.kind == "fc":
         message += (" Calls made with the new schema may fail on older releases; keep it if intended.")
         if core:
@@ -523,4 +526,5 @@ def check_pr(pr: PrInput, raw: Sequence[compat.RawFinding], policy: Policy, *, t
         if f.severity in ("error", "warning") or f.rule in ("core-schema-changed", "native-function-added"):
             reviewers.extend(r for r in f.reviewers if r not in reviewers)
         labels.extend(label for label in f.labels if label not in labels)
-    return PrReport(tuple(found), tuple(reviewers), tuple(labels))
+    not_compared = tuple(op for op, state in pr.head.items() if state.schema is None and op not in pr.base)
+    return PrReport(tuple(found), tuple(reviewers), tuple(labels), not_compared)

@@ -79,21 +79,25 @@ class PlainReport:
     findings: list[PlainFinding]
     summary: PlainSummary
     expired_exceptions: list[PlainException] = field(default_factory=list)
+    not_compared: list[str] = field(default_factory=list)
 
     def json(self) -> str:
         """The text of :class:`CheckReport`'s ``model_dump_json(indent=2)`` for the same report."""
         data = {"findings": [vars(f) for f in self.findings], "summary": vars(self.summary),
                 "expired_exceptions": [{**vars(e), "expires_on": e.expires_on.isoformat()}
-                                       for e in self.expired_exceptions]}
+                                       for e in self.expired_exceptions],
+                "not_compared": list(self.not_compared)}
         return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 _COUNT_FIELD = {"error": "errors", "warning": "warnings", "waived": "waived", "info": "infos"}
 
 
-def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = (), *, typed: bool = True):
-    """Build the report from policy-applied findings (and the expired exceptions to list): a
-    :class:`CheckReport`, or with ``typed=False`` the same as a :class:`PlainReport`."""
+def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = (), *, typed: bool = True,
+                not_compared: Iterable[str] = ()):
+    """Build the report from policy-applied findings (and the expired exceptions to list, and the
+    new operators left out because only an autogen: line declares them): a :class:`CheckReport`,
+    or with ``typed=False`` the same as a :class:`PlainReport`."""
     if typed:
         from opgov.render.compat_models import CheckReport, ExceptionOut, FindingOut, Summary
     else:
@@ -114,6 +118,7 @@ def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = ()
         summary=Summary(**counts),
         expired_exceptions=[ExceptionOut(pattern=e.pattern, reason=e.reason, created_by=e.created_by,
                                          expires_on=e.expires_on) for e in expired],
+        not_compared=list(not_compared),
     )
 
 
@@ -188,6 +193,12 @@ def render_text(report: CheckReport) -> str:
         for e in report.expired_exceptions:
             lines.append(f"  {e.pattern}: last day {e.expires_on.isoformat()}, no longer applies "
                          f"({e.created_by}: {e.reason})")
+        lines.append("")
+    if report.not_compared:
+        shown = ", ".join(report.not_compared[:5]) + (f", … (+{len(report.not_compared) - 5})"
+                                                       if len(report.not_compared) > 5 else "")
+        lines.append(f"Not counted as new: {_plural(len(report.not_compared), 'operator')} only an autogen: line "
+                     f"declares, with no schema to compare ({shown}); `opgov import` counts them among its added.")
         lines.append("")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ dataclasses on the CLI's file-to-file path, whose JSON is the same text.
 
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, Field, ConfigDict
 
 from opgov.core.vocab import FindingKind, Severity
 
@@ -76,6 +76,9 @@ class CheckReport(BaseModel):
     findings: list[FindingOut]
     summary: Summary
     expired_exceptions: list[ExceptionOut] = []
+    not_compared: list[str] = Field(default=[], description=(
+        "operators of NEW that only an autogen: line declares and OLD did not hold: they have no schema text to "
+        "compare, so no finding counts them among `new` (`opgov import` lists them among its added ones)"))
 
 
 class RuleOut(BaseModel):

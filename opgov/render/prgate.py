@@ -37,6 +37,14 @@ def summary_line(report: PrReport) -> str:
             f"{report.count('waived')} waived, {_plural(report.count('info'), 'info')}")
 
 
+def _not_compared(report: PrReport) -> str:
+    """The new operators no finding counts (only an autogen: line declares them), as check-bc says."""
+    shown = ", ".join(report.not_compared[:5]) + (f", … (+{len(report.not_compared) - 5})"
+                                                   if len(report.not_compared) > 5 else "")
+    return (f"Not counted as new: {_plural(len(report.not_compared), 'operator')} only an autogen: line declares, "
+            f"with no schema to compare ({shown}).")
+
+
 def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
     lines: list[str] = []
     if base or head:
@@ -54,6 +62,8 @@ def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
                 lines.append(f"      old: {f.old_schema}")
                 lines.append(f"      new: {f.new_schema}")
         lines.append("")
+    if report.not_compared:
+        lines += [_not_compared(report), ""]
     if report.reviewers:
         lines.append("Reviewers requested: " + ", ".join(report.reviewers))
     if report.labels:
@@ -73,7 +83,7 @@ def report_model(report: PrReport, *, base: str = "", head: str = ""):
                                reviewers=list(f.reviewers), labels=list(f.labels)) for f in report.findings],
         summary=PrSummary(errors=report.count("error"), warnings=report.count("warning"),
                           waived=report.count("waived"), infos=report.count("info")),
-        reviewers=list(report.reviewers), labels=list(report.labels))
+        reviewers=list(report.reviewers), labels=list(report.labels), not_compared=list(report.not_compared))
 
 
 def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
@@ -86,7 +96,8 @@ def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
                          for f in report.findings],
             "summary": {"errors": report.count("error"), "warnings": report.count("warning"),
                         "waived": report.count("waived"), "infos": report.count("info")},
-            "reviewers": list(report.reviewers), "labels": list(report.labels)}
+            "reviewers": list(report.reviewers), "labels": list(report.labels),
+            "not_compared": list(report.not_compared)}
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -141,6 +152,8 @@ def render_markdown(report: PrReport, *, base: str = "", head: str = "") -> str:
         for f in report.findings:
             lines.append(f"| {f.severity} | `{f.rule}` | {_cell(_where(f))} | {_cell(f.operator)} | {_cell(f.message)} |")
         lines.append("")
+    if report.not_compared:
+        lines += [_not_compared(report), ""]
     if report.reviewers:
         lines.append("**Reviewers requested:** " + ", ".join(f"@{r.lstrip('@')}" for r in report.reviewers))
     if report.labels:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class PrFindingOut(BaseModel):
@@ -43,3 +43,6 @@ class PrReportOut(BaseModel):
     summary: PrSummary
     reviewers: list[str]
     labels: list[str]
+    not_compared: list[str] = Field(default=[], description=(
+        "operators the head added that only an autogen: line declares: no schema text to compare, so no "
+        "finding counts them (as check-bc's `not_compared`)"))

@@ -258,7 +258,9 @@ class WeeklyReport(BaseModel):
     generated_by: str
     soon_days: int = Field(default=7, ge=1, description="window of lifecycle_due_soon and exceptions_expiring")
 
-    review_queue: tuple[ReviewItem, ...] = ()
+    review_queue: tuple[ReviewItem, ...] = Field(default=(), description=(
+        "functional operators waiting for a category decision; the in-place, out= and other variants a release "
+        "adds with them are not listed (they follow their functional operator's category)"))
     proposals_open: tuple[OpenProposal, ...] = ()
     proposals_decided: tuple[DecidedProposal, ...] = ()
     lifecycle_overdue: tuple[LifecycleDue, ...] = ()
@@ -620,7 +622,9 @@ def _sections(report: WeeklyReport) -> list[_Section]:
                     + _when(f"({_fmt_day(i.first_seen.imported_at.date())})")),
             _Column("Suggested", lambda i: _t(i.suggested_category)),
             _Column("Why", lambda i: _t(i.review_reason or i.suggestion_reason), wide=True),
-        )),
+        ), intro=_t("Functional operators: the in-place, out= and other variants a release adds with them are "
+                    "not listed, they follow their functional operator's category (new operators are not "
+                    "repeated under compatibility findings).")),
         table("proposals_open", "Open proposals", "No open proposals.", (
             _Column("#", lambda p: _t(str(p.id)), numeric=True),
             _Column("Operator", lambda p: _c(p.operator)),

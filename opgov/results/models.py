@@ -230,8 +230,8 @@ class ImportResult(Result):
                                                   "not a schema change)")
     findings: dict[str, int] = Field(default_factory=dict, description="compatibility findings: severity → count")
     added_autogen: list[str] = Field(default_factory=list, description=(
-        "of `added`, the operators only an autogen: line declares (no entry of their own; check-bc's "
-        "`new` counts entries and leaves them out)"))
+        "of `added`, the operators only an autogen: line declares (no entry of their own; check-bc's and "
+        "check-pr's `new` count entries and name these in `not_compared`)"))
     tags_changed: list[str] = Field(default_factory=list, description=(
         "governance tags (core, deprecating, deprecated) the file added or dropped on operators it kept, e.g. "
         "`aten::roll: -core`: each is also a finding, an event and a line of the operator's history"))
@@ -320,7 +320,8 @@ class ProposalView(Result):
     rejections: list[str] = Field(description="voters rejecting")
     votes: list[VoteView]
     quorum: int | None = Field(description="approvals (or rejections) that decide it")
-    decision: ProposalDecision | None = Field(default=None, description="set by `proposals show` once decided")
+    decision: ProposalDecision | None = Field(default=None, description=(
+        "the decision, once approved: in every answer (the vote that decided it, `proposals`, `proposals show`)"))
     confirms: str | None = Field(default=None, description="the category (and its source) the proposal confirms, "
                                                            "when it confirms the one an import placed")
 

@@ -119,6 +119,19 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
         pending.append(event)
 
 
+def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, Any]]:
+    """The ``after`` of every event of ``action`` about one of ``subjects``, oldest first: those in
+    the log and those this transaction logged and will append at commit, so a write answers what a
+    later read shows."""
+    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
+    events = tables.events.c
+    stored = ctx.session.execute(select(events.after).where(events.subject.in_(sorted(subjects)),
+                                                            events.action == action).order_by(events.id)).scalars()
+    pending = (row["after"] for row in _PENDING.get(connection, ())
+               if row["action"] == action and row["subject"] in subjects)
+    return [after for after in (*stored, *pending) if after]
+
+
 def log_version(session) -> int:
     """The id of the newest event (0 for none): the database's version stamp. Every write that
     changes governance logs an event in its transaction, and ids grow in commit order (they are

@@ -91,7 +91,15 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
     from opgov.render.compat import make_report
 
     findings = judged_findings(old, new, exceptions=exceptions, deleted=deleted, today=today)
-    return make_report(findings, compat.expired_exceptions(exceptions, today), typed=typed)
+    return make_report(findings, compat.expired_exceptions(exceptions, today), typed=typed,
+                       not_compared=autogen_added(old, new))
+
+
+def autogen_added(old: Side, new: Side) -> list[str]:
+    """The operators ``new`` holds that ``old`` did not and that only an autogen: line declares:
+    no schema text to compare, so no finding counts them (the import lists them among its added,
+    as ``added_autogen``). In ``new``'s order."""
+    return [n for n in new.lines if n not in new.schemas and n not in old.lines]
 
 
 def judged_findings(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date) -> list:

@@ -10,8 +10,8 @@ from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
-                                   get_int_setting, get_setting, latest_snapshot, log_event, require, require_text,
-                                   role_of, serialize, single_user_mode, member_name)
+                                   get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
+                                   require_text, role_of, serialize, single_user_mode, member_name)
 from opgov.results.models import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
@@ -33,14 +33,18 @@ def add_member(ctx: Ctx, name: str, role: str) -> MemberView:
         require(ctx, "members", "add members")
     if session.scalars(select(Member).where(Member.name == name)).first() is not None:
         raise PolicyRefusal(f"{name} is already a member")
-    session.add(Member(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor))
+    member = Member(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor)
+    session.add(member)
     log_event(ctx, "member.add", f"member:{name}", after={"role": role})
-    return MemberView(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor)
+    return member_view(member)  # what the members list then shows (one reading of the clock)
+
+
+def member_view(m: Member) -> MemberView:
+    return MemberView(name=m.name, role=m.role, added_at=m.added_at, added_by=m.added_by)
 
 
 def list_members(ctx: Ctx) -> list[MemberView]:
-    return [MemberView(name=m.name, role=m.role, added_at=m.added_at, added_by=m.added_by)
-            for m in ctx.session.scalars(select(Member).order_by(Member.name))]
+    return [member_view(m) for m in ctx.session.scalars(select(Member).order_by(Member.name))]
 
 
 def remove_member(ctx: Ctx, name: str) -> MemberView:
@@ -56,7 +60,7 @@ def remove_member(ctx: Ctx, name: str) -> MemberView:
         others = session.scalar(select(func.count()).select_from(Member).where(Member.name != name))
         if maintainers == 1 and others:
             raise PolicyRefusal(f"{name} is the last maintainer; add another maintainer first")
-    removed = MemberView(name=member.name, role=member.role, added_at=member.added_at, added_by=member.added_by)
+    removed = member_view(member)
     from opgov.services.tokens import revoke_member_tokens
 
     revoke_member_tokens(ctx, member, reason=f"{name} is no longer a member")
@@ -101,13 +105,34 @@ def list_settings(ctx: Ctx) -> Settings:
 # --- proposals --------------------------------------------------------------------------------------
 
 
-def proposal_view(p: Proposal, quorum: int | None = None, decision: ProposalDecision | None = None) -> ProposalView:
-    votes = [VoteView(voter=v.voter, approve=v.approve, comment=v.comment, at=v.at) for v in p.votes]
-    return ProposalView(id=p.id, operator=p.operator.qualname, kind=p.kind, targets=list(p.targets),
-                        rationale=p.rationale, proposer=p.proposer, created_at=p.created_at, status=p.status,
-                        closed_at=p.closed_at, approvals=[v.voter for v in votes if v.approve],
-                        rejections=[v.voter for v in votes if not v.approve], votes=votes, quorum=quorum,
-                        decision=decision)
+def proposal_views(ctx: Ctx, proposals: list[Proposal]) -> list[ProposalView]:
+    """The proposals as every answer shows them — the write that made or changed one, ``proposals``,
+    ``proposals show``: with votes, the decision once approved, and the category it confirms (as
+    its ``proposal.open`` event recorded it)."""
+    if not proposals:
+        return []
+    ids = [p.id for p in proposals]
+    quorum = get_int_setting(ctx.session, "quorum")
+    decisions = {d.proposal_id: ProposalDecision(category=d.category, decided_at=d.decided_at,
+                                                 decided_by=list(d.decided_by), rationale=d.rationale)
+                 for d in ctx.session.scalars(select(Decision).where(Decision.proposal_id.in_(ids)))}
+    wanted = set(ids)
+    confirms: dict[int, str] = {}
+    for after in logged_after(ctx, "proposal.open", {p.operator.qualname for p in proposals}):
+        pid = after.get("proposal")
+        if pid in wanted and after.get("confirms"):
+            # "confirmed" (category and source) since issue 24; before it the event held a bool only
+            confirms[pid] = after.get("confirmed") or KIND_TO_CATEGORY[after["kind"]]
+    views = []
+    for p in proposals:
+        votes = [VoteView(voter=v.voter, approve=v.approve, comment=v.comment, at=v.at) for v in p.votes]
+        views.append(ProposalView(id=p.id, operator=p.operator.qualname, kind=p.kind, targets=list(p.targets),
+                                  rationale=p.rationale, proposer=p.proposer, created_at=p.created_at,
+                                  status=p.status, closed_at=p.closed_at,
+                                  approvals=[v.voter for v in votes if v.approve],
+                                  rejections=[v.voter for v in votes if not v.approve], votes=votes, quorum=quorum,
+                                  decision=decisions.get(p.id), confirms=confirms.get(p.id)))
+    return views
 
 
 def _changes(op: Operator, kind: str, targets: list[str]) -> list:
@@ -163,12 +188,10 @@ def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[
                         created_at=ctx.now(), status="open")
     session.add(proposal)
     session.flush()
-    log_event(ctx, "proposal.open", op.qualname, after={"proposal": proposal.id, "kind": kind, "targets": resolved,
-                                                        "confirms": confirms}, reason=rationale)
-    view = proposal_view(proposal, get_int_setting(session, "quorum"))
-    if confirms:
-        view = view.model_copy(update={"confirms": f"{op.category} ({op.category_source})"})
-    return view
+    log_event(ctx, "proposal.open", op.qualname, after={
+        "proposal": proposal.id, "kind": kind, "targets": resolved, "confirms": confirms,
+        **({"confirmed": f"{op.category} ({op.category_source})"} if confirms else {})}, reason=rationale)
+    return proposal_views(ctx, [proposal])[0]  # what a GET answers next
 
 
 def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> ProposalView:
@@ -261,25 +284,19 @@ def withdraw(ctx: Ctx, proposal_id: int) -> ProposalView:
         raise PolicyRefusal(f"proposal {proposal.id} is {proposal.status}, not open")
     proposal.status, proposal.closed_at = "withdrawn", ctx.now()
     log_event(ctx, "proposal.withdrawn", proposal.operator.qualname, after={"proposal": proposal.id})
-    return proposal_view(proposal, get_int_setting(session, "quorum"))
+    return proposal_views(ctx, [proposal])[0]
 
 
 def list_proposals(ctx: Ctx, *, open_only: bool = False) -> list[ProposalView]:
     query = select(Proposal).order_by(Proposal.id)
     if open_only:
         query = query.where(Proposal.status == "open")
-    quorum = get_int_setting(ctx.session, "quorum")
-    return [proposal_view(p, quorum) for p in ctx.session.scalars(query)]
+    return proposal_views(ctx, list(ctx.session.scalars(query)))
 
 
 def show_proposal(ctx: Ctx, proposal_id: int) -> ProposalView:
     """One proposal with its votes, and its decision once approved."""
-    proposal = find_proposal(ctx.session, proposal_id)
-    decision = ctx.session.scalars(select(Decision).where(Decision.proposal_id == proposal.id)).first()
-    decided = None if decision is None else ProposalDecision(
-        category=decision.category, decided_at=decision.decided_at, decided_by=list(decision.decided_by),
-        rationale=decision.rationale)
-    return proposal_view(proposal, get_int_setting(ctx.session, "quorum"), decided)
+    return proposal_views(ctx, [find_proposal(ctx.session, proposal_id)])[0]
 
 
 # --- historical decisions -------------------------------------------------------------------------

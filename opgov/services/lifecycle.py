@@ -225,6 +225,11 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:
         elif due.due_at <= horizon:
             coming.append(item)
     if apply:
+        from dataclasses import replace
+
+        from opgov.core.clock import FixedClock
+
+        ctx = replace(ctx, clock=FixedClock(now))  # the steps are taken at the tick's ``now``, as it answers
         moved: set[str] = set()  # members of a family moved with an operator applied before
         for item in due_now:
             if item.operator in moved:

@@ -83,7 +83,8 @@ def _ops(path_label: str, text: str | None, path: str) -> dict[str, OpState]:
     from opgov.formats.registry import read_registry
 
     registry = read_registry(path, text=text, buildable=False)  # as check-bc: building is torchgen's job
-    return {n: OpState(op.schema, op.tags, op.line, op.composite_implicit) for n, op in registry.ops.items()}
+    return {n: OpState(op.schema, op.tags, op.line, op.composite_implicit, op.autogen_of)
+            for n, op in registry.ops.items()}
 
 
 def resolve_source(spec: str | None, cfg: PolicyConfig, *, default_rev: str | None) -> Source:
@@ -200,7 +201,9 @@ def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today
         return Side(label=src.label, file=src.label,
                     schemas={n: s.schema for n, s in src.ops.items() if s.schema},
                     lines={n: s.line for n, s in src.ops.items()},
-                    core={n for n, s in src.ops.items() if "core" in s.tags})
+                    core={n for n, s in src.ops.items() if "core" in s.tags},
+                    # as check-bc's sides: an autogen: operator that gains an entry is not new
+                    autogen={n: s.autogen_of for n, s in src.ops.items() if s.schema is None and s.autogen_of})
 
     raw = raw_findings(side(base_src), side(head_src))
     pr = PrInput(base=base_src.ops, head=head_src.ops, head_file=head_src.label, base_file=base_src.label,

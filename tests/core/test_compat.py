@@ -332,7 +332,7 @@ def _report():
 
 def test_json_shape():
     data = json.loads(render_json(_report()))
-    assert set(data) == {"findings", "summary", "expired_exceptions"}
+    assert set(data) == {"findings", "summary", "expired_exceptions", "not_compared"}
     assert set(data["findings"][0]) == {"operator", "kind", "rule", "severity", "message", "old_schema",
                                         "new_schema", "file", "line", "upgrader", "suggested_upgrader",
                                         "version_map_entry"}
