@@ -25,7 +25,7 @@ SAMPLES = {
 
 
 def _readers():
-    from opgov.formats import corpus, decisions, oplists, registry, rules
+    from opgov.formats import corpus, decisions, oplists, policy_config, registry, rules, torch_allowlist
     from opgov.formats.files import Content
 
     tags = SAMPLES["tags"]
@@ -42,6 +42,8 @@ def _readers():
         "corpus": (corpus.load_corpus, corpus.parse_corpus),
         "operator list": (lambda p: corpus.resolve_model_ops(str(p)), corpus.list_ops),
         "op file": (oplists.read_op_file, oplists.parse_op_file),
+        ".opgov.toml": (lambda p: policy_config.read_policy_config(Path(p)), policy_config.parse_policy_config),
+        "torch's allow list": (torch_allowlist.read_torch_allowlist, torch_allowlist.parse_torch_allowlist),
     }
 
 
@@ -75,6 +77,11 @@ def _inputs() -> dict[str, bytes]:
         "corpus": b'{"source": "x", "models": {"m": {"exported_ops": ["aten::relu.default", "nope"]}}}',
         "pt2": _pt2(["add.Tensor", "relu.default"]),
         "zip without a program": b"PK\x05\x06" + b"\x00" * 18,
+        "policy": b'registry = "nf.yaml"\r\n[reviewers]\ncore_maintainers = ["alice"]\n[rules]\nexcept = ["no-such-rule"]\n',
+        "policy, fine": b'registry = "nf.yaml"\n[reviewers]\ncommittee = ["pytorch/core"]\n',
+        "allow list": b"import datetime\r\nALLOW_LIST = [\n    # named tensors\n    ('aten::_foo', datetime.date(2026, 1, 2)),\n"
+                      b"    ('aten::_bar', datetime.date(2026, 13, 2)),\n]\n",
+        "allow list, fine": b"import datetime\nALLOW_LIST = [\n    ('aten::_foo', datetime.date(2026, 1, 2), 'int x'),\n]\n",
     })
     return found
 
