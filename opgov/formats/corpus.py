@@ -35,9 +35,10 @@ from pathlib import Path
 from opgov.core.corpus import STAGES, Corpus, ModelOps
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
-from opgov.formats.files import context, read_text
+from opgov.formats.files import context, read_text, text_of
 
-__all__ = ["available_corpora", "corpus_name", "load_corpus", "pt2_corpus", "resolve_corpus_path", "resolve_model_ops"]
+__all__ = ["available_corpora", "corpus_name", "list_ops", "load_corpus", "parse_corpus", "pt2_corpus",
+           "resolve_corpus_path", "resolve_model_ops"]
 
 
 def corpus_name(path: Path) -> str:
@@ -48,30 +49,41 @@ def corpus_name(path: Path) -> str:
 def load_corpus(path: str | Path) -> Corpus:
     """Load one corpus file; :class:`BadInput` names the file (and line or model) when malformed."""
     path = Path(path)
-    data = _json(read_text(path), path)
+    return _corpus(read_text(path), str(path))
+
+
+def parse_corpus(content: str | bytes, name: str) -> Corpus:
+    """:func:`load_corpus` of a file already in memory; messages name it, and the corpus is named
+    after, ``name``."""
+    return _corpus(text_of(content, name), name)
+
+
+def _corpus(text: str, name: str) -> Corpus:
+    path = Path(name)
+    data = _json(text, name)
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
-        raise BadInput("not a corpus: expected {\"source\": ..., \"models\": {NAME: {...}}}", file=str(path))
-    name = corpus_name(path)
+        raise BadInput("not a corpus: expected {\"source\": ..., \"models\": {NAME: {...}}}", file=name)
+    corpus = corpus_name(path)
     models: dict[str, ModelOps] = {}
     for model, entry in data["models"].items():
         if not isinstance(entry, dict):
-            raise BadInput(f"model {model!r} is not an object", file=str(path))
+            raise BadInput(f"model {model!r} is not an object", file=name)
         ops = {}
         if "exported_ops" not in entry and "core_aten_ops" not in entry:
-            raise BadInput(f"model {model!r}: needs 'exported_ops' or 'core_aten_ops' (or both)", file=str(path))
+            raise BadInput(f"model {model!r}: needs 'exported_ops' or 'core_aten_ops' (or both)", file=name)
         for key in ("exported_ops", "core_aten_ops"):
             if key not in entry:
                 continue
             raw = entry.get(key)
             if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
-                raise BadInput(f"model {model!r}: {key!r} must be a list of operator names", file=str(path))
-            with context(path, prefix=f"model {model!r}: "):
+                raise BadInput(f"model {model!r}: {key!r} must be a list of operator names", file=name)
+            with context(name, prefix=f"model {model!r}: "):
                 ops[key] = _dedupe(canonical(x) for x in raw)
         # a corpus of lowered programs has only core_aten_ops: they are what was exported, too
         ops.setdefault("exported_ops", ops.get("core_aten_ops", ()))
         ops.setdefault("core_aten_ops", ops["exported_ops"])
-        models[model] = ModelOps(name=model, family=str(entry.get("family", "")), corpus=name, **ops)
-    return Corpus(name=name, source=str(data.get("source", "")), path=str(path), models=models)
+        models[model] = ModelOps(name=model, family=str(entry.get("family", "")), corpus=corpus, **ops)
+    return Corpus(name=corpus, source=str(data.get("source", "")), path=name, models=models)
 
 
 def pt2_corpus(archives) -> Corpus:
@@ -128,22 +140,31 @@ def resolve_model_ops(spec: str, *, corpora_dir: Path | None = None) -> list[str
     path = Path(spec)
     if not path.exists():
         raise BadInput(f"{spec!r} is neither a file nor CORPUS#model")
-    text = read_text(path)
+    return _list_ops(read_text(path), str(path))
+
+
+def list_ops(content: str | bytes, name: str) -> list[str]:
+    """The operators of a list (a JSON list of names, or one per line) already in memory, as
+    :func:`resolve_model_ops` reads a list file; messages name it ``name``."""
+    return _list_ops(text_of(content, name), name)
+
+
+def _list_ops(text: str, name: str) -> list[str]:
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=str(path))
+        raise BadInput("a JSON object, not a list: for a corpus, name a model as FILE#model", file=name)
     if stripped.startswith("["):
-        data = _json(text, path)
+        data = _json(text, name)
         if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
-            raise BadInput("the JSON list must hold operator names (strings)", file=str(path))
-        with context(path):
+            raise BadInput("the JSON list must hold operator names (strings)", file=name)
+        with context(name):
             return list(_dedupe(canonical(x) for x in data))
     names: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         content = line.split("#", 1)[0].strip()
         if not content:
             continue
-        with context(path, number):
+        with context(name, number):
             names.append(canonical(content))
     return list(_dedupe(names))
 
@@ -157,17 +178,17 @@ def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return data
 
 
-def _json(text: str, path: Path):
+def _json(text: str, name: str):
     """The JSON value of ``text``; a duplicate key, nesting Python cannot follow or malformed JSON
-    is one :class:`BadInput` naming ``path``."""
+    is one :class:`BadInput` naming ``name``."""
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
-        raise BadInput(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno) from None
+        raise BadInput(f"not valid JSON: {exc.msg}", file=name, line=exc.lineno) from None
     except ValueError as exc:  # a duplicate key
-        raise BadInput(f"not valid JSON: {exc}", file=str(path)) from None
+        raise BadInput(f"not valid JSON: {exc}", file=name) from None
     except RecursionError:
-        raise BadInput("not valid JSON: nested too deeply", file=str(path)) from None
+        raise BadInput("not valid JSON: nested too deeply", file=name) from None
 
 
 def _dedupe(names) -> tuple[str, ...]:

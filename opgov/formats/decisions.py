@@ -26,7 +26,7 @@ from datetime import date, datetime, time, timezone
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 from opgov.core.vocab import Category
-from opgov.formats.files import context, read_text
+from opgov.formats.files import context, read_text, text_of
 
 CATEGORIES = tuple(Category)
 
@@ -70,10 +70,18 @@ def _names(value, what: str, path: str, line: int) -> list[str]:
     return [v.strip() for v in value]
 
 
-def read_decisions_file(path: str, *, name: str | None = None) -> list[DecisionRecord]:
-    """The records of a decisions file. ``name``: the file as the user named it (an upload to the
-    service), the default ``source`` instead of ``path``."""
-    text = read_text(path)
+def read_decisions_file(path: str) -> list[DecisionRecord]:
+    """The records of a decisions file; a file without ``source:`` gives its path as the source."""
+    return _records(read_text(path), str(path))
+
+
+def parse_decisions(content: str | bytes, name: str) -> list[DecisionRecord]:
+    """:func:`read_decisions_file` of a file already in memory (an upload): messages and the
+    default ``source`` name it ``name``."""
+    return _records(text_of(content, name), name)
+
+
+def _records(text: str, path: str) -> list[DecisionRecord]:
     from opgov.formats.safeyaml import load  # noqa: PLC0415  (no aliases, merge or duplicate keys)
 
     data, root = load(text, path)
@@ -84,7 +92,7 @@ def read_decisions_file(path: str, *, name: str | None = None) -> list[DecisionR
     for key, value in root.value:
         if key.value == "decisions":
             lines = [item.start_mark.line + 1 for item in value.value]
-    source = _text(data.get("source"), "source", path, top.get("source", 1)).strip() or name or path
+    source = _text(data.get("source"), "source", path, top.get("source", 1)).strip() or path
     default_when = data.get("decided_at")
     default_by = _names(data.get("decided_by") or ["imported"], "decided_by", path, top.get("decided_by", 1))
     records = []

@@ -4,17 +4,34 @@ Every reader in :mod:`opgov.formats` reads through :func:`read_text` and attache
 problem with :func:`context` (torchgen's ``context()`` idea): the parsing code below raises plain
 :class:`~opgov.core.errors.BadInput` about the value it looked at, and the reader that knows the
 file and line wraps it, instead of catching and re-raising at every call.
+
+Each reader has two forms: one that takes a path, and one that takes the content already in
+memory (``str`` or ``bytes``) with the name its messages give it (``name:line: ...``). The path
+form reads the file and calls the other, so an upload to `opgov serve` is read as a local file
+is, and answered in the same words, with no temporary file. :class:`Content` carries such a
+file through a service that also takes paths; :func:`text_of` checks content as
+:func:`read_text` checks a file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from opgov.core.errors import BadInput
 
-__all__ = ["context", "read_text", "text_of"]
+__all__ = ["Content", "context", "read_text", "text_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """A file already in memory (an upload): its bytes or text, and the name messages give it.
+    Not a tuple, so that it is never mistaken for a ``(name, text)`` pair."""
+
+    data: str | bytes
+    name: str
 
 
 def read_text(path: str | Path, *, exact: bool = False) -> str:
@@ -36,14 +53,19 @@ def read_text(path: str | Path, *, exact: bool = False) -> str:
     return _text_only(text, name)
 
 
-def text_of(data: bytes, name: str) -> str:
+def text_of(data: str | bytes, name: str, *, exact: bool = False) -> str:
     """The text of a file already in memory (an upload to `opgov serve`), with the checks and the
     words of :func:`read_text`: not UTF-8, binary or empty is one line of :class:`BadInput` naming
-    ``name``, so a server answers what a local run says."""
+    ``name``, so a server answers what a local run says. Bytes are decoded as :func:`read_text`
+    decodes a file (``\\r\\n`` and ``\\r`` read as ``\\n`` unless ``exact``); text is checked as is."""
+    if isinstance(data, str):
+        return _text_only(data, name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
+    if not exact and "\r" in text:  # what open(..., newline=None) does
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _text_only(text, name)
 
 

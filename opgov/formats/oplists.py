@@ -33,6 +33,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
+from opgov.formats.files import Content
 
 FORMATS = ("pt2", "kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
 MODEL_FORMATS = ("pt2", "selected-operators", "list")  # what a model's operators come in
@@ -65,12 +66,44 @@ def read_op_file(path: str | Path, *, accept: Sequence[str] = FORMATS) -> OpList
             head = handle.read(4)
     except OSError as exc:
         raise BadInput(f"cannot read: {exc.strerror or exc}", file=name) from None
-    if head in (b"PK\x03\x04", b"PK\x05\x06") or path.suffix == ".pt2":  # a zip (or an empty one)
+    if _is_archive(head, name):  # read from the file: an archive may hold much more than its program
         _accept("pt2", accept, name)
         from opgov.formats.pt2 import read_pt2
 
         return OpList(path=name, format="pt2", ops=read_pt2(path))
-    text = _read_text(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES:
+            raise BadInput(f"{size} bytes: too big for an operator list", file=name)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read: {exc.strerror or exc}", file=name) from None
+    return _text_ops(_decode(data, name), name, accept)
+
+
+def parse_op_file(content: str | bytes, name: str, *, accept: Sequence[str] = FORMATS) -> OpList:
+    """:func:`read_op_file` of a file already in memory (an upload): bytes (a ``.pt2`` archive is
+    recognised as a file is) or text; messages and the list's ``path`` name it ``name``."""
+    if isinstance(content, str):
+        if "\x00" in content:
+            raise BadInput(_BINARY, file=name)
+        return _text_ops(content, name, accept)
+    if _is_archive(content[:4], name):
+        _accept("pt2", accept, name)
+        from opgov.formats.pt2 import parse_pt2
+
+        return OpList(path=name, format="pt2", ops=parse_pt2(content, name))
+    if len(content) > MAX_TEXT_BYTES:
+        raise BadInput(f"{len(content)} bytes: too big for an operator list", file=name)
+    return _text_ops(_decode(content, name), name, accept)
+
+
+def _is_archive(head: bytes, name: str) -> bool:
+    """A zip (or an empty one), or a file named as a torch.export archive."""
+    return head in (b"PK\x03\x04", b"PK\x05\x06") or Path(name).suffix == ".pt2"
+
+
+def _text_ops(text: str, name: str, accept: Sequence[str]) -> OpList:
     fmt = _sniff(text)
     if fmt == "opset-json" and fmt not in accept and "list" in accept:
         fmt = "list"  # the list reader says what a JSON object is not
@@ -82,27 +115,30 @@ def read_op_file(path: str | Path, *, accept: Sequence[str] = FORMATS) -> OpList
     elif fmt == "opset-text":
         ops = _read_opset_text(text, name)
     else:
-        from opgov.formats.corpus import resolve_model_ops
+        from opgov.formats.corpus import list_ops
 
-        ops = resolve_model_ops(name)
+        ops = list_ops(text, name)
     if not ops:
         raise BadInput("names no operators", file=name)
     return OpList(path=name, format=fmt, ops=tuple(dict.fromkeys(ops)))
 
 
-def read_model_specs(specs: str | Sequence[str], *, corpora_dir: Path | None = None,
+def read_model_specs(specs: str | Content | Sequence[str | Content], *, corpora_dir: Path | None = None,
                      accept: Sequence[str] = MODEL_FORMATS) -> list[OpList]:
-    """One :class:`OpList` per spec: a file (:func:`read_op_file`), or ``CORPUS#model[@stage]`` (a
-    model of a corpus, :func:`opgov.core.corpus.resolve_model_ops`)."""
+    """One :class:`OpList` per spec: a file (:func:`read_op_file`), a file already in memory
+    (:class:`~opgov.formats.files.Content`, :func:`parse_op_file`), or ``CORPUS#model[@stage]`` (a
+    model of a corpus, :func:`opgov.formats.corpus.resolve_model_ops`)."""
     from opgov.formats.corpus import resolve_model_ops
 
-    if isinstance(specs, str):
+    if isinstance(specs, (str, Content)):
         specs = [specs]
     if not specs:
         raise BadInput("name at least one model")
     out = []
     for spec in specs:
-        if Path(spec).is_file():
+        if isinstance(spec, Content):
+            out.append(parse_op_file(spec.data, spec.name, accept=accept))
+        elif Path(spec).is_file():
             out.append(read_op_file(spec, accept=accept))
         else:  # CORPUS#model, or the error that says what it is not
             out.append(OpList(path=spec, format="corpus", ops=tuple(resolve_model_ops(spec, corpora_dir=corpora_dir))))
@@ -119,17 +155,12 @@ def _accept(fmt: str, accept: Sequence[str], name: str) -> None:
         raise BadInput(f"a {fmt} file is not accepted here (accepted: {', '.join(accept)})", file=name)
 
 
-def _read_text(path: Path) -> str:
-    name = str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            raise BadInput(f"{size} bytes: too big for an operator list", file=name)
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read: {exc.strerror or exc}", file=name) from None
+_BINARY = "a binary file, not an operator list or a torch.export archive"
+
+
+def _decode(data: bytes, name: str) -> str:
     if b"\x00" in data:
-        raise BadInput("a binary file, not an operator list or a torch.export archive", file=name)
+        raise BadInput(_BINARY, file=name)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

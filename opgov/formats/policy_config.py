@@ -132,12 +132,22 @@ def read_policy_config(path: Path | None) -> PolicyConfig:
     """Read ``path`` (or the defaults when None). Raises :class:`BadInput` with file and line."""
     if path is None:
         return PolicyConfig(None, Path.cwd(), DEFAULT_REGISTRY, None, None, None, Policy())
-    file = str(path)
     try:
         raw = path.read_bytes()
-        text = raw.decode("utf-8")
     except OSError as err:
-        raise BadInput(f"cannot read ({err.strerror or err})", file=file) from None
+        raise BadInput(f"cannot read ({err.strerror or err})", file=str(path)) from None
+    return _config(raw, str(path), path)
+
+
+def parse_policy_config(content: str | bytes, name: str) -> PolicyConfig:
+    """:func:`read_policy_config` of a ``.opgov.toml`` already in memory: messages name it ``name``,
+    and its paths are relative to the folder ``name`` is in."""
+    return _config(content.encode("utf-8") if isinstance(content, str) else content, name, Path(name))
+
+
+def _config(raw: bytes, file: str, path: Path) -> PolicyConfig:
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise BadInput(f"not UTF-8 text ({err.reason})", file=file) from None
     if len(raw) > MAX_CONFIG_BYTES:

@@ -12,6 +12,7 @@ themselves are not ATen operators and are left out.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import zipfile
@@ -40,9 +41,17 @@ def program_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
 
 def read_pt2(path: str | Path) -> tuple[str, ...]:
     """The operators every program of the archive calls, first occurrence first."""
-    name = str(path)
+    return _archive_ops(path, str(path))
+
+
+def parse_pt2(data: bytes, name: str) -> tuple[str, ...]:
+    """:func:`read_pt2` of an archive already in memory (an upload); messages name it ``name``."""
+    return _archive_ops(io.BytesIO(data), name)
+
+
+def _archive_ops(file, name: str) -> tuple[str, ...]:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(file) as archive:
             members = program_members(archive)
             if not members:
                 raise BadInput("no serialized program in the archive (models/*.json): not a torch.export archive",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import from_func_name
-from opgov.formats.files import read_text
+from opgov.formats.files import Content, read_text, text_of
 
 
 def _yaml():
@@ -96,9 +96,17 @@ def _compose(text: str, path: str):
 
 def read_tags_yaml(path: str | Path) -> dict[str, int]:
     """Declared tag name → line of its ``- tag:`` item."""
+    return _tags(read_text(path), str(path))
+
+
+def parse_tags_yaml(content: str | bytes, name: str) -> dict[str, int]:
+    """:func:`read_tags_yaml` of a tags.yaml already in memory; messages name it ``name``."""
+    return _tags(text_of(content, name), name)
+
+
+def _tags(text: str, path: str) -> dict[str, int]:
     yaml = _yaml()
-    path = str(path)
-    root = _compose(read_text(path), path)
+    root = _compose(text, path)
     if root is None:
         raise BadInput("declares no tags: expected a list of '- tag: NAME' items", file=path)
     if not isinstance(root, yaml.SequenceNode):
@@ -173,22 +181,37 @@ def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text
                   buildable: bool = True) -> Registry:
     """Read and validate one native_functions.yaml. Raises :class:`BadInput` naming file and line.
 
-    ``buildable`` also applies :mod:`opgov.core.registry_rules`: a file PyTorch's code generator
-    would refuse (an in-place op without ``Tensor(a!) self``, an unknown dispatch key, …) is bad
-    input. ``check-bc`` turns it off: it compares two files, and building them is torchgen's job.
+    ``text``: the file's text, already read (it is not read again). ``buildable`` also applies
+    :mod:`opgov.core.registry_rules`: a file PyTorch's code generator would refuse (an in-place op
+    without ``Tensor(a!) self``, an unknown dispatch key, …) is bad input. ``check-bc`` turns it
+    off: it compares two files, and building them is torchgen's job.
 
     rapidyaml reads the file where it is installed and the file is plain (:mod:`opgov.formats.fastyaml`);
     otherwise, and to word any problem with its exact line, libyaml reads it
     (:mod:`opgov.formats.safeyaml`). Either way only the keys opgov needs are read (``func``,
     ``tags``, ``dispatch`` keys, ``structured_delegate``, ``autogen``), and both give the same
     entries (a test compares them on every real release)."""
-    from opgov.formats import fastyaml
-    from opgov.formats.safeyaml import MAX_DEPTH
-
     path = str(path)
     if text is None:
         text = read_text(path)
     declared = read_tags_yaml(tags_yaml) if tags_yaml is not None else None
+    return _registry(text, path, declared, None if tags_yaml is None else str(tags_yaml), buildable)
+
+
+def parse_registry(content: str | bytes, name: str, *, tags: Content | None = None,
+                   buildable: bool = True) -> Registry:
+    """:func:`read_registry` of a native_functions.yaml already in memory (an upload): messages
+    and the registry's ``path`` name it ``name``; ``tags``: its tags.yaml, also in memory."""
+    text = text_of(content, name)
+    declared = parse_tags_yaml(tags.data, tags.name) if tags is not None else None
+    return _registry(text, name, declared, None if tags is None else tags.name, buildable)
+
+
+def _registry(text: str, path: str, declared: dict[str, int] | None, tags_yaml: str | None,
+              buildable: bool) -> Registry:
+    from opgov.formats import fastyaml
+    from opgov.formats.safeyaml import MAX_DEPTH
+
     content_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
     fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.entries(text, MAX_DEPTH)
     if fast is not None:

@@ -32,10 +32,10 @@ import yaml
 from opgov.core.decomps import Rule, RulesFile
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
-from opgov.formats.files import context, read_text
+from opgov.formats.files import context, read_text, text_of
 from opgov.formats.safeyaml import compose
 
-__all__ = ["load_rules_file", "parse_rules_text"]
+__all__ = ["load_rules_file", "parse_rules", "parse_rules_text"]
 
 _RULE_KEYS = frozenset({"op", "into", "note"})
 _V1_KEYS = frozenset({"format", "source", "rules"})
@@ -49,8 +49,14 @@ def load_rules_file(path: str | Path) -> RulesFile:
     return parse_rules_text(read_text(path), filename=str(path))
 
 
+def parse_rules(content: str | bytes, name: str) -> RulesFile:
+    """:func:`load_rules_file` of a file already in memory (an upload): checked as a file is
+    (:func:`opgov.formats.files.text_of`), its messages and ``path`` naming it ``name``."""
+    return parse_rules_text(text_of(content, name), filename=name)
+
+
 def parse_rules_text(text: str, *, filename: str = "<rules>") -> RulesFile:
-    """Like :func:`load_rules_file`, for text already in memory."""
+    """Like :func:`load_rules_file`, for text already read and checked."""
     root = compose(text, filename)  # no aliases, merge keys or duplicate keys
     if root is None:
         raise BadInput("empty rules file (expected a 'rules:' list)", file=filename)

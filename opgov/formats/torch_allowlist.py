@@ -65,6 +65,21 @@ def read_torch_allowlist(path: str | Path, *, name: str = "ALLOW_LIST") -> list[
         raise BadInput("no such file", file=path) from None
     except (OSError, UnicodeDecodeError) as err:
         raise BadInput(f"cannot read as UTF-8 text ({getattr(err, 'reason', None) or err})", file=path) from None
+    return _entries(source, path, name)
+
+
+def parse_torch_allowlist(content: str | bytes, file: str, *, name: str = "ALLOW_LIST") -> list[TorchAllowEntry]:
+    """:func:`read_torch_allowlist` of a Python file already in memory; messages name it ``file``."""
+    if isinstance(content, bytes):
+        try:
+            content = content.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise BadInput(f"cannot read as UTF-8 text ({err.reason})", file=file) from None
+        content = content.replace("\r\n", "\n").replace("\r", "\n")  # as reading the file does
+    return _entries(content, file, name)
+
+
+def _entries(source: str, path: str, name: str) -> list[TorchAllowEntry]:
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as err:

@@ -25,6 +25,7 @@ from sqlalchemy import delete, insert, select, update
 
 from opgov.db.tables import decomp_rules, operators, settings
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.formats.files import Content
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 
 if TYPE_CHECKING:
@@ -175,22 +176,24 @@ def _summary(outcomes: list[RuleOutcome]) -> dict[str, int]:
     return counts
 
 
-def load_rules(ctx: Ctx, path: str, *, name: str | None = None) -> RulesLoaded:
+def load_rules(ctx: Ctx, file: str | Content) -> RulesLoaded:
     """Record the rules of a rules file (or the 2023 review's facts file) as source ``file``.
 
     Bad input (exit 2, naming the file and line): a malformed file, an operator the registry
     does not know. Refused (exit 1, nothing written): rules that would make a decomposition
     produce a non-core operator, a cycle or a deprecated target; the message has the paths.
-    A rule recorded by a committee decision is kept (decision > file > torch). ``name``: how
-    messages, the result and the log name the file (default ``path``; the service names an upload
-    as the client did).
+    A rule recorded by a committee decision is kept (decision > file > torch). ``file``: a path,
+    or an upload as :class:`~opgov.formats.files.Content`, named in messages, the result and the
+    log as the client named it.
     """
     from opgov.core.decomps import RuleChange
-    from opgov.formats.rules import load_rules_file
+    from opgov.formats.rules import load_rules_file, parse_rules
 
     require(ctx, "decomps", "change decomposition rules")
-    rules_file = load_rules_file(path)
-    shown = name or path
+    if isinstance(file, Content):
+        rules_file, shown = parse_rules(file.data, file.name), file.name
+    else:
+        rules_file, shown = load_rules_file(file), file
     known = _known_operators(ctx.session)
     known_set = set(known)
     for rule in rules_file.rules:

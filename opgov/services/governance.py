@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
 from opgov.services.decompositions import refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
                                    get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
@@ -302,15 +303,17 @@ def show_proposal(ctx: Ctx, proposal_id: int) -> ProposalView:
 # --- historical decisions -------------------------------------------------------------------------
 
 
-def load_decisions(ctx: Ctx, path: str, *, name: str | None = None) -> DecisionsLoaded:
-    """Record a file of historical decisions (dated, marked as imported) in one go. ``name``: how
-    messages and the result name the file (default ``path``; the service names an upload as the
-    client did)."""
-    from opgov.formats.decisions import read_decisions_file
+def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
+    """Record a file of historical decisions (dated, marked as imported) in one go. ``file``: a
+    path, or an upload as :class:`~opgov.formats.files.Content`, named in messages and the result
+    as the client named it."""
+    from opgov.formats.decisions import parse_decisions, read_decisions_file
 
     require(ctx, "decisions", "load decisions")
-    shown = name or path
-    records = read_decisions_file(path, name=shown)
+    if isinstance(file, Content):
+        records, shown = parse_decisions(file.data, file.name), file.name
+    else:
+        records, shown = read_decisions_file(file), file
     session = ctx.session
     serialize(ctx, "import", shared=True)  # categories are read, then written back
     ops = {}

@@ -27,6 +27,7 @@ from pydantic import Field
 from sqlalchemy import delete, insert, select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.formats.files import Content
 from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_index, judge, parse_runtime_id,
                                  release_order, runtime_operators)
 from opgov.db.tables import decomp_rules, operators, runtimes, snapshots
@@ -280,23 +281,30 @@ def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, Ru
 # --- use cases --------------------------------------------------------------------------------------
 
 
-def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str], *, released: date | None = None,
-                replace: bool = False, names: Sequence[str] | None = None) -> RuntimeAdded:
+def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str | Content], *, released: date | None = None,
+                replace: bool = False) -> RuntimeAdded:
     """Register ``runtime`` (NAME@VERSION) as implementing the operators of ``ops_files`` (their
-    union). Registering the same operators again changes nothing; other operators for a
-    registered runtime are refused unless ``replace``. ``names``: what to record as the files'
-    paths (the service: the names of uploads, not their temporary paths)."""
-    from opgov.formats.oplists import read_op_file, union
+    union): paths, or uploads as :class:`~opgov.formats.files.Content` (recorded by the names the
+    client gave them). Registering the same operators again changes nothing; other operators for
+    a registered runtime are refused unless ``replace``."""
+    from opgov.formats.oplists import parse_op_file, read_op_file, union
 
     rid = parse_runtime_id(runtime)
     if not ops_files:
         raise BadInput("give at least one --ops FILE")
-    lists = [read_op_file(path, accept=RUNTIME_FORMATS) for path in ops_files]
+    lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
+             else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops_files]
     kernels = list(union(lists))
-    shown = list(names) if names is not None else [lst.path for lst in lists]
-    sources = [OpsSource(path=name, format=lst.format, entries=len(lst),
-                         sha256=hashlib.sha256(Path(lst.path).read_bytes()).hexdigest())
-               for name, lst in zip(shown, lists, strict=True)]
+
+    def digest(file: str | Content) -> str:
+        if isinstance(file, Content):
+            data = file.data.encode("utf-8") if isinstance(file.data, str) else file.data
+        else:
+            data = Path(file).read_bytes()
+        return hashlib.sha256(data).hexdigest()
+
+    sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=digest(file))
+               for file, lst in zip(ops_files, lists, strict=True)]
     require(ctx, "runtimes", "register runtimes")
     r = runtimes.c
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
@@ -372,8 +380,9 @@ def _lifecycle_notes(ctx: Ctx, ops: Sequence[str]) -> list[LifecycleNote]:
     return notes
 
 
-def check_model_on_runtime(ctx: Ctx, models: Sequence[str], runtime: str) -> RuntimeModelCheck:
-    """Does ``runtime`` (a registered NAME@VERSION) run the union of ``models``? For each operator it
+def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: str) -> RuntimeModelCheck:
+    """Does ``runtime`` (a registered NAME@VERSION) run the union of ``models`` (files,
+    ``CORPUS#model`` specs, or uploads as :class:`~opgov.formats.files.Content`)? For each operator it
     lacks, the decomposition by the recorded rules that would lower it to what it has (or that
     none exists); the deprecating, deprecated and deleted operators with their dates; the earliest
     snapshot that holds every operator and the earliest version of the runtime that runs it."""

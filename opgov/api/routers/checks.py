@@ -12,6 +12,7 @@ from opgov.api.contract import ONE_OF
 from opgov.api.deps import Reader
 from opgov.api.fields import NOT_BLANK, OperatorName
 from opgov.api.uploads import read_text
+from opgov.formats.files import Content
 
 router = APIRouter(prefix="/api/v1", tags=["checks"])
 
@@ -67,8 +68,7 @@ class ModelCheckRequest(BaseModel):
 class _ModelInput:
     runtime: str | None
     operators: list[str] | None = None  # the JSON body
-    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # uploads: key → (safe name, bytes)
-    shown: dict[str, str] = field(default_factory=dict)  # key → the file name the client sent
+    files: list[Content] = field(default_factory=list)  # the uploads, named as the client named them
 
 
 async def _model_input(request: Request) -> _ModelInput:
@@ -77,7 +77,7 @@ async def _model_input(request: Request) -> _ModelInput:
     from pydantic import ValidationError
     from starlette.datastructures import UploadFile as Upload
 
-    from opgov.api.uploads import read_bytes, shown_name
+    from opgov.api.uploads import read_upload
     from opgov.core.errors import BadInput
 
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
@@ -88,9 +88,7 @@ async def _model_input(request: Request) -> _ModelInput:
         runtime = form.get("runtime")
         limit = request.app.state.config.max_upload_bytes
         found = _ModelInput(runtime=runtime if isinstance(runtime, str) and runtime else None)
-        for i, upload in enumerate(uploads):
-            found.files[f"model{i}"] = read_bytes(upload, limit)
-            found.shown[f"model{i}"] = shown_name(upload)
+        found.files = [read_upload(upload, limit) for upload in uploads]
         return found
     try:
         body = ModelCheckRequest.model_validate_json(await request.body())
@@ -122,7 +120,6 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
     earliest version that runs it). Otherwise a check against the registry and, with ``runtime`` a
     snapshot label, that snapshot: ``ok`` is false on deleted, deprecated or missing operators.
     Writes nothing."""
-    from opgov.api.uploads import saved
     from opgov.core.errors import BadInput
     from opgov.core.names import canonical
     from opgov.render.decomps import ModelCheckReport
@@ -133,14 +130,9 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
         from opgov.formats.oplists import read_model_specs, union
         from opgov.services.runtimes import check_model_on_runtime
 
-        with saved(spec.files, spec.shown) as paths:
-            models = [str(paths[k]) for k in spec.files]
-            if on_runtime:
-                result = check_model_on_runtime(ctx, models, spec.runtime)
-                by_path = {str(paths[k]): spec.shown[k] for k in spec.files}
-                sources = [s.model_copy(update={"path": by_path.get(s.path, s.path)}) for s in result.models]
-                return result.model_copy(update={"models": sources})
-            ops = list(union(read_model_specs(models)))
+        if on_runtime:
+            return check_model_on_runtime(ctx, spec.files, spec.runtime)
+        ops = list(union(read_model_specs(spec.files)))
         return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
     ops: list[str] = []
     for name in spec.operators:
@@ -150,16 +142,9 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
             raise BadInput(f"operators: {err}") from None
     ops = list(dict.fromkeys(ops))
     if on_runtime:
-        import tempfile
-        from pathlib import Path
-
         from opgov.services.runtimes import check_model_on_runtime
 
-        with tempfile.TemporaryDirectory(prefix="opgov-ops-") as folder:
-            listed = Path(folder) / "operators.txt"
-            listed.write_text("\n".join(ops) + "\n", encoding="utf-8")
-            result = check_model_on_runtime(ctx, [str(listed)], spec.runtime)
-        return result.model_copy(update={"models": [s.model_copy(update={"path": "operators"}) for s in result.models]})
+        return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], spec.runtime)
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
 
 

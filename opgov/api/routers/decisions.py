@@ -8,7 +8,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from opgov.api.contract import ONE_OF
 from opgov.api.deps import Writer
-from opgov.api.uploads import read_text, saved, shown_name
+from opgov.api.uploads import read_upload
 from opgov.resources import SHIPPED_DATA
 from opgov.results.models import DecisionsLoaded
 
@@ -42,7 +42,5 @@ def load_decisions(request: Request, ctx: Writer,
             raise BadInput(f"shipped: no shipped decisions file {shipped!r} (there are: "
                            f"{', '.join(k for k, v in SHIPPED_DATA.items() if v.startswith('decisions/'))})")
         return load_decisions(ctx, str(path))
-    shown = shown_name(decisions)
-    with saved({"decisions": read_text(decisions, request.app.state.config.max_upload_bytes)},
-               {"decisions": shown}) as paths:
-        return load_decisions(ctx, str(paths["decisions"]), name=shown)
+    return load_decisions(ctx, read_upload(decisions, request.app.state.config.max_upload_bytes,
+                                           default="upload.yaml"))

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 from opgov.api.deps import Authorization, Reader, Writer, clock, writes, writing
 from opgov.api.fields import OperatorName
-from opgov.api.uploads import read_text, saved, shown_name
+from opgov.api.uploads import read_upload
 from opgov.results.models import RulesLoaded, RuleView, TorchRulesImported
 
 router = APIRouter(prefix="/api/v1/decomps", tags=["decompositions"])
@@ -38,9 +38,7 @@ def load_rules(request: Request, ctx: Writer,
     from opgov.services.decompositions import load_rules
 
     require(ctx, "decomps", "change decomposition rules")  # before reading what a member without the role sent
-    shown = shown_name(rules)
-    with saved({"rules": read_text(rules, request.app.state.config.max_upload_bytes)}, {"rules": shown}) as paths:
-        return load_rules(ctx, str(paths["rules"]), name=shown)
+    return load_rules(ctx, read_upload(rules, request.app.state.config.max_upload_bytes, default="upload.yaml"))
 
 
 class TorchImportRequest(BaseModel):

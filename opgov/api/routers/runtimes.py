@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
 from opgov.api.fields import RUNTIME_PATTERN, OperatorName, RuntimePath, Text
-from opgov.api.uploads import read_bytes, saved, shown_name
+from opgov.api.uploads import read_upload
 from opgov.services.runtimes import CoverageMatrix, RuntimeAdded, RuntimeDetail, RuntimeList
 from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
 
@@ -65,11 +65,8 @@ def add_runtime(request: Request, ctx: Writer, runtime: str = Form(..., pattern=
 
     require(ctx, "runtimes", "register runtimes")  # before reading what a member without the role sent
     limit = request.app.state.config.max_upload_bytes
-    files = {f"ops{i}": read_bytes(upload, limit) for i, upload in enumerate(ops)}
-    shown = {f"ops{i}": shown_name(upload) for i, upload in enumerate(ops)}
-    with saved(files, shown) as paths:
-        return add_runtime(ctx, runtime, [str(paths[k]) for k in files], released=released, replace=replace,
-                           names=[shown[k] for k in files])
+    return add_runtime(ctx, runtime, [read_upload(upload, limit) for upload in ops], released=released,
+                       replace=replace)
 
 
 # --- upgraders ----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from opgov.api.deps import Reader, Writer
 from opgov.api.fields import NOT_BLANK
-from opgov.api.uploads import read_text, saved, shown_name
+from opgov.api.uploads import read_upload, safe_name
 from opgov.results.models import ImportResult, SnapshotView
 
 router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
@@ -30,18 +30,14 @@ def post_snapshot(request: Request, ctx: Writer, label: str = Form(..., min_leng
     """Import a snapshot (bots and maintainers): operators added, removed and schema-changed since
     the previous one, and their compatibility findings. An older release than the latest snapshot
     is refused (409) unless ``historical``. Messages name the files as the client named them."""
-    from opgov.formats.registry import read_registry
+    from opgov.formats.registry import parse_registry
     from opgov.services.common import require
     from opgov.services.imports import import_snapshot
 
     require(ctx, "import", "import snapshots")  # before reading what a member without the role sent
     limit = request.app.state.config.max_upload_bytes
-    files = {"native_functions": read_text(native_functions, limit)}
-    shown = {"native_functions": shown_name(native_functions)}
-    if tags is not None:
-        files["tags"] = read_text(tags, limit)
-        shown["tags"] = shown_name(tags)
-    with saved(files, shown) as paths:
-        registry = read_registry(paths["native_functions"], tags_yaml=paths.get("tags"))
-        return import_snapshot(ctx, f"upload:{files['native_functions'][0]}", label=label, registry=registry,
-                               historical=historical)
+    native = read_upload(native_functions, limit, default="upload.yaml")
+    declared = read_upload(tags, limit, default="upload.yaml") if tags is not None else None
+    registry = parse_registry(native.data, native.name, tags=declared)
+    return import_snapshot(ctx, f"upload:{safe_name(native_functions, 'upload.yaml')}", label=label,
+                           registry=registry, historical=historical)
