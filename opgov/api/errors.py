@@ -49,7 +49,7 @@ def status_of(err: OpgovError) -> int:
 def _message(error: dict) -> str:
     """One schema error as the CLI says it where the CLI checks the same (a blank text, an operator
     name), else as pydantic does, after the field's path."""
-    from opgov.api.fields import DATE_TIME_PATTERN, NOT_BLANK
+    from opgov.api.fields import DATE_TIME_PATTERN, NOT_BLANK, RUNTIME_PATTERN
     from opgov.core.names import NAME_PATTERN
 
     loc = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path", "form")]
@@ -65,6 +65,8 @@ def _message(error: dict) -> str:
         return f"unknown {'setting' if field == 'key' else field} {value!r} (one of {choices})"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == DATE_TIME_PATTERN:  # as the CLI's option
         return f"--{field.replace('_', '-')} {value!r} is not an ISO 8601 date or time"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == RUNTIME_PATTERN:
+        return f"{value!r} is not a runtime (expected NAME@VERSION, e.g. executorch@1.3.0)"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == NAME_PATTERN:
         return f"{value!r} is not an operator name (expected e.g. aten::add.Tensor)"
     where = ".".join(loc)

@@ -59,7 +59,8 @@ OperatorQuery = Annotated[str | None, Query(pattern=NAME_PATTERN, max_length=300
 OperatorsQuery = Annotated[list[OperatorName], Query(description="operators, e.g. aten::add.Tensor")]
 RuntimePath = Annotated[str, Path(pattern=RUNTIME_PATTERN, max_length=200,
                                   description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
-IdPath = Annotated[int, Path(ge=1, le=2**31 - 1, description="an id opgov gave")]
+# any integer: one opgov did not give is unknown (404), as the CLI says it
+IdPath = Annotated[int, Path(description="an id opgov gave")]
 SettingKey = Literal[tuple(SETTING_RANGE)]  # type: ignore[valid-type]
 # a setting's value: each setting has its own range within these, which the server checks (400)
 SettingValue = Annotated[int, Field(ge=min(low for low, _ in SETTING_RANGE.values()),

@@ -319,12 +319,13 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
              within: int = typer.Option(0, "--within", metavar="DAYS", help="Also list those due within DAYS."),
              json_out: bool = JsonOpt) -> None:
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
-    from opgov.services.lifecycle import tick
+    from opgov.services.lifecycle import check_within, tick
     from opgov.services.upgraders import upgrader_timers
 
     from opgov.cli.remote import server as remote
 
     server = remote()
+    check_within(within)  # here, so a server's schema cannot word it differently
     if server is not None:  # the server's clock; a token is needed even without --apply
         from opgov.results.models import TickResult
         from opgov.services.upgraders import UpgraderTimers

@@ -81,6 +81,9 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
     from opgov.results.models import TokenCreated
     from opgov.services.tokens import create_token
 
+    from opgov.services.tokens import check_expires
+
+    check_expires(expires)  # here, so a server's schema cannot word it differently
     created = send("/api/v1/tokens", TokenCreated, json_body={"member": member, "expires_days": expires},
                    local=lambda ctx: create_token(ctx, member, expires_days=expires))
     if json_out:

@@ -200,12 +200,17 @@ def undeprecate(ctx: Ctx, op_name: str, *, reason: str) -> LifecycleStepResult:
     return _step(ctx, op, "active", reason)
 
 
+def check_within(within_days: int) -> None:
+    """How far ahead tick looks: 0 to 36500 days (the CLI asks before it sends one to a server)."""
+    if not 0 <= within_days <= 36500:
+        raise BadInput(f"--within must be between 0 and 36500 days, got {within_days}")
+
+
 def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:
     """Transitions due now, and those coming due within ``within_days``; ``apply`` performs the due
     ones. Each operator row is locked and re-checked before it moves, so two bots ticking at once
     never apply a transition twice."""
-    if not 0 <= within_days <= 36500:
-        raise BadInput(f"--within must be between 0 and 36500 days, got {within_days}")
+    check_within(within_days)
     if apply:
         require(ctx, "tick", "apply due lifecycle transitions")
         serialize(ctx, "import", shared=True)

@@ -188,7 +188,7 @@ def test_runtime_endpoints(twins):
         assert "opt@0.2" in [r["runtime"] for r in anon.get("/api/v1/runtimes").json()["runtimes"]]
         assert anon.get("/api/v1/runtimes/opt@0.2").json()["runtime"]["kernels"] > 0
         assert "unknown runtime nope@1" in problem(anon.get("/api/v1/runtimes/nope@1"), 404)
-        assert "NAME@VERSION" in problem(anon.get("/api/v1/runtimes/nope"), 400)
+        assert "NAME@VERSION" in problem(anon.get("/api/v1/runtimes/nope"), 422)
         md = anon.get("/api/v1/runtimes/coverage", params={"format": "md"})
         assert md.headers["content-type"].startswith("text/markdown") and "opt@0.2" in md.text
         assert anon.get("/api/v1/runtimes/coverage").json()["stage"] == "core-aten"
