@@ -151,6 +151,10 @@ USE_CASES: tuple[UseCase, ...] = (
             service="opgov.services.tokens:revoke_token", writes=True, method="DELETE",
             path="/api/v1/tokens/{token_id}",
             summary="Revoke a token now (maintainers any, a member their own); 404 for an unknown id."),
+    UseCase("status", result=f"{_MODELS}:StatusReport", service="opgov.services.status:status", method="GET",
+            path="/api/v1/status", render="opgov.render.status:status_text",
+            summary="The database at a glance: its revision, snapshots, operators by category, open proposals and "
+                    "members."),
 )
 
 
