@@ -26,8 +26,16 @@ def twins(request, tmp_path_factory):
     yield from serve_twins(request.param, tmp_path_factory, more)
 
 
-@pytest.mark.parametrize("args", [("status",), ("status", "--json")], ids=" ".join)
-def test_status_says_the_same_with_server_as_with_db(twins, args):
+# every command derived from a declaration (status, and any added after it), text and --json
+DERIVED = [(u.name, *json) for u in USE_CASES if u.render is not None for json in ((), ("--json",))]
+
+
+def test_status_is_a_derived_command():
+    assert ("status",) in DERIVED and ("status", "--json") in DERIVED
+
+
+@pytest.mark.parametrize("args", DERIVED, ids=" ".join)
+def test_derived_commands_say_the_same_with_server_as_with_db(twins, args):
     server, _ = twins
     local = locally(server.db, None, *args)
     assert local.returncode == 0 and local.stderr == ""
