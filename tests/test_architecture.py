@@ -38,11 +38,14 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
     "results": ("`opgov/results/`: typed results (pydantic)", {"core"} | ROOT),
     "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
     "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
+    "usecases": ("`opgov/usecases/`: each use case declared once (request, result, service, method and path); "
+                 "its requests' fields", BELOW_SERVICES),
     "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL",
             {"core", "results", "render", "services"} | ROOT),
     "export_check": ("`opgov/export_check.py`: the torch.export users' entry point", BELOW_SERVICES),
-    "api": ("`opgov/api/`: entrypoint, FastAPI (`opgov serve`) and the pages' routes", BELOW_SERVICES | {"web"}),
-    "cli": ("`opgov/cli/`: entrypoint, Typer", BELOW_SERVICES | {"web"}),
+    "api": ("`opgov/api/`: entrypoint, FastAPI (`opgov serve`) and the pages' routes",
+            BELOW_SERVICES | {"web", "usecases"}),
+    "cli": ("`opgov/cli/`: entrypoint, Typer", BELOW_SERVICES | {"web", "usecases"}),
     "__main__": ("`opgov/__main__.py`: `python -m opgov`", {"cli"}),
 }
 

@@ -31,8 +31,9 @@ def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
     from opgov.api.cache import AnswerCache, Stamps, read_generation
     from opgov.api import html
-    from opgov.api.routers import (checks, decisions, decomps, events, members, operators, pages, proposals, reports,
-                                   runtimes, snapshots, sync, system, tokens)
+    from opgov.api import usecases
+    from opgov.api.routers import (checks, decisions, decomps, events, operators, pages, proposals, reports, runtimes,
+                                   snapshots, sync, system)
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     config = config or Config.from_env()
@@ -64,8 +65,9 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)
     app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)
+    # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
     for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
-                   members.router, reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
-                   sync.router, tokens.router, pages.router, html.router):
+                   usecases.router(), reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
+                   sync.router, pages.router, html.router):
         app.include_router(router)
     return app

@@ -46,33 +46,6 @@ def status_of(err: OpgovError) -> int:
     return 400
 
 
-def _message(error: dict) -> str:
-    """One schema error as the CLI says it where the CLI checks the same (a blank text, an operator
-    name), else as pydantic does, after the field's path."""
-    from opgov.api.fields import DATE_TIME_PATTERN, NOT_BLANK, RUNTIME_PATTERN
-    from opgov.core.names import NAME_PATTERN
-
-    loc = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path", "form")]
-    field = next((p for p in reversed(loc) if not p.isdigit()), "")
-    ctx, kind, value = error.get("ctx") or {}, error.get("type"), error.get("input")
-    if (kind == "string_pattern_mismatch" and ctx.get("pattern") == NOT_BLANK) or (
-            kind == "string_too_short" and ctx.get("min_length") == 1):
-        if field in ("name", "member"):  # a member's name, as services.governance says it
-            return "member name must not be empty"
-        return f"the {field.replace('_', ' ')} must not be empty"
-    if kind == "literal_error" and field in ("role", "key"):  # a member's role, a setting's name
-        choices = ", ".join(re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
-        return f"unknown {'setting' if field == 'key' else field} {value!r} (one of {choices})"
-    if kind == "string_pattern_mismatch" and ctx.get("pattern") == DATE_TIME_PATTERN:  # as the CLI's option
-        return f"--{field.replace('_', '-')} {value!r} is not an ISO 8601 date or time"
-    if kind == "string_pattern_mismatch" and ctx.get("pattern") == RUNTIME_PATTERN:
-        return f"{value!r} is not a runtime (expected NAME@VERSION, e.g. executorch@1.3.0)"
-    if kind == "string_pattern_mismatch" and ctx.get("pattern") == NAME_PATTERN:
-        return f"{value!r} is not an operator name (expected e.g. aten::add.Tensor)"
-    where = ".".join(loc)
-    return f"{where}: {error.get('msg')}" if where else str(error.get("msg"))
-
-
 def install(app: FastAPI) -> None:
     regexes: list[tuple[re.Pattern[str], set[str], bool]] = []
 
@@ -112,7 +85,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, err: RequestValidationError):
-        return problem(422, "; ".join(_message(e) for e in err.errors()) or "invalid request")
+        from opgov.usecases.invalid import describe
+
+        return problem(422, describe(err.errors()))
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, err: Exception):

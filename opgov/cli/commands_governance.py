@@ -25,24 +25,21 @@ RationaleOpt = typer.Option(..., "--rationale", help="Why: recorded with the dec
 def members_add(name: str, role: str = typer.Option(..., "--role", help="maintainer, developer or bot."),
                 json_out: bool = JsonOpt) -> None:
     """Add a member. The first member must be a maintainer; until then every command is allowed."""
-    from opgov.cli.remote import send
-    from opgov.services.governance import add_member
-    from opgov.results.models import MemberView
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    member = send("/api/v1/members", MemberView, json_body={"name": name, "role": role},
-                  local=lambda ctx: add_member(ctx, name, role))
+    use_case = named("members add")
+    member = call(use_case, use_case.ask(name=name, role=role))
     print_json(member) if json_out else say(f"added {member.name} as {member.role}")
 
 
 @members_app.command("list")
 def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Members and their roles."""
-    from opgov.cli.remote import fetch
-    from opgov.services.governance import list_members
-    from opgov.results.models import MemberView
+    from opgov.cli.client import call
 
     out = output(fmt, json_out)
-    members = fetch("/api/v1/members", list[MemberView], local=list_members)
+    members = call("members list")
     columns = ["name", "role", "added", "by"]
     if out.json:
         print_json(members)
@@ -56,38 +53,33 @@ def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) ->
 @members_app.command("remove")
 def members_remove(name: str) -> None:
     """Remove a member (never the last maintainer while others remain)."""
-    from opgov.cli.remote import path_segment, send
-    from opgov.services.governance import remove_member
-    from opgov.results.models import MemberView
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    send(f"/api/v1/members/{path_segment(name)}", MemberView, method="DELETE",
-         local=lambda ctx: remove_member(ctx, name))
+    use_case = named("members remove")
+    call(use_case, use_case.ask(name=name))
     say(f"removed {name}")
 
 
 @config_app.command("set")
 def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
-    from opgov.cli.remote import path_segment, send
-    from opgov.services.governance import set_setting
-    from opgov.results.models import SettingChange
-
+    from opgov.cli.client import call
     from opgov.services.governance import setting_value
+    from opgov.usecases import named
 
-    number = setting_value(key, value)  # checked here, so a server's answer cannot word it differently
-    result = send(f"/api/v1/config/{path_segment(key)}", SettingChange, method="PUT", json_body={"value": number},
-                  local=lambda ctx: set_setting(ctx, key, value))
+    number = setting_value(key, value)  # the argument is text: its key and number said as a local run says them
+    use_case = named("config set")
+    result = call(use_case, use_case.ask(key=key, value=number))
     say(f"{key}: {result.before} → {result.value}")
 
 
 @config_app.command("list")
 def config_list(json_out: bool = JsonOpt) -> None:
     """Current settings."""
-    from opgov.cli.remote import fetch
-    from opgov.services.governance import list_settings
-    from opgov.results.models import Settings
+    from opgov.cli.client import call
 
-    settings = fetch("/api/v1/config", Settings, local=list_settings)
+    settings = call("config list")
     if json_out:
         print_json(settings)
     else:

@@ -77,15 +77,11 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
                   json_out: bool = JsonOpt) -> None:
     """Create a token for MEMBER (maintainers; on a database without members, MEMBER becomes the
     first maintainer). The token is printed once: only its hash is stored."""
-    from opgov.cli.remote import send
-    from opgov.results.models import TokenCreated
-    from opgov.services.tokens import create_token
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    from opgov.services.tokens import check_expires
-
-    check_expires(expires)  # here, so a server's schema cannot word it differently
-    created = send("/api/v1/tokens", TokenCreated, json_body={"member": member, "expires_days": expires},
-                   local=lambda ctx: create_token(ctx, member, expires_days=expires))
+    use_case = named("tokens create")
+    created = call(use_case, use_case.ask(member=member, expires_days=expires))
     if json_out:
         print_json(created)
         return
@@ -100,12 +96,12 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
 def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Only this member's tokens."),
                 json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
-    from opgov.cli.remote import fetch
-    from opgov.results.models import TokenView
-    from opgov.services.tokens import list_tokens
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
     out = output(fmt, json_out)
-    tokens = fetch("/api/v1/tokens", list[TokenView], member=member, local=lambda ctx: list_tokens(ctx, member=member))
+    use_case = named("tokens list")
+    tokens = call(use_case, use_case.ask(member=member))
     columns = ["id", "member", "state", "created", "by", "expires"]
     if out.json:
         print_json(tokens)
@@ -120,10 +116,9 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Revoke a token now (maintainers; a member their own)."""
-    from opgov.cli.remote import send
-    from opgov.results.models import TokenView
-    from opgov.services.tokens import revoke_token
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    revoked = send(f"/api/v1/tokens/{token_id}", TokenView, method="DELETE",
-                   local=lambda ctx: revoke_token(ctx, token_id))
+    use_case = named("tokens revoke")
+    revoked = call(use_case, use_case.ask(token_id=token_id))
     print_json(revoked) if json_out else say(f"revoked token {revoked.id} of {revoked.member}")

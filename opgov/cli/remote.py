@@ -5,8 +5,9 @@ models and renders them exactly as it does locally; an error response's one-line
 the message the command would print, with the same exit code (400/401/404/422 → 2, 403/409 → 1).
 Only the standard library is used for HTTP. The actor is the token's member: ``--actor`` is refused.
 
-A command asks :func:`fetch` (a read) or :func:`send` (a write) for its result: the server's
-answer with ``--server``, else its service run locally in one transaction.
+A declared use case (opgov.usecases) is called through opgov.cli.client, which uses :class:`Remote`;
+the other commands ask :func:`fetch` (a read) or :func:`send` (a write) for their result: the
+server's answer with ``--server``, else their service run locally in one transaction.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from opgov.cli.runtime import GLOBALS, REMOTE_COMMANDS, command
+from opgov.cli.runtime import GLOBALS, command
 from opgov.core.errors import BadInput, PolicyRefusal
 
-__all__ = ["REMOTE_COMMANDS", "Remote", "fetch", "model_files", "path_segment", "send", "server"]
+__all__ = ["Remote", "fetch", "model_files", "path_segment", "send", "server"]
 
 T = TypeVar("T")
 

@@ -32,11 +32,20 @@ class Globals:
 
 GLOBALS = Globals()
 
-# the commands that work with --server (cli/remote.py); the others say so in one line
-REMOTE_COMMANDS = ("ops list, ops show, proposals, proposals show, log, log verify, propose-*, review, withdraw, triage, "
-                   "deprecate, mark-deprecated, delete, undeprecate, tick, exceptions, tokens, decisions load, "
-                   "check-bc, check-model, report weekly, runtimes, upgraders, import, snapshots, members, config, decomps, "
-                   "check-decomps, opset build and sync-yaml")
+# the commands that work with --server through a hand-written branch (cli/remote.py's fetch and send);
+# those of the declared use cases (opgov.usecases) are added by remote_commands()
+HAND_WRITTEN_REMOTE = ("ops list", "ops show", "proposals", "proposals show", "log", "log verify", "propose-*", "review",
+                       "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
+                       "exceptions", "decisions load", "check-bc", "check-model", "report weekly", "runtimes",
+                       "upgraders", "import", "snapshots", "decomps", "check-decomps", "opset build", "sync-yaml")
+
+
+def remote_commands() -> str:
+    """The commands that work with --server, in one line."""
+    from opgov.usecases import remote_commands as declared
+
+    names = [*HAND_WRITTEN_REMOTE, *declared()]
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def resolve_actor(explicit: str | None) -> str:
@@ -67,7 +76,7 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     if GLOBALS.server or os.environ.get("OPGOV_SERVER"):
         from opgov.core.errors import BadInput
 
-        raise BadInput(f"this command does not work with --server yet (only {REMOTE_COMMANDS} do); "
+        raise BadInput(f"this command does not work with --server yet (only {remote_commands()} do); "
                        "run it with --db")
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
     from opgov.services.common import Ctx, is_simulation

@@ -586,3 +586,14 @@ class Problem(BaseModel):
     title: str = Field(description="the HTTP status phrase")
     status: int
     detail: str = Field(description="the one-line message the CLI prints for the same error")
+
+
+class StatusReport(Result):
+    """``opgov status``: the database at a glance."""
+
+    revision: str | None = Field(description="the database's migration revision")
+    snapshots: int = Field(description="snapshots imported, historical ones included")
+    latest_snapshot: str | None = Field(description="the label of the latest snapshot; null before the first import")
+    operators: dict[Category, int] = Field(description="operators in the latest snapshot, by category")
+    open_proposals: int
+    members: int = Field(description="members; 0 is single-user mode")

@@ -150,6 +150,9 @@ def test_health_openapi_and_docs(server):
         router = importlib.import_module(f"opgov.api.routers.{module.name}").router
         # a path's convertor ({proposal_id:int}) is routing, not part of the documented path
         routes |= {(m, re.sub(r"\{(\w+):\w+\}", r"{\1}", r.path)) for r in router.routes for m in r.methods}
+    from opgov.usecases import USE_CASES
+
+    routes |= {(u.method, u.path) for u in USE_CASES}  # and every declared use case's (opgov.api.usecases)
     documented = {(m.upper(), path) for path, item in spec["paths"].items() for m in item}
     assert routes == documented
     for method, path in [("GET", "/healthz"), ("GET", "/api/v1/operators"), ("GET", "/api/v1/operators/{name}"),

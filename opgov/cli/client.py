@@ -1,0 +1,71 @@
+"""How a command calls a use case (opgov.usecases): ``call(use_case, request)`` answers its result,
+from one of two clients that say the same, errors included (one line, the same exit code):
+
+- :class:`InProcess` runs the service in one transaction on the database (``--db``), as the actor
+  (``--actor``) on the clock (``--now`` on a simulation database): opgov.cli.runtime.command;
+- :class:`OverHttp` asks an ``opgov serve`` server (``--server``) as the member whose token
+  ``OPGOV_TOKEN`` is, on the server's clock: the declaration's method and path, the request's
+  fields as path parameters, the query or a JSON body; an error answer's one-line ``detail`` is the
+  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote).
+
+A command builds its request with ``use_case.ask(**fields)``, which checks it against the
+request's model as the server would, so a bad value is refused before anything runs or is sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from opgov.usecases import UseCase
+
+
+class Client(Protocol):
+    def call(self, use_case: UseCase, request: Any = None) -> Any: ...
+
+
+class InProcess:
+    """The service in one transaction on the database of ``--db``."""
+
+    def call(self, use_case: UseCase, request: Any = None) -> Any:
+        from opgov.cli.runtime import command
+
+        with command(write=use_case.writes, orm=use_case.orm) as ctx:
+            return use_case.run(ctx, request)
+
+
+@dataclass(frozen=True)
+class OverHttp:
+    """The same use case asked of a server (opgov.cli.remote.Remote: the URL and the token)."""
+
+    remote: Any
+
+    def call(self, use_case: UseCase, request: Any = None) -> Any:
+        from urllib.parse import quote
+
+        fields = {}
+        if request is not None:
+            fields = request.model_dump(mode="json", by_alias=True)
+        path = use_case.path
+        for name in use_case.path_fields:
+            path = path.replace("{" + name + "}", quote(str(fields.pop(name)), safe=""))
+        if use_case.method == "GET":
+            return self.remote.get(path, use_case.result_type, **fields)
+        return self.remote.send(use_case.method, path, use_case.result_type, json_body=fields)
+
+
+def client() -> Client:
+    """Over HTTP with ``--server`` (or ``OPGOV_SERVER``), else in-process."""
+    from opgov.cli.remote import server
+
+    remote = server()
+    return InProcess() if remote is None else OverHttp(remote)
+
+
+def call(use_case: UseCase | str, request: Any = None) -> Any:
+    """``use_case`` (or the one of that name) answered by :func:`client`."""
+    if isinstance(use_case, str):
+        from opgov.usecases import named
+
+        use_case = named(use_case)
+    return client().call(use_case, request)

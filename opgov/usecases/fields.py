@@ -1,0 +1,59 @@
+"""The fields of the use cases' requests, with the constraints the server really applies.
+
+The OpenAPI document is the contract (opgov.api.contract): a value the document calls valid is
+one the server accepts, so each field says what opgov checks — an operator name's spelling, a
+runtime's ``NAME@VERSION``, text that is not blank, a member name that fits its column, a whole
+number that is a number (not ``true``). What no schema can say (the content of an uploaded file,
+a schema string that must parse, a date that must be in the future) is refused with 400. The CLI
+checks a request against the same fields before it runs it or sends it (opgov.usecases.invalid).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, Strict
+
+from opgov.core.names import NAME_PATTERN
+from opgov.services.common import SETTING_RANGE
+
+OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
+                                    description="an operator, e.g. aten::add.Tensor (add.Tensor and aten.add.Tensor "
+                                                "are read the same)")]
+RUNTIME_PATTERN = r"^[^@\s]+@[^@\s]+$"
+Runtime = Annotated[str, Field(pattern=RUNTIME_PATTERN, max_length=200,
+                               description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
+NOT_BLANK = r"\S"
+Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="text, not blank")]
+# a member's name as the log records it: not blank, at most the column's 200 characters once stripped
+MemberName = Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)]
+Role = Literal["maintainer", "developer", "bot"]
+
+
+def _number(value: object) -> object:
+    """JSON's integers (1 and 1.0 alike), not ``true`` nor ``"1"``."""
+    if isinstance(value, (bool, str)):
+        raise ValueError("Input should be a whole number")
+    return value
+
+
+# (bounds before the validator: pydantic reads a Field after a BeforeValidator as no constraint)
+Days = Annotated[int, Field(ge=1, le=36500), BeforeValidator(_number)]  # up to a century, as the timers
+WithinDays = Annotated[int, Field(ge=0, le=36500), BeforeValidator(_number)]
+Flag = Annotated[bool, Strict()]
+Id = Annotated[int, Field(ge=1, le=2**31 - 1, description="an id opgov gave")]
+# ISO 8601, in the years opgov keeps time in (1900 to 2999: opgov.core.clock)
+_DATE = r"(19|2[0-9])[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+DATE_PATTERN = rf"^{_DATE}$"
+DATE_TIME_PATTERN = (rf"^{_DATE}"
+                     r"([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$")
+When = Annotated[str, Field(pattern=DATE_TIME_PATTERN, max_length=40,
+                            description="an ISO 8601 date or time, e.g. 2026-11-26 or 2026-11-26T09:00:00Z")]
+Day = Annotated[str, Field(pattern=DATE_PATTERN, description="an ISO 8601 date, e.g. 2026-11-26")]
+
+SettingKey = Literal[tuple(SETTING_RANGE)]  # type: ignore[valid-type]
+# a setting's value: each setting has its own range within these, which the server checks (400)
+SettingValue = Annotated[int, Field(ge=min(low for low, _ in SETTING_RANGE.values()),
+                                    le=max(high for _, high in SETTING_RANGE.values()),
+                                    description="a whole number within the setting's range: " + ", ".join(
+                                        f"{key} {low} to {high}" for key, (low, high) in SETTING_RANGE.items()))]

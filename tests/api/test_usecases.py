@@ -1,0 +1,121 @@
+"""The use cases declared once (opgov.usecases) against a real `opgov serve` on 127.0.0.1, on SQLite
+and on PostgreSQL: every declaration is a route of the API, documented in /openapi.json with the
+errors and the security of a hand-written route; `opgov status` — a use case added as one
+declaration, its service and its renderer — says the same with --server as with --db; the
+commands that work with --server are those the declarations name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from opgov.usecases import USE_CASES, named
+from tests.api.test_api_remote import locally, remotely, same, serve_twins
+from tests.api.test_api_serve import V2, opgov, problem, run_cli
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def twins(request, tmp_path_factory):
+    """(the served database's server, a twin used locally), each with v1 and v2 imported (v1.5 as
+    history) and an open proposal."""
+    def more(db: str) -> None:
+        opgov(db, "import", str(V2), "--label", "v2", actor="bot")
+        opgov(db, "propose-core", "aten::glu", "--rationale", "every backend has it", actor="dev")
+
+    yield from serve_twins(request.param, tmp_path_factory, more)
+
+
+# every command derived from a declaration (status, and any added after it), text and --json
+DERIVED = [(u.name, *json) for u in USE_CASES if u.render is not None for json in ((), ("--json",))]
+
+
+def test_status_is_a_derived_command():
+    assert ("status",) in DERIVED and ("status", "--json") in DERIVED
+
+
+@pytest.mark.parametrize("args", DERIVED, ids=" ".join)
+def test_derived_commands_say_the_same_with_server_as_with_db(twins, args):
+    server, _ = twins
+    local = locally(server.db, None, *args)
+    assert local.returncode == 0 and local.stderr == ""
+    same(remotely(server, "dev", *args), local)
+    same(remotely(server, None, *args), local)  # a read: no token needed
+
+
+def test_status_counts_what_the_database_holds(twins):
+    server, _ = twins
+    status = json.loads(locally(server.db, None, "status", "--json").stdout)
+    ops = json.loads(locally(server.db, None, "ops", "list", "--json").stdout)
+    assert status["latest_snapshot"] == "v2" and status["snapshots"] == 2
+    assert status["operators"] == {c: sum(o["category"] == c for o in ops) for c in ("core", "decomposable", "custom")}
+    assert status["open_proposals"] == 1 and status["members"] == 4
+    with server.client() as anyone:
+        assert anyone.get("/api/v1/status").json() == status
+        assert anyone.get("/healthz").json()["revision"] == status["revision"]
+    text = locally(server.db, None, "status").stdout
+    assert "snapshots: 2 (latest v2)\n" in text and "open proposals: 1\n" in text and "members: 4\n" in text
+
+
+def test_every_declaration_is_a_documented_route(twins):
+    server, _ = twins
+    with server.client() as anyone:
+        spec = anyone.get("/openapi.json").json()
+    hand_written_write = spec["paths"]["/api/v1/exceptions/{exception_id}"]["delete"]
+    hand_written_read = spec["paths"]["/api/v1/exceptions"]["get"]
+    for use_case in USE_CASES:
+        op = spec["paths"][use_case.path][use_case.method.lower()]
+        assert op["operationId"] == use_case.name.replace(" ", "_") and op["tags"] == [use_case.tag]
+        assert op["summary"] == use_case.summary
+        ok = op["responses"][str(use_case.status)]["content"]["application/json"]["schema"]
+        result = use_case.result_type
+        name = (result.__args__[0] if getattr(result, "__origin__", None) is list else result).__name__
+        assert name in json.dumps(ok)
+        # the contract hook saw the Reader/Writer dependency: the same security as a hand-written route,
+        # and every error status as application/problem+json
+        like = hand_written_write if use_case.writes else hand_written_read
+        assert op["security"] == like["security"]
+        errors = {s for s in op["responses"] if int(s) >= 400}
+        assert {"401", "400"} <= errors and ({"403", "409", "503"} <= errors) == use_case.writes
+        assert all(list(op["responses"][s]["content"]) == ["application/problem+json"] for s in errors)
+        for parameter in op.get("parameters", []):
+            assert parameter["in"] == ("path" if parameter["name"] in use_case.path_fields else "query")
+    status = spec["components"]["schemas"]["StatusReport"]
+    assert set(status["properties"]) == {"revision", "snapshots", "latest_snapshot", "operators", "open_proposals",
+                                         "members"}
+
+
+def test_a_derived_write_refuses_as_a_hand_written_one(twins):
+    server, _ = twins
+    with server.client() as anyone:
+        assert "needs `Authorization: Bearer <token>`" in problem(anyone.put("/api/v1/config/quorum",
+                                                                             json={"value": 3}), 401)
+    with server.client("dev") as dev:
+        assert "dev (developer) may not change settings" in problem(dev.put("/api/v1/config/quorum",
+                                                                             json={"value": 3}), 403)
+        assert problem(dev.put("/api/v1/config/sunrise", json={"value": 3}), 422) == \
+            "unknown setting 'sunrise' (one of quorum, deprecating_days, deprecated_days)"
+
+
+def test_a_request_is_refused_the_same_before_it_is_sent(twins):
+    """The CLI checks a request against its model both ways, so a value the server's schema refuses
+    is one line and exit 2 with --db as with --server (and nothing is sent)."""
+    server, local_db = twins
+    for args in (("tokens", "create", "dev", "--expires", "0"), ("members", "add", "x" * 201, "--role", "bot")):
+        remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
+        same(remote, local)
+        assert remote.returncode == 2 and remote.stdout == ""
+
+
+def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
+    refused = run_cli("--server", "http://127.0.0.1:9", "decisions", "export", str(tmp_path / "d.yaml"))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    listed = refused.stderr.split("(only ", 1)[1].split(" do);", 1)[0]
+    names = [name for part in listed.split(", ") for name in part.split(" and ")]
+    assert {use_case.name for use_case in USE_CASES} <= set(names)
+
+
+def test_a_use_case_is_called_by_name():
+    assert named("status").path == "/api/v1/status" and not named("status").writes
+    with pytest.raises(KeyError):
+        named("no such use case")
