@@ -233,11 +233,11 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
     from opgov.services.governance import load_decisions
     from opgov.results.models import DecisionsLoaded
 
-    file = data_argument(file)  # a shipped name is resolved here, and uploaded as the file it names
+    given, file = file, data_argument(file)  # a shipped name is resolved here, and uploaded as the file it names
     result = send("/api/v1/decisions", DecisionsLoaded, files=[("decisions", file)],
                   local=lambda ctx: load_decisions(ctx, file))
     print_json(result) if json_out else say(
-        f"{result.recorded} decisions recorded from {file}"
+        f"{result.recorded} decisions recorded from {given}"  # as the user named it: no path of a checkout
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")
         + (f"; {len(result.superseded)} on record only, superseded by a newer snapshot that tags the operator "
            f"core: {', '.join(result.superseded)}" if result.superseded else ""))
