@@ -7,6 +7,10 @@ import re
 from typing import Any, Iterable
 
 
+# request fields bounded by a column's length (opgov.db.limits refuses the same value in those words)
+COLUMNS = {"name": "members.name", "member": "members.name"}
+
+
 def message(error: dict[str, Any]) -> str:
     """One schema error as the CLI says it where the CLI checks the same (a blank text, an operator
     name), else as pydantic does, after the field's path."""
@@ -21,6 +25,9 @@ def message(error: dict[str, Any]) -> str:
         if field in ("name", "member"):  # a member's name, as services.governance says it
             return "member name must not be empty"
         return f"the {field.replace('_', ' ')} must not be empty"
+    if kind == "string_too_long" and field in COLUMNS and isinstance(value, str):  # as opgov.db.limits says it
+        return (f"{field} is {len(value)} characters long; at most {ctx.get('max_length')} fit "
+                f"({COLUMNS[field]}): {value[:40]!r}…")
     if kind == "literal_error" and field in ("role", "key"):  # a member's role, a setting's name
         choices = ", ".join(re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
         return f"unknown {'setting' if field == 'key' else field} {value!r} (one of {choices})"

@@ -76,10 +76,20 @@ def _run(twins: Twins, argv: list[str], *, remote: bool, who: str = "chair") -> 
     return done.returncode, done.stdout, done.stderr
 
 
-def same(twins: Twins, *argv: str, code: int = 0, who: str = "chair") -> str:
-    """Run a command locally and remotely: the same exit code (``code``), stdout and error line."""
-    local = _run(twins, list(argv), remote=False, who=who)
-    remote = _run(twins, list(argv), remote=True, who=who)
+def same(twins: Twins, *argv: str, code: int = 0, who: str = "chair", timed: bool = False) -> str:
+    """Run a command locally and remotely: the same exit code (``code``), stdout and error line.
+    ``timed``: the output names a minute computed from each side's now (they run seconds apart,
+    maybe across a minute): those minutes may differ."""
+    import re
+
+    def scrub(run):
+        if not timed:
+            return run
+        return tuple(re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "<minute> UTC", v) if isinstance(v, str) else v
+                     for v in run)
+
+    local = scrub(_run(twins, list(argv), remote=False, who=who))
+    remote = scrub(_run(twins, list(argv), remote=True, who=who))
     assert local[0] == code, f"local {argv}: {local[2]}"
     assert remote == local, f"{argv}: remote {remote!r} != local {local!r}"
     assert "Traceback" not in remote[2]
@@ -242,7 +252,7 @@ def test_governance_remote_like_local(twins):
     assert same(twins, "withdraw", "2", who="dev") == "proposal 2 withdrawn\n"
     same(twins, "withdraw", "2", who="dev", code=1)
     same(twins, "propose-core", "aten::hardswsh", "--rationale", "typo", who="dev", code=2)
-    assert "deprecating" in same(twins, "deprecate", "aten::_foobar", "--reason", "unused")
+    assert "deprecating" in same(twins, "deprecate", "aten::_foobar", "--reason", "unused", timed=True)
     same(twins, "mark-deprecated", "aten::_foobar", code=1)  # too early
     same(twins, "delete", "aten::_foobar", code=1)  # not deprecated
     assert same_json(twins, "undeprecate", "aten::_foobar", "--reason", "still used", moments=("at",))["to"] == "active"
