@@ -10,9 +10,8 @@ from fastapi import Path, Query
 
 from opgov.core.names import NAME_PATTERN
 
-from opgov.usecases.fields import (DATE_PATTERN, DATE_TIME_PATTERN, NOT_BLANK, RUNTIME_PATTERN, Day,  # noqa: F401
-                                   Days, Flag, Id, MemberName, OperatorName, Role, Runtime, SettingKey, SettingValue,
-                                   Text, When, WithinDays)
+from opgov.usecases.fields import (DATE_TIME_PATTERN, NOT_BLANK, RUNTIME_PATTERN, Days, Flag,  # noqa: F401
+                                   MemberName, OperatorName, Role, SettingKey, SettingValue, Text, WithinDays)
 
 # the same, as query and path parameters
 OperatorPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=300,

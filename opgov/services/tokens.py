@@ -39,18 +39,12 @@ def _view(row: ApiToken, ctx: Ctx) -> dict:
             "expires_at": row.expires_at, "revoked_at": row.revoked_at, "state": state}
 
 
-def check_expires(expires_days: int | None) -> None:
-    """A token's lifetime in days: 1 to MAX_EXPIRES_DAYS, or None (never). The CLI asks this before
-    it sends one to a server, so both say the same."""
-    if expires_days is not None and not 1 <= expires_days <= MAX_EXPIRES_DAYS:
-        raise BadInput(f"--expires must be between 1 and {MAX_EXPIRES_DAYS} days")
-
-
 def create_token(ctx: Ctx, member: str, *, expires_days: int | None = None) -> TokenCreated:
     """A new token for ``member`` (maintainers only; on a database without members it makes
     ``member`` the first maintainer). The secret is in the result only."""
     member = require_text(member, "the member")
-    check_expires(expires_days)
+    if expires_days is not None and not 1 <= expires_days <= MAX_EXPIRES_DAYS:
+        raise BadInput(f"--expires must be between 1 and {MAX_EXPIRES_DAYS} days")
     session = ctx.session
     if single_user_mode(session):
         require(ctx, "tokens", "create API tokens")  # refuses a request without a token

@@ -21,8 +21,6 @@ OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
                                     description="an operator, e.g. aten::add.Tensor (add.Tensor and aten.add.Tensor "
                                                 "are read the same)")]
 RUNTIME_PATTERN = r"^[^@\s]+@[^@\s]+$"
-Runtime = Annotated[str, Field(pattern=RUNTIME_PATTERN, max_length=200,
-                               description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
 NOT_BLANK = r"\S"
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="text, not blank")]
 # a member's name as the log records it: not blank, at most the column's 200 characters once stripped
@@ -41,15 +39,10 @@ def _number(value: object) -> object:
 Days = Annotated[int, Field(ge=1, le=36500), BeforeValidator(_number)]  # up to a century, as the timers
 WithinDays = Annotated[int, Field(ge=0, le=36500), BeforeValidator(_number)]
 Flag = Annotated[bool, Strict()]
-Id = Annotated[int, Field(ge=1, le=2**31 - 1, description="an id opgov gave")]
 # ISO 8601, in the years opgov keeps time in (1900 to 2999: opgov.core.clock)
 _DATE = r"(19|2[0-9])[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
-DATE_PATTERN = rf"^{_DATE}$"
 DATE_TIME_PATTERN = (rf"^{_DATE}"
                      r"([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$")
-When = Annotated[str, Field(pattern=DATE_TIME_PATTERN, max_length=40,
-                            description="an ISO 8601 date or time, e.g. 2026-11-26 or 2026-11-26T09:00:00Z")]
-Day = Annotated[str, Field(pattern=DATE_PATTERN, description="an ISO 8601 date, e.g. 2026-11-26")]
 
 SettingKey = Literal[tuple(SETTING_RANGE)]  # type: ignore[valid-type]
 # a setting's value: each setting has its own range within these, which the server checks (400)
