@@ -3,7 +3,9 @@
 Each declaration becomes one route: its method and path, the ``Reader`` or ``Writer`` dependency
 (opgov.api.deps: a transaction, the token's member), its result as the response model, and its
 request as path parameters (the fields its path names), query parameters (GET) or a JSON body
-(the other fields). The contract hook (opgov.api.contract) adds the errors and the security from
+(the other fields), or, for a request with files, a multipart form: its files the parts, read
+into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
+form fields. The contract hook (opgov.api.contract) adds the errors and the security from
 the dependencies, as for a hand-written route.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import inspect
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
 from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
 
@@ -51,11 +53,23 @@ def endpoint(use_case: UseCase):
                                     annotation=Writer if use_case.writes else Reader)]
     model = use_case.request_model
     body_model = None
+    uploads = use_case.upload_fields
     if model is not None:
         in_path = use_case.path_fields
         rest = {name: field for name, field in model.model_fields.items() if name not in in_path}
         parameters += [_parameter(name, model.model_fields[name], Path) for name in in_path]
-        if use_case.method == "GET":
+        if uploads:
+            parameters.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request))
+            for name, field in rest.items():
+                if name in uploads:
+                    kind = list[UploadFile] if uploads[name] else UploadFile
+                    annotation = kind if field.is_required() else kind | None
+                    default = inspect.Parameter.empty if field.is_required() else None
+                    parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                        annotation=Annotated[annotation, File(description=field.description)]))
+                else:
+                    parameters.append(_parameter(name, field, Form))
+        elif use_case.method == "GET":
             parameters += [_parameter(name, field, Query) for name, field in rest.items()]
         elif rest:
             body_model = _body(use_case, rest)
@@ -65,10 +79,19 @@ def endpoint(use_case: UseCase):
 
     def run(ctx: Any, **given: Any) -> Any:
         body = given.pop("body", None)
+        request = given.pop("request", None)
         fields = {**(dict(body) if body is not None else {}), **given}
+        if uploads:
+            from opgov.api.uploads import read_upload
+
+            limit = request.app.state.config.max_upload_bytes
+            for name, many in uploads.items():
+                if fields.get(name) is not None:
+                    fields[name] = [read_upload(u, limit) for u in fields[name]] if many else \
+                        read_upload(fields[name], limit)
         return use_case.function(ctx, **fields)
 
-    run.__name__ = use_case.name.replace(" ", "_")
+    run.__name__ = use_case.operation_id
     run.__doc__ = use_case.summary
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     return run
@@ -81,5 +104,5 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
         routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method],
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
-                             operation_id=use_case.name.replace(" ", "_"), name=use_case.name.replace(" ", "_"))
+                             operation_id=use_case.operation_id, name=use_case.operation_id)
     return routes

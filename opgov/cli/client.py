@@ -45,12 +45,19 @@ class OverHttp:
 
         fields = {}
         if request is not None:
-            fields = request.model_dump(mode="json", by_alias=True)
+            uploads = use_case.upload_fields
+            fields = request.model_dump(mode="json", by_alias=True, exclude=set(uploads))
         path = use_case.path
         for name in use_case.path_fields:
             path = path.replace("{" + name + "}", quote(str(fields.pop(name)), safe=""))
         if use_case.method == "GET":
             return self.remote.get(path, use_case.result_type, **fields)
+        if use_case.upload_fields:  # a multipart form: the files as parts, named as the user gave them
+            files = []
+            for name, many in use_case.upload_fields.items():
+                given = getattr(request, name)
+                files += [(name, content) for content in (given if many else [given] if given is not None else [])]
+            return self.remote.send(use_case.method, path, use_case.result_type, files=files, fields=fields)
         return self.remote.send(use_case.method, path, use_case.result_type, json_body=fields)
 
 

@@ -119,30 +119,27 @@ class Remote:
         return TypeAdapter(result_type).validate_json(body)
 
 
-def _multipart(files: list[tuple[str, str]], fields: dict[str, Any]) -> tuple[bytes, str]:
-    """A multipart/form-data body (RFC 7578). A file is named as the user gave it, so the server's
+def _multipart(files: list[tuple[str, Any]], fields: dict[str, Any]) -> tuple[bytes, str]:
+    """A multipart/form-data body (RFC 7578) of ``files`` ([(field, a local path or a Content)]) and
+    ``fields`` (a list is its values repeated). A file is named as the user gave it, so the server's
     answers and messages name it the same way as a local run does."""
     import uuid
-    from pathlib import Path
+
+    from opgov.formats.files import Content, read_content
 
     boundary = f"opgov-{uuid.uuid4().hex}"
     parts: list[bytes] = []
-    for name, value in fields.items():
-        if value is None or value is False:
-            continue
-        text = "true" if value is True else str(value)
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
-                     + text.encode("utf-8") + b"\r\n")
-    for name, path in files:
-        local = Path(path)
-        if local.is_dir():
-            raise BadInput("is a directory, expected a file", file=path)
-        if not local.is_file():
-            raise BadInput("no such file", file=path)
-        try:
-            content = local.read_bytes()
-        except OSError as err:
-            raise BadInput(f"cannot read: {err.strerror or err}", file=path) from None
+    for name, given in fields.items():
+        for value in given if isinstance(given, list) else [given]:
+            if value is None or value is False:
+                continue
+            text = "true" if value is True else str(value)
+            parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+                         + text.encode("utf-8") + b"\r\n")
+    for name, file in files:
+        read = file if isinstance(file, Content) else read_content(file)
+        content = read.data.encode("utf-8") if isinstance(read.data, str) else read.data
+        path = read.name
         shown = path.replace("\\", "/").replace('"', "%22").replace("\r", "").replace("\n", "")
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{shown}"\r\n'
                      f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput
 
-__all__ = ["Content", "context", "read_text", "text_of"]
+__all__ = ["Content", "context", "read_content", "read_text", "text_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,22 @@ def read_text(path: str | Path, *, exact: bool = False) -> str:
     except OSError as err:  # permission denied, a symlink loop, a name too long, an I/O error
         raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
     return _text_only(text, name)
+
+
+def read_content(path: str | Path) -> Content:
+    """A file's bytes as :class:`Content` named as the user gave it (what a command sends a server
+    and gives its service alike), or one line of :class:`BadInput` naming it, in the words of
+    :func:`read_text`; the reader it goes to checks the rest (UTF-8, binary, empty)."""
+    name = str(path)
+    try:
+        with open(path, "rb") as handle:
+            return Content(handle.read(), name)
+    except FileNotFoundError:
+        raise BadInput("no such file", file=name) from None
+    except IsADirectoryError:
+        raise BadInput("is a directory, expected a file", file=name) from None
+    except OSError as err:
+        raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
 
 
 def text_of(data: str | bytes, name: str, *, exact: bool = False) -> str:

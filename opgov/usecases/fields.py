@@ -10,11 +10,14 @@ checks a request against the same fields before it runs it or sends it (opgov.us
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import types
+import typing
+from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, Strict
+from pydantic import BeforeValidator, Field, Strict, WithJsonSchema
 
 from opgov.core.names import NAME_PATTERN
+from opgov.formats.files import Content
 from opgov.services.common import SETTING_RANGE
 
 OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
@@ -50,3 +53,22 @@ SettingValue = Annotated[int, Field(ge=min(low for low, _ in SETTING_RANGE.value
                                     le=max(high for _, high in SETTING_RANGE.values()),
                                     description="a whole number within the setting's range: " + ", ".join(
                                         f"{key} {low} to {high}" for key, (low, high) in SETTING_RANGE.items()))]
+
+# a file the request carries: a part of a multipart form over HTTP, read by the CLI in-process; the
+# service takes it as opgov.formats.files.Content (its bytes and the name the client gave it)
+Upload = Annotated[Content, WithJsonSchema({"type": "string", "format": "binary"})]
+
+
+def upload_kind(annotation: Any) -> str | None:
+    """"one" for an ``Upload`` field (optional or not), "many" for a list of them, else None."""
+    if typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if annotation is Content:
+        return "one"
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        kinds = {upload_kind(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if origin is list:
+        return "many" if upload_kind(typing.get_args(annotation)[0]) == "one" else None
+    return None

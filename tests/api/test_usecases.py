@@ -65,7 +65,7 @@ def test_every_declaration_is_a_documented_route(twins):
     hand_written_read = spec["paths"]["/api/v1/exceptions"]["get"]
     for use_case in USE_CASES:
         op = spec["paths"][use_case.path][use_case.method.lower()]
-        assert op["operationId"] == use_case.name.replace(" ", "_") and op["tags"] == [use_case.tag]
+        assert op["operationId"] == use_case.operation_id and op["tags"] == [use_case.tag]
         assert op["summary"] == use_case.summary
         ok = op["responses"][str(use_case.status)]["content"]["application/json"]["schema"]
         result = use_case.result_type

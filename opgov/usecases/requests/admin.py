@@ -1,18 +1,13 @@
-"""The requests of the use cases (opgov.usecases.USE_CASES): what each asks, with the constraints
-of its fields. The API takes them as its bodies, path and query parameters; the CLI builds them
-from its arguments and checks them before it runs or sends one."""
+"""What the admin use cases ask (opgov.usecases.admin): members, settings, tokens."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from opgov.usecases.fields import Days, MemberName, Role, SettingKey, SettingValue
-
-
-class Request(BaseModel):
-    model_config = ConfigDict(frozen=True)
+from opgov.usecases.requests import Request
 
 
 class MemberRequest(Request):
