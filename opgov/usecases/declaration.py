@@ -38,7 +38,9 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``)."""
+    ``propose-*`` commands ask one ``propose``).
+    ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
+    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination."""
 
     name: str
     result: str
@@ -53,6 +55,7 @@ class UseCase:
     render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
+    one_of: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
