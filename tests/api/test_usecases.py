@@ -105,6 +105,8 @@ def test_a_request_is_refused_the_same_before_it_is_sent(twins):
         remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
         same(remote, local)
         assert remote.returncode == 2 and remote.stdout == ""
+        if args[0] == "tokens":  # the CLI's option, not the request's field
+            assert remote.stderr == "opgov: error: --expires: Input should be greater than or equal to 1\n"
 
 
 def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
