@@ -38,6 +38,14 @@ def _number(value: object) -> object:
     return value
 
 
+def textual(metadata: list[Any]) -> list[Any]:
+    """A field's checks that hold for a value given as text (a path, query or form value): those
+    that refuse a JSON value's kind (``"1"`` for a number, ``"true"`` for a flag) would refuse every
+    such value, so they are left to the JSON body."""
+    return [m for m in metadata if not isinstance(m, Strict)
+            and not (isinstance(m, BeforeValidator) and m.func is _number)]
+
+
 # (bounds before the validator: pydantic reads a Field after a BeforeValidator as no constraint)
 Days = Annotated[int, Field(ge=1, le=36500), BeforeValidator(_number)]  # up to a century, as the timers
 WithinDays = Annotated[int, Field(ge=0, le=36500), BeforeValidator(_number)]
