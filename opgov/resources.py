@@ -19,6 +19,8 @@ SHIPPED_DATA = {
     "core-aten-review-2023": "decisions/core-aten-review-2023.yaml",
     "export-composites": "decomps/export-composites.yaml",
 }
+# the names of the shipped decisions files (`opgov decisions load NAME`, a server's `shipped`)
+SHIPPED_DECISIONS = tuple(key for key, relative in SHIPPED_DATA.items() if relative.startswith("decisions/"))
 
 
 def _first(*candidates: Path) -> Path:
@@ -36,13 +38,20 @@ def migrations_dir() -> Path:
 def shipped_data(name: str) -> Path | None:
     """The shipped data file called ``name`` (``core-aten-review-2023``, with or without
     ``.yaml``, or its repository path ``data/decisions/core-aten-review-2023.yaml``), else None."""
-    for key, relative in SHIPPED_DATA.items():
-        if name in (key, f"{key}.yaml", f"data/{relative}"):
-            break
-    else:
+    key = shipped_name(name)
+    if key is None:
         return None
+    relative = SHIPPED_DATA[key]
     path = _first(_PACKAGE / "_data" / relative, _CHECKOUT / "data" / relative)
     return path if path.is_file() else None
+
+
+def shipped_name(name: str) -> str | None:
+    """The key of the shipped data file ``name`` names (as :func:`shipped_data` reads it), else None."""
+    for key, relative in SHIPPED_DATA.items():
+        if name in (key, f"{key}.yaml", f"data/{relative}"):
+            return key
+    return None
 
 
 def data_argument(file: str) -> str:

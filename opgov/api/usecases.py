@@ -25,13 +25,17 @@ _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length
 
 
 def _parameter(name: str, field: FieldInfo, where: Any) -> inspect.Parameter:
-    """A request field as a path or query parameter, with its constraints and description."""
+    """A request field as a path, query or form parameter, with its constraints and description;
+    its value is text, so the checks of a JSON value's kind are not its (fields.textual)."""
+    from opgov.usecases.fields import textual
+
     options: dict[str, Any] = {"description": field.description}
     for meta in field.metadata:
         for constraint in _CONSTRAINTS:
             if getattr(meta, constraint, None) is not None:
                 options[constraint] = getattr(meta, constraint)
-    others = [m for m in field.metadata if not any(getattr(m, c, None) is not None for c in _CONSTRAINTS)]
+    others = [m for m in textual(field.metadata)
+              if not any(getattr(m, c, None) is not None for c in _CONSTRAINTS)]
     annotation = Annotated[(field.annotation, *others, where(**options))] if others else \
         Annotated[field.annotation, where(**options)]
     default = inspect.Parameter.empty if field.is_required() else field.default

@@ -228,14 +228,20 @@ def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_ou
 def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool = JsonOpt) -> None:
     """Record a file of historical decisions (dated, marked as imported) in one transaction.
     FILE may name a shipped file: core-aten-review-2023 (the 2023 core ATen review)."""
-    from opgov.cli.remote import send
-    from opgov.resources import data_argument
-    from opgov.services.governance import load_decisions
-    from opgov.results.models import DecisionsLoaded
+    from pathlib import Path
 
-    given, file = file, data_argument(file)  # a shipped name is resolved here, and uploaded as the file it names
-    result = send("/api/v1/decisions", DecisionsLoaded, files=[("decisions", file)],
-                  local=lambda ctx: load_decisions(ctx, file))
+    from opgov.cli.client import call
+    from opgov.formats.files import read_content
+    from opgov.resources import SHIPPED_DECISIONS, data_argument, shipped_name
+    from opgov.usecases import named
+
+    given = file
+    use_case = named("decisions load")
+    if not Path(file).exists() and shipped_name(file) in SHIPPED_DECISIONS:  # the one the server ships
+        request = use_case.ask(shipped=shipped_name(file))
+    else:  # a shipped file of another kind is read as the file it is, and refused as such
+        request = use_case.ask(decisions=read_content(data_argument(file)))
+    result = call(use_case, request)
     print_json(result) if json_out else say(
         f"{result.recorded} decisions recorded from {given}"  # as the user named it: no path of a checkout
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")

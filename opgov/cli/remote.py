@@ -139,12 +139,22 @@ def _multipart(files: list[tuple[str, Any]], fields: dict[str, Any]) -> tuple[by
     for name, file in files:
         read = file if isinstance(file, Content) else read_content(file)
         content = read.data.encode("utf-8") if isinstance(read.data, str) else read.data
-        path = read.name
-        shown = path.replace("\\", "/").replace('"', "%22").replace("\r", "").replace("\n", "")
+        shown = _quoted(read.name)
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{shown}"\r\n'
                      f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _quoted(name: str) -> str:
+    """A file name as a Content-Disposition's quoted ``filename``, which the server reads back as
+    it is (a quote or a backslash escaped), so its answers name the file as a local run does. The
+    line breaks a header cannot hold are left out; a Windows path from its drive (``C:\\...``) or a
+    share (``\\\\...``) is sent with ``/``, since the server would keep only its last part."""
+    name = name.replace("\r", "").replace("\n", "")
+    if name[1:3] == ":\\" or name.startswith("\\\\"):
+        name = name.replace("\\", "/")
+    return name.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _error(status: int, body: bytes):

@@ -383,6 +383,23 @@ def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
 # --- bulk triage of the review queue ------------------------------------------------------------------
 
 
+def record_decisions(ctx: Ctx, decisions: Content | None = None, shipped: str | None = None) -> DecisionsLoaded:
+    """:func:`load_decisions` of one of a decisions file (``decisions``, as the client named it) or
+    the name of a file opgov ships (``shipped``: opgov.resources.SHIPPED_DATA): what `opgov
+    decisions load` asks, in-process and of a server alike. The role is checked before anything."""
+    from opgov.resources import SHIPPED_DECISIONS, shipped_data
+
+    require(ctx, "decisions", "load decisions")  # before reading what a member without the role sent
+    if (decisions is None) == (shipped is None):
+        raise BadInput("give one of `decisions` (a decisions file) and `shipped` (the name of a shipped one)")
+    if decisions is not None:
+        return load_decisions(ctx, decisions)
+    path = shipped_data(shipped) if shipped in SHIPPED_DECISIONS else None
+    if path is None:
+        raise BadInput(f"shipped: no shipped decisions file {shipped!r} (there are: {', '.join(SHIPPED_DECISIONS)})")
+    return load_decisions(ctx, str(path))
+
+
 def review_queue_names(session) -> list[str]:
     """The operators waiting for the committee (needs_review), present, functional, with no open
     proposal, by name."""

@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, Field, Strict, WithJsonSchema
 
 from opgov.core.names import NAME_PATTERN
 from opgov.formats.files import Content
+from opgov.resources import SHIPPED_DECISIONS
 from opgov.services.common import SETTING_RANGE
 
 OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
@@ -38,6 +39,14 @@ def _number(value: object) -> object:
     return value
 
 
+def textual(metadata: list[Any]) -> list[Any]:
+    """A field's checks that hold for a value given as text (a path, query or form value): those
+    that refuse a JSON value's kind (``"1"`` for a number, ``"true"`` for a flag) would refuse every
+    such value, so they are left to the JSON body."""
+    return [m for m in metadata if not isinstance(m, Strict)
+            and not (isinstance(m, BeforeValidator) and m.func is _number)]
+
+
 # (bounds before the validator: pydantic reads a Field after a BeforeValidator as no constraint)
 Days = Annotated[int, Field(ge=1, le=36500), BeforeValidator(_number)]  # up to a century, as the timers
 WithinDays = Annotated[int, Field(ge=0, le=36500), BeforeValidator(_number)]
@@ -53,6 +62,9 @@ SettingValue = Annotated[int, Field(ge=min(low for low, _ in SETTING_RANGE.value
                                     le=max(high for _, high in SETTING_RANGE.values()),
                                     description="a whole number within the setting's range: " + ", ".join(
                                         f"{key} {low} to {high}" for key, (low, high) in SETTING_RANGE.items()))]
+
+# the name of a decisions file opgov ships (opgov.resources), which a server reads from its own install
+ShippedDecisions = Literal[SHIPPED_DECISIONS]  # type: ignore[valid-type]
 
 # a file the request carries: a part of a multipart form over HTTP, read by the CLI in-process; the
 # service takes it as opgov.formats.files.Content (its bytes and the name the client gave it)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
-from opgov.usecases import USE_CASES, named
+from opgov.formats.files import Content
+from opgov.usecases import USE_CASES, UseCase, named
+from opgov.usecases.fields import Flag, Upload, WithinDays
 from tests.api.test_api_remote import locally, remotely, same, serve_twins
 from tests.api.test_api_serve import V2, opgov, problem, run_cli
 
@@ -147,3 +150,75 @@ def test_every_declared_command_has_a_twin_case():
 
 
 DERIVED_NAMES = {u.name for u in USE_CASES if u.render is not None}
+
+
+# --- the mechanism itself, on made-up declarations (no database) -----------------------------------
+
+
+class _Flags(BaseModel):  # a query or a form: every value arrives as text
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    flag: Flag = False
+    days: WithinDays = 0
+
+
+class _Form(_Flags):
+    file: Upload | None = None
+
+
+def _echo(ctx, **fields):
+    return {name: (value.name if isinstance(value, Content) else value) for name, value in fields.items()}
+
+
+def _routes(monkeypatch, *use_cases: UseCase):
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from opgov.api import deps
+    from opgov.api.usecases import router
+
+    monkeypatch.setattr("tests.api.test_usecases.FLAGS", _Flags, raising=False)
+    monkeypatch.setattr("tests.api.test_usecases.FORM", _Form, raising=False)
+    monkeypatch.setattr("tests.api.test_usecases.ECHO", _echo, raising=False)
+    app = FastAPI()
+    app.state.config = type("Config", (), {"max_upload_bytes": 1000})()
+    app.include_router(router(use_cases))
+    app.dependency_overrides[deps.reader] = app.dependency_overrides[deps.writer] = lambda: None
+    return TestClient(app)
+
+
+def test_a_flag_and_a_number_are_read_from_a_query_and_a_form(monkeypatch):
+    """A query's and a form's values are text: "true" is a flag there and "3" a number, where a JSON
+    body must say true and 3 (fields.textual)."""
+    common = dict(result="builtins:dict", service="tests.api.test_usecases:ECHO", summary="echo")
+    client = _routes(monkeypatch, UseCase("read", method="GET", path="/api/v1/read",
+                                          request="tests.api.test_usecases:FLAGS", **common),
+                     UseCase("send", method="POST", path="/api/v1/send", writes=True,
+                             request="tests.api.test_usecases:FORM", **common))
+    assert client.get("/api/v1/read", params={"flag": "true", "days": "3"}).json() == {"flag": True, "days": 3}
+    sent = client.post("/api/v1/send", data={"flag": "true", "days": "3"}, files={"file": ("mine.yaml", b"x")})
+    assert sent.json() == {"flag": True, "days": 3, "file": "mine.yaml"}
+
+
+def test_a_file_is_named_on_the_server_as_the_client_named_it():
+    """The CLI's multipart body (opgov.cli.remote) names a file so that the server reads back the
+    name it was given, quotes and backslashes included."""
+    import asyncio
+
+    from starlette.requests import Request as Incoming
+
+    from opgov.api.uploads import shown_name
+    from opgov.cli.remote import _multipart
+
+    for name in ('a "quoted" name.yaml', "dir\\file.yaml", "héllo wörld.yaml", "plain/path.yaml", 'end\\"\\'):
+        body, content_type = _multipart([("file", Content(b"x", name))], {"flag": True, "none": None})
+
+        async def form(body=body, content_type=content_type):
+            async def receive():
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            scope = {"type": "http", "method": "POST", "path": "/", "query_string": b"",
+                     "headers": [(b"content-type", content_type.encode())]}
+            parsed = await Incoming(scope, receive).form()
+            return shown_name(parsed["file"]), {k: v for k, v in parsed.multi_items() if k != "file"}
+
+        assert asyncio.run(form()) == (name, {"flag": "true"})
