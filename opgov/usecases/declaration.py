@@ -38,7 +38,11 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``)."""
+    ``propose-*`` commands ask one ``propose``).
+    ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
+    keeps in its answer cache while the database's stamp and the date are those it was computed at
+    (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
+    (``Deprecation``, ``Sunset``), the CLI ignores them."""
 
     name: str
     result: str
@@ -53,6 +57,8 @@ class UseCase:
     render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
+    cached: bool = False
+    headers: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -61,6 +67,8 @@ class UseCase:
             raise ValueError(f"{self.name}: a GET reads, a POST, PUT or DELETE writes")
         if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
+        if self.cached and self.method != "GET":
+            raise ValueError(f"{self.name}: only a read (GET) is cached")
 
     @property
     def tag(self) -> str:
@@ -103,6 +111,10 @@ class UseCase:
     @cached_property
     def function(self) -> Callable[..., Any]:
         return _resolve(self.service)
+
+    @cached_property
+    def header_function(self) -> Callable[[Any], dict[str, str]] | None:
+        return _resolve(self.headers) if self.headers else None
 
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:
