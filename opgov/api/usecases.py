@@ -6,7 +6,9 @@ request as path parameters (the fields its path names), query parameters (GET) o
 (the other fields), or, for a request with files, a multipart form: its files the parts, read
 into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
 form fields. The contract hook (opgov.api.contract) adds the errors and the security from
-the dependencies, as for a hand-written route.
+the dependencies, as for a hand-written route. A ``cached`` read is answered with a strong ETag
+from the answer cache (opgov.api.cache), its token, stamp and answer read in one trip to the thread
+pool; a declaration's ``headers`` are added to its answer.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from __future__ import annotations
 import inspect
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
 
-from opgov.api.deps import Reader, Writer
+from opgov.api.deps import Authorization, Reader, Writer
 from opgov.usecases import USE_CASES, UseCase
 
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
@@ -78,12 +80,17 @@ def endpoint(use_case: UseCase):
         elif rest:
             body_model = _body(use_case, rest)
             parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=body_model))
+    if use_case.cached:
+        return _cached(use_case, parameters[1:])
+    if use_case.headers:
+        parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
     def run(ctx: Any, **given: Any) -> Any:
         body = given.pop("body", None)
         request = given.pop("request", None)
+        response = given.pop("response", None)
         fields = {**(dict(body) if body is not None else {}), **given}
         if uploads:
             from opgov.api.uploads import read_upload
@@ -93,12 +100,85 @@ def endpoint(use_case: UseCase):
                 if fields.get(name) is not None:
                     fields[name] = [read_upload(u, limit) for u in fields[name]] if many else \
                         read_upload(fields[name], limit)
-        return use_case.function(ctx, **fields)
+        result = use_case.function(ctx, **fields)
+        if response is not None:
+            response.headers.update(use_case.header_function(result))
+        return result
 
     run.__name__ = use_case.operation_id
     run.__doc__ = use_case.summary
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     return run
+
+
+def _cached(use_case: UseCase, parameters: list[inspect.Parameter]):
+    """The route's function of a ``cached`` read: an anonymous public read is answered from the
+    answer cache when its answer is of the generation read after the request arrived (one read of
+    the stamp serves the requests that arrived meanwhile); else the whole read (token, stamp,
+    answer) is done in one trip to the thread pool, by :func:`_answer`."""
+    parameters = [*parameters, inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request),
+                  inspect.Parameter("authorization", inspect.Parameter.KEYWORD_ONLY, annotation=Authorization)]
+    parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
+
+    async def run(request: Request, authorization: str | None, **given: Any) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        key = (use_case.name, *((name, tuple(value) if isinstance(value, list) else value)
+                                for name, value in sorted(given.items())))
+        state = request.app.state
+        if state.answers.enabled and authorization is None and state.config.public_reads:
+            answer = state.answers.get(key, await state.stamps.current())
+            if answer is not None:
+                return answer.response(request.headers.get("if-none-match"))
+        return await run_in_threadpool(_answer, use_case, request, authorization, key, given)
+
+    run.__name__ = use_case.operation_id
+    run.__doc__ = use_case.summary
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return run
+
+
+def _answer(use_case: UseCase, request: Request, authorization: str | None, key: tuple,
+            fields: dict[str, Any]) -> Response:
+    """A cached read's answer, from the cache while the database's stamp and the date are those it
+    was computed at (opgov.api.cache), in one read transaction."""
+    from opgov.api.cache import Answer
+    from opgov.api.deps import clock, orm_session, reading
+    from opgov.services.common import log_version
+
+    answers = request.app.state.answers
+    with reading(request, authorization, clock()) as ctx:
+        # the stamp first: the answer computed next is at least as new as it
+        generation = (log_version(ctx.session), ctx.now().date()) if answers.enabled else None
+        answer = answers.get(key, generation) if answers.enabled else None
+        if answer is None:
+            if use_case.orm:
+                with orm_session(ctx) as orm:
+                    result = use_case.function(orm, **fields)
+            else:
+                result = use_case.function(ctx, **fields)
+            headers = use_case.header_function(result) if use_case.headers else {}
+            answer = Answer.of(_adapter(use_case).dump_json(result), headers)
+            if answers.enabled:
+                answers.put(key, generation, answer)
+    return answer.response(request.headers.get("if-none-match"), private=not request.app.state.config.public_reads)
+
+
+_ADAPTERS: dict[str, Any] = {}
+
+
+def _adapter(use_case: UseCase) -> Any:
+    """The result's serializer (built once per use case)."""
+    if use_case.name not in _ADAPTERS:
+        from pydantic import TypeAdapter
+
+        _ADAPTERS[use_case.name] = TypeAdapter(use_case.result_type)
+    return _ADAPTERS[use_case.name]
+
+
+# a cached read's answers, as the OpenAPI document shows them
+CACHED = {200: {"headers": {"ETag": {"description": "strong validator of this answer", "schema": {"type": "string"}}}},
+          304: {"description": "the answer is unchanged since the ETag given in If-None-Match"}}
 
 
 def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
@@ -112,5 +192,6 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
         routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
-                             operation_id=use_case.operation_id, name=use_case.operation_id)
+                             operation_id=use_case.operation_id, name=use_case.operation_id,
+                             responses=CACHED if use_case.cached else None)
     return routes

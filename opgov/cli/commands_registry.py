@@ -151,12 +151,10 @@ def _imported(result, json_out: bool) -> None:
 def snapshots_cmd(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every imported snapshot, in the order of history (a release imported with --historical in
     its place)."""
-    from opgov.cli.remote import fetch
-    from opgov.services.imports import list_snapshots
-    from opgov.results.models import SnapshotView
+    from opgov.cli.client import call
 
     out = output(fmt, json_out)
-    views = fetch("/api/v1/snapshots", list[SnapshotView], local=list_snapshots, orm=False)
+    views = call("snapshots")
     if out.json:
         print_json(views)
         return
@@ -176,21 +174,12 @@ def ops_list(
     fmt: FormatOpt = TableFormat.auto,
 ) -> None:
     """Operators present in the latest snapshot."""
-    from opgov.core.errors import BadInput
-    from opgov.services.ops import CATEGORIES, LIFECYCLES, list_ops
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
     out = output(fmt, json_out)
-    if category and category not in CATEGORIES:
-        raise BadInput(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
-    if lifecycle and lifecycle not in LIFECYCLES:
-        raise BadInput(f"unknown lifecycle {lifecycle!r} (one of {', '.join(LIFECYCLES)})")
-    from opgov.cli.remote import fetch
-    from opgov.results.models import OperatorSummary
-
-    ops = fetch("/api/v1/operators", list[OperatorSummary], category=category, lifecycle=lifecycle, tag=tag,
-                all=include_all,
-                local=lambda ctx: list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag,
-                                           include_all=include_all))
+    use_case = named("ops list")
+    ops = call(use_case, use_case.ask(category=category, lifecycle=lifecycle, tag=tag, all=include_all))
     if out.json:
         print_json(ops)
         return
@@ -206,12 +195,12 @@ def ops_list(
 def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonOpt,
              fmt: FormatOpt = TableFormat.auto) -> None:
     """One operator: schema history (a row per change), decisions, lifecycle, compatibility findings."""
-    from opgov.cli.remote import fetch, path_segment
-    from opgov.services.ops import show_op
-    from opgov.results.models import OperatorDetail
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
     out = output(fmt, json_out)
-    info = fetch(f"/api/v1/operators/{path_segment(op)}", OperatorDetail, local=lambda ctx: show_op(ctx, op))
+    use_case = named("ops show")
+    info = call(use_case, use_case.ask(name=op))
     if out.json:
         print_json(info)
         return
@@ -280,16 +269,7 @@ def log_cmd(
     if op == "verify":
         _log_verify(out.json)
         return
-    from opgov.cli.remote import server
-
-    remote = server()
-    if remote is not None:
-        events = _remote_log(remote, op=op, since=since, limit=limit)
-    else:
-        from opgov.services.admin import read_log
-
-        with command(write=False) as ctx:
-            events = read_log(ctx, op=op, since=since, limit=limit)
+    events = _read_log(op=op, since=since, limit=limit)
     if out.json:
         print_json(events)
         return
@@ -297,21 +277,24 @@ def log_cmd(
               [[second(e.at), e.actor, e.action, e.subject, e.reason] for e in events])
 
 
-def _remote_log(remote, *, op: str | None, since: str | None, limit: int) -> list:
-    """The newest ``limit`` events (0: all), oldest first, from the server's event pages: a page
-    holds at most EVENTS_PAGE_MAX events, so older ones are asked for (``before``) until ``limit``
-    is reached or the log starts. Each page is older than the one before it, so an event written
+def _read_log(*, op: str | None, since: str | None, limit: int) -> list:
+    """The newest ``limit`` events (0: all), oldest first, from the log's pages: a page holds at
+    most EVENTS_PAGE_MAX events, so older ones are asked for (``before``) until ``limit`` is
+    reached or the log starts. Each page is older than the one before it, so an event written
     meanwhile is neither repeated nor skipped."""
+    from opgov.cli.client import call
     from opgov.core.errors import BadInput
-    from opgov.results.models import EVENTS_PAGE_MAX, EventsPage
+    from opgov.results.models import EVENTS_PAGE_MAX
+    from opgov.usecases import named
 
-    if not 0 <= limit <= 2**31 - 1:  # what the local read refuses, in its words
+    if not 0 <= limit <= 2**31 - 1:  # what the service refuses, in its words
         raise BadInput(f"--limit must be between 0 and {2**31 - 1}, got {limit}")
+    use_case = named("log")
     pages: list[list] = []
     left, before = limit, None
     while True:
-        page = remote.get("/api/v1/events", EventsPage, operator=op, since=since, before=before,
-                          limit=min(left, EVENTS_PAGE_MAX) if limit else EVENTS_PAGE_MAX)
+        page = call(use_case, use_case.ask(operator=op, since=since, before=before,
+                                           limit=min(left, EVENTS_PAGE_MAX) if limit else EVENTS_PAGE_MAX))
         pages.append(page.events)
         left -= len(page.events)
         if page.next_before is None or not page.events or (limit and left <= 0):
@@ -321,11 +304,9 @@ def _remote_log(remote, *, op: str | None, since: str | None, limit: int) -> lis
 
 
 def _log_verify(json_out: bool) -> None:
-    from opgov.cli.remote import fetch
-    from opgov.services.admin import verify_log
-    from opgov.results.models import LogVerification
+    from opgov.cli.client import call
 
-    report = fetch("/api/v1/events/verify", LogVerification, local=verify_log)
+    report = call("log verify")
     if json_out:
         print_json(report)
     elif report.intact:

@@ -10,7 +10,7 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, m
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import SYSTEM_ACTOR, Ctx, is_simulation, log_event
-from opgov.results.models import DatabaseStatus, EventView, LogVerification, RevisionChange
+from opgov.results.models import DatabaseStatus, EventsPage, EventView, LogVerification, RevisionChange
 
 
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> RevisionChange:
@@ -165,6 +165,14 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
     events = list(ctx.session.scalars(query))[::-1]
     return [EventView(id=e.id, at=e.at, actor=e.actor, action=e.action, subject=e.subject, before=e.before,
                       after=e.after, reason=e.reason, token=e.token_id) for e in events]
+
+
+def events_page(ctx: Ctx, *, operator: str | None = None, action: str | None = None, since: str | None = None,
+                limit: int = 100, before: int | None = None) -> EventsPage:
+    """A page of the log: the newest ``limit`` events matching the filters (older than the event
+    ``before``), oldest first, and where the older page begins (``next_before``; None at the start)."""
+    events = read_log(ctx, op=operator, since=since, limit=limit, action=action, before_id=before)
+    return EventsPage(events=events, next_before=events[0].id if len(events) == limit else None)
 
 
 def log_root(ctx: Ctx) -> str:

@@ -47,6 +47,12 @@ def list_ops(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = N
     return [op_summary(op) for op in ops]
 
 
+def list_operators(ctx: Ctx, *, category: str | None = None, lifecycle: str | None = None, q: str | None = None,
+                   tag: str | None = None, all: bool = False) -> list[OperatorSummary]:  # noqa: A002
+    """:func:`list_ops` as ``GET /api/v1/operators`` asks it (``all``: every operator ever seen)."""
+    return list_ops(ctx, category=category, lifecycle=lifecycle, tag=tag, include_all=all, q=q)
+
+
 # the events that change an operator's record (see :func:`_event_changes`)
 RECORD_ACTIONS = ("operator.added", "operator.tags_changed", "operator.category_changed", "operator.reappeared",
                   "operator.schema_changed", "operator.own_entry", "category.decided", "lifecycle.deprecating",

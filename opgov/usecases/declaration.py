@@ -40,7 +40,12 @@ class UseCase:
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
     ``propose-*`` commands ask one ``propose``).
     ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
-    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination."""
+    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination.
+
+    ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
+    keeps in its answer cache while the database's stamp and the date are those it was computed at
+    (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
+    (``Deprecation``, ``Sunset``), the CLI ignores them."""
 
     name: str
     result: str
@@ -56,6 +61,8 @@ class UseCase:
     description: str | None = None
     commands: tuple[str, ...] = ()
     one_of: tuple[tuple[str, ...], ...] = ()
+    cached: bool = False
+    headers: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -64,6 +71,8 @@ class UseCase:
             raise ValueError(f"{self.name}: a GET reads, a POST, PUT or DELETE writes")
         if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
+        if self.cached and self.method != "GET":
+            raise ValueError(f"{self.name}: only a read (GET) is cached")
 
     @property
     def tag(self) -> str:
@@ -106,6 +115,10 @@ class UseCase:
     @cached_property
     def function(self) -> Callable[..., Any]:
         return _resolve(self.service)
+
+    @cached_property
+    def header_function(self) -> Callable[[Any], dict[str, str]] | None:
+        return _resolve(self.headers) if self.headers else None
 
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:

@@ -28,7 +28,7 @@ def message(error: dict[str, Any], shown: dict[str, str] | None = None) -> str:
     if kind == "string_too_long" and field in COLUMNS and isinstance(value, str):  # as opgov.db.limits says it
         return (f"{field} is {len(value)} characters long; at most {ctx.get('max_length')} fit "
                 f"({COLUMNS[field]}): {value[:40]!r}…")
-    if kind == "literal_error" and field in ("role", "key"):  # a member's role, a setting's name
+    if kind == "literal_error" and field in ("role", "key", "category", "lifecycle"):  # as the CLI says it
         choices = ", ".join(re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
         return f"unknown {'setting' if field == 'key' else field} {value!r} (one of {choices})"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == DATE_TIME_PATTERN:  # as the CLI's option

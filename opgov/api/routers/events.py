@@ -1,4 +1,5 @@
-"""The event log: paged JSON, and an Atom feed per operator for backend authors to subscribe to."""
+"""The event log's Atom feed, per operator, for backend authors to subscribe to (the paged JSON log and
+its verification are use cases: opgov.usecases.registry)."""
 
 from __future__ import annotations
 
@@ -7,34 +8,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response
 
 from opgov.api.deps import Reader
-from opgov.api.fields import DATE_TIME_PATTERN, OperatorQuery
-from opgov.results.models import EVENTS_PAGE_MAX, EventsPage, LogVerification
+from opgov.api.fields import OperatorQuery
 
 router = APIRouter(tags=["events"])
-
-
-@router.get("/api/v1/events", response_model=EventsPage)
-def list_events(ctx: Reader, operator: OperatorQuery = None,
-                action: str | None = Query(None, description="an action, or a prefix ending in '.': proposal."),
-                since: str | None = Query(None, pattern=DATE_TIME_PATTERN, max_length=40,
-                                          description="ISO 8601 date or time"),
-                limit: int = Query(100, ge=1, le=EVENTS_PAGE_MAX),
-                before: int | None = Query(None, ge=1, le=2**31 - 1, description="event id")
-                ) -> EventsPage:
-    """The newest ``limit`` events matching the filters (older than ``before``), oldest first."""
-    from opgov.services.admin import read_log
-
-    events = read_log(ctx, op=operator, since=since, limit=limit, action=action, before_id=before)
-    return EventsPage(events=events, next_before=events[0].id if len(events) == limit else None)
-
-
-@router.get("/api/v1/events/verify", response_model=LogVerification)
-def verify_events(ctx: Reader) -> LogVerification:
-    """Walk the event log's hash chain, oldest first: ``intact``, or the first broken link (an event
-    changed, removed or inserted since it was written): what `opgov log verify` prints."""
-    from opgov.services.admin import verify_log
-
-    return verify_log(ctx)
 
 
 ATOM = "http://www.w3.org/2005/Atom"

@@ -1,23 +1,16 @@
-"""Snapshots of native_functions.yaml: the list, and the bot's import by upload."""
+"""Snapshots of native_functions.yaml: the bot's import by upload (the list is a use case:
+opgov.usecases.registry)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
-from opgov.api.deps import Reader, Writer
+from opgov.api.deps import Writer
 from opgov.api.fields import NOT_BLANK
 from opgov.api.uploads import read_upload, safe_name
-from opgov.results.models import ImportResult, SnapshotView
+from opgov.results.models import ImportResult
 
 router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
-
-
-@router.get("", response_model=list[SnapshotView])
-def list_snapshots(ctx: Reader) -> list[SnapshotView]:
-    """Every imported snapshot, oldest first."""
-    from opgov.services.imports import list_snapshots
-
-    return list_snapshots(ctx)
 
 
 @router.post("", response_model=ImportResult, status_code=201)
