@@ -5,16 +5,19 @@ Each declaration becomes one route: its method and path, the ``Reader`` or ``Wri
 request as path parameters (the fields its path names), query parameters (GET) or a JSON body
 (the other fields), or, for a request with files, a multipart form: its files the parts, read
 into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
-form fields. The contract hook (opgov.api.contract) adds the errors and the security from
+form fields. A declaration with ``formats`` takes a ``format`` query parameter that answers the
+result's text in that media type instead of the result (``GET /api/v1/runtimes/coverage?format=md``).
+A declaration without a path (in-process only) or whose route is hand-written (``route=False``)
+gets none here. The contract hook (opgov.api.contract) adds the errors and the security from
 the dependencies, as for a hand-written route.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
+from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
 
@@ -74,12 +77,20 @@ def endpoint(use_case: UseCase):
         elif rest:
             body_model = _body(use_case, rest)
             parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=body_model))
+    formats = dict(use_case.formats)
+    if formats:  # ?format= picks the result (json) or one of its texts
+        assert model is None or "format" not in model.model_fields, use_case.name
+        choice = Literal[("json", *formats)]  # type: ignore[valid-type]
+        parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
+                                            annotation=Annotated[choice, Query(description="the answer: json (the "
+                                                                               "result) or its text as " + ", ".join(formats))]))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
     def run(ctx: Any, **given: Any) -> Any:
         body = given.pop("body", None)
         request = given.pop("request", None)
+        answer = given.pop("format", "json")
         fields = {**(dict(body) if body is not None else {}), **given}
         if uploads:
             from opgov.api.uploads import read_upload
@@ -89,7 +100,10 @@ def endpoint(use_case: UseCase):
                 if fields.get(name) is not None:
                     fields[name] = [read_upload(u, limit) for u in fields[name]] if many else \
                         read_upload(fields[name], limit)
-        return use_case.function(ctx, **fields)
+        result = use_case.function(ctx, **fields)
+        if answer != "json":
+            return Response(use_case.format_text(result, answer), media_type=f"{formats[answer]}; charset=utf-8")
+        return result
 
     run.__name__ = use_case.operation_id
     run.__doc__ = use_case.summary
@@ -101,7 +115,10 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
     routes = APIRouter()
     for use_case in use_cases:
-        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method],
+        if not use_case.served or not use_case.route:  # in-process only, or a hand-written route serves it
+            continue
+        texts = {use_case.status: {"content": {media: {} for _, media in use_case.formats}}} if use_case.formats else None
+        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], responses=texts,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id)
