@@ -21,6 +21,9 @@ an ``opgov serve`` (``server``, with ``token`` for a server whose reads are priv
 - A deprecated or deleted one: :class:`DeprecatedOperatorError`, naming them all with their
   dates and replacements (``strict=False`` returns instead of raising).
 
+The question is the declared use case ``export-check`` (opgov.usecases.runtimes): its service
+runs in one transaction on the database, or its method and path are asked of the server.
+
 opgov itself never needs torch: this module imports neither torch nor anything that does.
 """
 
@@ -124,17 +127,25 @@ def _sentence(note: dict[str, Any]) -> str:
     return text
 
 
+def _use_case(ops: list[str]) -> tuple[Any, Any]:
+    """The declared use case (opgov.usecases: its service, method and path) and its request."""
+    from opgov.usecases import named
+
+    use_case = named("export-check")
+    return use_case, use_case.ask(operators=ops)
+
+
 def _ask_database(db: str | None, ops: list[str]) -> dict[str, Any]:
     from opgov.core.clock import SystemClock
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
     from opgov.services.common import Ctx
-    from opgov.services.runtimes import export_check
 
+    use_case, request = _use_case(ops)
     engine = make_engine(resolve_url(db or os.environ.get("OPGOV_DATABASE_URL")))
     try:
         ensure_current(engine)
-        with transaction(engine, write=False) as session:
-            result = export_check(Ctx(session=session, actor="export-check", clock=SystemClock()), ops)
+        with transaction(engine, orm=use_case.orm, write=use_case.writes) as session:
+            result = use_case.run(Ctx(session=session, actor="export-check", clock=SystemClock()), request)
             return json.loads(result.model_dump_json())
     finally:
         engine.dispose()
@@ -144,8 +155,9 @@ def _ask_server(server: str, token: str | None, ops: list[str]) -> dict[str, Any
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(f"{server.rstrip('/')}/api/v1/export-check", method="POST",
-                                     data=json.dumps({"operators": ops}).encode(),
+    use_case, asked = _use_case(ops)
+    request = urllib.request.Request(f"{server.rstrip('/')}{use_case.path}", method=use_case.method,
+                                     data=asked.model_dump_json().encode(),
                                      headers={"Content-Type": "application/json", "Accept": "application/json",
                                               **({"Authorization": f"Bearer {token}"} if token else {})})
     try:

@@ -8,13 +8,16 @@ into memory (opgov.api.uploads: bounded, named as the client named them), and it
 form fields. The contract hook (opgov.api.contract) adds the errors and the security from
 the dependencies, as for a hand-written route. A ``cached`` read is answered with a strong ETag
 from the answer cache (opgov.api.cache), its token, stamp and answer read in one trip to the thread
-pool; a declaration's ``headers`` are added to its answer.
+pool; a declaration's ``headers`` are added to its answer. A declaration with ``formats`` takes a ``format`` query parameter that answers the
+result's text in that media type instead of the result (``GET /api/v1/runtimes/coverage?format=md``).
+A declaration without a path (in-process only) or whose route is hand-written (``route=False``)
+gets none here.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, create_model
@@ -84,6 +87,13 @@ def endpoint(use_case: UseCase):
         return _cached(use_case, parameters[1:])
     if use_case.headers:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
+    formats = dict(use_case.formats)
+    if formats:  # ?format= picks the result (json) or one of its texts
+        assert model is None or "format" not in model.model_fields, use_case.name
+        choice = Literal[("json", *formats)]  # type: ignore[valid-type]
+        parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
+                                            annotation=Annotated[choice, Query(description="the answer: json (the "
+                                                                               "result) or its text as " + ", ".join(formats))]))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
@@ -91,6 +101,7 @@ def endpoint(use_case: UseCase):
         body = given.pop("body", None)
         request = given.pop("request", None)
         response = given.pop("response", None)
+        answer = given.pop("format", "json")
         fields = {**(dict(body) if body is not None else {}), **given}
         if uploads:
             from opgov.api.uploads import read_upload
@@ -103,6 +114,8 @@ def endpoint(use_case: UseCase):
         result = use_case.function(ctx, **fields)
         if response is not None:
             response.headers.update(use_case.header_function(result))
+        if answer != "json":
+            return Response(use_case.format_text(result, answer), media_type=f"{formats[answer]}; charset=utf-8")
         return result
 
     run.__name__ = use_case.operation_id
@@ -187,11 +200,16 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
 
     routes = APIRouter()
     # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
-    for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
+    for use_case in sorted(use_cases, key=lambda u: (u.path or "").replace("{", "\uffff")):
+        if not use_case.served or not use_case.route:  # in-process only, or a hand-written route serves it
+            continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
+        responses = dict(CACHED) if use_case.cached else {}
+        if use_case.formats:
+            responses[use_case.status] = {"content": {media: {} for _, media in use_case.formats}}
         routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id,
-                             responses=CACHED if use_case.cached else None)
+                             responses=responses or None)
     return routes

@@ -6,7 +6,8 @@ from one of two clients that say the same, errors included (one line, the same e
 - :class:`OverHttp` asks an ``opgov serve`` server (``--server``) as the member whose token
   ``OPGOV_TOKEN`` is, on the server's clock: the declaration's method and path, the request's
   fields as path parameters, the query or a JSON body; an error answer's one-line ``detail`` is the
-  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote).
+  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote). A use case that runs only
+  in-process (no path: its input is on this machine) is refused in the words of its ``local``.
 
 A command builds its request with ``use_case.ask(**fields)``, which checks it against the
 request's model as the server would, so a bad value is refused before anything runs or is sent.
@@ -43,6 +44,10 @@ class OverHttp:
     def call(self, use_case: UseCase, request: Any = None) -> Any:
         from urllib.parse import quote
 
+        if not use_case.served:  # its input is on this machine
+            from opgov.core.errors import BadInput
+
+            raise BadInput(use_case.local)
         fields = {}
         if request is not None:
             uploads = use_case.upload_fields

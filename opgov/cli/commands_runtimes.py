@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.runtime import command, output, print_json, say
+from opgov.cli.runtime import output, print_json, say
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
                            no_args_is_help=True)
@@ -69,11 +69,10 @@ def runtimes_add(
 def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
-    from opgov.cli.remote import fetch
-    from opgov.services.runtimes import RuntimeList, list_runtimes
+    from opgov.cli.client import call
 
     out = output(fmt, json_out)
-    result = fetch("/api/v1/runtimes", RuntimeList, orm=False, local=list_runtimes)
+    result = call("runtimes list")
     if out.json:
         print_json(result)
         return
@@ -91,13 +90,12 @@ def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -
 @runtimes_app.command("show")
 def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), json_out: bool = JsonOpt) -> None:
     """One runtime: where its operators came from, what it gained, the core operators it lacks."""
+    from opgov.cli.client import call
     from opgov.render.runtimes import render_detail
-    from opgov.services.runtimes import RuntimeDetail, show_runtime
+    from opgov.usecases import named
 
-    from opgov.cli.remote import fetch, path_segment
-
-    result = fetch(f"/api/v1/runtimes/{path_segment(runtime)}", RuntimeDetail, orm=False,
-                   local=lambda ctx: show_runtime(ctx, runtime))
+    use_case = named("runtimes show")
+    result = call(use_case, use_case.ask(runtime=runtime))
     if json_out:
         print_json(result)
     else:
@@ -118,24 +116,16 @@ def runtimes_coverage(
     """The coverage matrix: core operators × registered runtimes (oldest version first), and
     which models each runtime runs. `--format md` has the whole matrix; `json` everything."""
     from opgov.core.errors import BadInput
+    from opgov.cli.client import call
     from opgov.render.runtimes import render_matrix
-    from opgov.services.runtimes import coverage_matrix
+    from opgov.usecases import named
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    from opgov.cli.remote import server as remote
-
-    server = remote()
-    if server is not None:
-        if models is not None:
-            raise BadInput("--models with --server: the server uses the models it bundles (OPGOV_MODELS_DIR "
-                           "on the server); leave out --models")
-        from opgov.services.runtimes import CoverageMatrix
-
-        result = server.get("/api/v1/runtimes/coverage", CoverageMatrix, stage=stage.value)
-    else:
-        with command(write=False, orm=False) as ctx:
-            result = coverage_matrix(ctx, models=models, stage=stage.value)
+    # the models of a corpus on this machine (in-process only), else those the database's side bundles
+    use_case = named("runtimes coverage" if models is None else "runtimes coverage of a corpus")
+    given = {} if models is None else {"models": models}
+    result = call(use_case, use_case.ask(stage=stage.value, **given))
     text = render_matrix(result, fmt.value)
     if out is None:
         sys.stdout.write(text)

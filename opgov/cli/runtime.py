@@ -36,7 +36,7 @@ GLOBALS = Globals()
 # those of the declared use cases (opgov.usecases) are added by remote_commands()
 HAND_WRITTEN_REMOTE = ("proposals", "proposals show", "propose-*", "review",
                        "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
-                       "exceptions", "check-bc", "check-model", "report weekly", "runtimes",
+                       "exceptions", "check-bc", "check-model", "report weekly", "runtimes add",
                        "upgraders", "import", "decomps", "check-decomps", "opset build", "sync-yaml")
 
 

@@ -281,19 +281,21 @@ def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, Ru
 # --- use cases --------------------------------------------------------------------------------------
 
 
-def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str | Content], *, released: date | None = None,
+def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, released: date | None = None,
                 replace: bool = False) -> RuntimeAdded:
-    """Register ``runtime`` (NAME@VERSION) as implementing the operators of ``ops_files`` (their
+    """Register ``runtime`` (NAME@VERSION) as implementing the operators of the files ``ops`` (their
     union): paths, or uploads as :class:`~opgov.formats.files.Content` (recorded by the names the
     client gave them). Registering the same operators again changes nothing; other operators for
-    a registered runtime are refused unless ``replace``."""
+    a registered runtime are refused unless ``replace``. A member without the role is refused
+    before the files are read."""
     from opgov.formats.oplists import parse_op_file, read_op_file, union
 
     rid = parse_runtime_id(runtime)
-    if not ops_files:
+    require(ctx, "runtimes", "register runtimes")
+    if not ops:
         raise BadInput("give at least one --ops FILE")
     lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
-             else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops_files]
+             else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops]
     kernels = list(union(lists))
 
     def digest(file: str | Content) -> str:
@@ -304,8 +306,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops_files: Sequence[str | Content], *, r
         return hashlib.sha256(data).hexdigest()
 
     sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=digest(file))
-               for file, lst in zip(ops_files, lists, strict=True)]
-    require(ctx, "runtimes", "register runtimes")
+               for file, lst in zip(ops, lists, strict=True)]
     r = runtimes.c
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
     outcome = "added"
@@ -458,6 +459,15 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 
 
+def bundled_coverage(ctx: Ctx, *, stage: str = "core-aten") -> CoverageMatrix:
+    """:func:`coverage_matrix` with the models of ``OPGOV_MODELS_DIR`` when it names a folder (on
+    the server: the models it bundles), else none."""
+    from opgov.services.decompositions import corpora_dir
+
+    models = corpora_dir()
+    return coverage_matrix(ctx, models=str(models) if models is not None and models.is_dir() else None, stage=stage)
+
+
 
 # --- the export-time check ---------------------------------------------------------------------------
 
@@ -480,13 +490,13 @@ class ExportCheck(Result):
     runtimes: list[RuntimeFit] = Field(description="every registered runtime, by name and version")
 
 
-def export_check(ctx: Ctx, ops: Sequence[str]) -> ExportCheck:
+def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
     """The export-time check of a program's operators (canonical names)."""
     from opgov.core.graph_ops import graph_op_reason
     from opgov.core.names import canonical
 
     names: list[str] = []
-    for op in ops:
+    for op in operators:
         try:
             name = canonical(op)
         except BadInput as err:

@@ -15,12 +15,12 @@ when first used, so reading the list costs nothing: ``opgov --help`` stays fast.
 
 from __future__ import annotations
 
-from opgov.usecases import admin, governance, registry
+from opgov.usecases import admin, governance, registry, runtimes
 from opgov.usecases.declaration import PREFIX, UseCase
 
 __all__ = ["PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
 
-USE_CASES: tuple[UseCase, ...] = (*admin.DECLARED, *governance.DECLARED, *registry.DECLARED)
+USE_CASES: tuple[UseCase, ...] = (*admin.DECLARED, *governance.DECLARED, *registry.DECLARED, *runtimes.DECLARED)
 
 
 def named(name: str) -> UseCase:
@@ -33,4 +33,4 @@ def named(name: str) -> UseCase:
 
 def remote_commands() -> list[str]:
     """The CLI commands the declarations make work with ``--server``."""
-    return list(dict.fromkeys(command for use_case in USE_CASES for command in use_case.cli))
+    return list(dict.fromkeys(command for use_case in USE_CASES if use_case.served for command in use_case.cli))

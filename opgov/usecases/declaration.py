@@ -13,9 +13,14 @@ PREFIX = "/api/v1"
 
 
 def _resolve(ref: str) -> Any:
-    """``module:attribute`` imported; ``list[module:attribute]`` as ``list`` of it."""
+    """``module:attribute`` imported; ``list[module:attribute]`` as ``list`` of it; ``A | B`` as
+    either (a use case that answers one of two results)."""
     import importlib
 
+    if " | " in ref:
+        from typing import Union
+
+        return Union[tuple(_resolve(part) for part in ref.split(" | "))]  # type: ignore[return-value]
     if ref.startswith("list[") and ref.endswith("]"):
         return list[_resolve(ref[5:-1])]  # type: ignore[misc]
     module, _, attribute = ref.partition(":")
@@ -31,6 +36,7 @@ class UseCase:
     context (None: the service takes the context only); the fields named in ``path``'s ``{…}``
     are path parameters, the others the query (GET) or the JSON body (POST, PUT, DELETE).
     ``writes``: one write transaction and a token over HTTP; the role is checked by the service.
+    A POST may read (``writes`` False): a question too large for a URL (``export-check``).
     A request field that is a file (opgov.usecases.fields ``Upload``, or a list of them) makes the
     request a multipart form: the files are its parts, the other fields its form fields; the CLI
     reads the files (opgov.formats.files.read_content) and the service takes them as ``Content``,
@@ -38,10 +44,19 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``).
+    ``propose-*`` commands ask one ``propose``; none for ``export-check``, which the Python entry
+    point opgov.export_check asks).
+    ``formats``: for a GET, the other answers its ``format`` query parameter picks, as
+    ``(format, media type)`` pairs (``json``, the result, stays the default), each the text of
+    ``formatter`` (``module:function`` of the result and the format).
+    ``group``: the API's tag, when it is not the path's first segment (``checks``).
+    ``route``: False when a hand-written route serves the path (it takes more than the request:
+    ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
+    ``local``: a use case that runs only in-process (``path`` None: the CLI's input names something
+    on this machine, e.g. a corpus folder); with ``--server`` the client refuses it in these words.
+
     ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
     says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination.
-
     ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
     keeps in its answer cache while the database's stamp and the date are those it was computed at
     (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
@@ -51,7 +66,7 @@ class UseCase:
     result: str
     service: str
     method: str
-    path: str
+    path: str | None
     summary: str
     request: str | None = None
     writes: bool = False
@@ -59,30 +74,44 @@ class UseCase:
     orm: bool = True
     render: str | None = None
     description: str | None = None
-    commands: tuple[str, ...] = ()
+    commands: tuple[str, ...] | None = None
     one_of: tuple[tuple[str, ...], ...] = ()
     cached: bool = False
     headers: str | None = None
+    formats: tuple[tuple[str, str], ...] = ()
+    formatter: str | None = None
+    group: str | None = None
+    route: bool = True
+    local: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
             raise ValueError(f"{self.name}: method {self.method!r}")
-        if self.writes == (self.method == "GET"):
-            raise ValueError(f"{self.name}: a GET reads, a POST, PUT or DELETE writes")
-        if not self.path.startswith(PREFIX + "/"):
+        if self.writes == (self.method == "GET") and not (self.method == "POST" and not self.writes):
+            raise ValueError(f"{self.name}: a GET reads, a PUT or DELETE writes, a POST writes or reads")
+        if (self.path is None) != (self.local is not None):
+            raise ValueError(f"{self.name}: a use case without a path runs only in-process (say why: local=)")
+        if self.path is not None and not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
-        if self.cached and self.method != "GET":
-            raise ValueError(f"{self.name}: only a read (GET) is cached")
+        if self.cached and (self.method != "GET" or self.formats):
+            raise ValueError(f"{self.name}: only a read (GET) of JSON is cached")
+        if bool(self.formats) != bool(self.formatter) or (self.formats and self.method != "GET"):
+            raise ValueError(f"{self.name}: formats (of a GET) and their formatter go together")
+
+    @property
+    def served(self) -> bool:
+        """Whether the API serves it (derived or hand-written): it works with ``--server``."""
+        return self.path is not None
 
     @property
     def tag(self) -> str:
-        """The API's tag: the path's first segment after the prefix (``members``)."""
-        return self.path[len(PREFIX) + 1:].split("/", 1)[0]
+        """The API's tag: ``group``, else the path's first segment after the prefix (``members``)."""
+        return self.group or (self.path or "")[len(PREFIX) + 1:].split("/", 1)[0]
 
     @property
     def cli(self) -> tuple[str, ...]:
         """The CLI commands that call this use case."""
-        return self.commands or (self.name,)
+        return (self.name,) if self.commands is None else self.commands
 
     @property
     def operation_id(self) -> str:
@@ -102,7 +131,7 @@ class UseCase:
     def path_fields(self) -> list[str]:
         import re
 
-        return re.findall(r"\{(\w+)\}", self.path)
+        return re.findall(r"\{(\w+)\}", self.path or "")
 
     @cached_property
     def request_model(self) -> Any:
@@ -123,6 +152,10 @@ class UseCase:
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:
         return _resolve(self.render) if self.render else None
+
+    @cached_property
+    def format_text(self) -> Callable[[Any, str], str] | None:
+        return _resolve(self.formatter) if self.formatter else None
 
     def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field

@@ -25,6 +25,8 @@ OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
                                     description="an operator, e.g. aten::add.Tensor (add.Tensor and aten.add.Tensor "
                                                 "are read the same)")]
 RUNTIME_PATTERN = r"^[^@\s]+@[^@\s]+$"
+Runtime = Annotated[str, Field(pattern=RUNTIME_PATTERN, max_length=200,
+                               description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
 NOT_BLANK = r"\S"
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="text, not blank")]
 # a member's name as the log records it: not blank, at most the column's 200 characters once stripped

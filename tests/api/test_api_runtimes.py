@@ -130,7 +130,7 @@ def test_runtimes_remote_like_local(twins):
     header, *rows = same(twins, "runtimes", "list", "--format", "tsv").splitlines()
     assert header.startswith("runtime\t") and sorted(r.split("\t")[0] for r in rows) == ["executorch@0.2.0",
                                                                                        "executorch@1.3.0"]
-    shown = same(twins, "runtimes", "show", "executorch@1.3.0")
+    shown = same(twins, "runtimes", "show", "executorch@1.3.0", timed=True)  # "added <minute>" each side wrote
     # the sources are named as the user named them, not by the server's temporary paths
     assert "1.3.0-portable-functions.yaml (kernel-yaml" in shown and "opgov-upload" not in shown
     assert "unknown runtime executorch@9" in same(twins, "runtimes", "show", "executorch@9", code=2)

@@ -146,24 +146,3 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
 
         return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], spec.runtime)
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
-
-
-class ExportCheckRequest(BaseModel):
-    operators: list[OperatorName] = Field(min_length=1, max_length=100_000,
-                                 description="the exported program's operators, e.g. aten::add.Tensor")
-
-
-def _export_check():
-    from opgov.services.runtimes import ExportCheck
-
-    return ExportCheck
-
-
-@router.post("/export-check", response_model=_export_check())
-def export_check(body: ExportCheckRequest, ctx: Reader):
-    """The export-time check (the Python entry point ``opgov.export_check``): the program's
-    deprecating operators (warn), deprecated or deleted ones (stop), with dates and replacements,
-    and which registered runtimes run it. Writes nothing."""
-    from opgov.services.runtimes import export_check as check
-
-    return check(ctx, body.operators)
