@@ -48,7 +48,7 @@ def runtimes_add(
     from opgov.services.runtimes import add_runtime
 
     from opgov.cli.remote import send
-    from opgov.services.runtimes import RuntimeAdded
+    from opgov.results.runtimes import RuntimeAdded
 
     day = parse_time(released, what="--released").date() if released else None
     result = send("/api/v1/runtimes", RuntimeAdded, files=[("ops", path) for path in ops],

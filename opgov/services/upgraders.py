@@ -17,7 +17,7 @@ The rules are pure (:mod:`opgov.core.upgraders`); queries use the Core tables on
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from sqlalchemy import func, insert, select, update
 
@@ -28,55 +28,8 @@ from opgov.core.upgraders import (Upgrader, check_replace, default_name, normali
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
 from opgov.services.common import Ctx, log_event, require
-from opgov.results.models import Result
-
-
-class VersionBump(Result):
-    version: int
-    bumped_on: date
-    reason: str
-
-
-class UpgraderView(Result):
-    name: str
-    operator: str
-    start: int
-    end: int
-    old_schema: str
-    bump: VersionBump | None
-    version_map_entry: str
-    follows_naming: bool  # <name>_<overload>_<start>_<end>
-    replaceable_from: datetime | None
-    replaced_by: str | None
-    replaced_at: datetime | None
-    added_at: datetime
-    added_by: str
-
-
-class UpgraderAdded(Result):
-    outcome: str  # added | unchanged
-    upgrader: UpgraderView
-    replaced: str | None
-
-
-class UpgraderList(Result):
-    current_version: int  # the highest recorded operator version
-    upgraders: list[UpgraderView]
-    bumps: list[VersionBump]
-
-
-class UpgraderTimer(Result):
-    name: str
-    operator: str
-    bump: int
-    bumped_on: date
-    replaceable_from: datetime
-    days_left: int
-
-
-class UpgraderTimers(Result):
-    due: list[UpgraderTimer]  # may be replaced now
-    within: list[UpgraderTimer]  # may be replaced within the horizon
+from opgov.results.upgraders import (UpgraderAdded, UpgraderList, UpgraderTimer, UpgraderTimers, UpgraderView,
+                                     VersionBump)
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -240,12 +193,14 @@ def upgrader_timers(ctx: Ctx, *, within_days: int = 0) -> UpgraderTimers:
 
 
 def cover_findings(session, report, core: set[str]):
-    """``report`` (a check-bc :class:`~opgov.render.compat.CheckReport`) with each BC break of a
+    """``report`` (a check-bc :class:`~opgov.results.compat.CheckReport`) with each BC break of a
     non-core operator judged against the recorded upgraders: one that adapts the operator's old
     schema covers it (``waived``, naming the upgrader); an error gets the upgrader to add, with
     its name and the version-map entry text."""
+    from dataclasses import replace
+
     from opgov.core.vocab import Severity
-    from opgov.render.compat import make_report
+    from opgov.results.compat import CheckReport
 
     bump_dates = _bumps(session)
     recorded = [u for u, _ in _recorded(session, bump_dates)]
@@ -262,19 +217,18 @@ def cover_findings(session, report, core: set[str]):
             when = f" on {bump.bumped_on.isoformat()}" if bump else ""
             plain = f.message.replace(f" {f.operator} is not core: if the break is intended, record an exception "
                                       "(opgov exceptions add).", "")
-            changed.append(f.model_copy(update={
-                "severity": Severity.waived, "upgrader": cover.name,
-                "message": f"{plain} Covered by upgrader {cover.name} (versions {cover.start}-{cover.end}, "
-                           f"version bump {cover.bumped_at}{when})."}))
+            changed.append(replace(
+                f, severity=Severity.waived, upgrader=cover.name,
+                message=f"{plain} Covered by upgrader {cover.name} (versions {cover.start}-{cover.end}, "
+                        f"version bump {cover.bumped_at}{when})."))
         elif f.severity == "error":
             name, bumped_at, entry = suggest(f.operator, f.old_schema, recorded, version)
-            changed.append(f.model_copy(update={
-                "suggested_upgrader": name, "version_map_entry": entry,
-                "message": f"{f.message} Or keep old programs running: bump the operator version to {bumped_at}, "
-                           f"add upgrader {name} and the version-map entry {entry} (opgov upgraders add)."}))
+            changed.append(replace(
+                f, suggested_upgrader=name, version_map_entry=entry,
+                message=f"{f.message} Or keep old programs running: bump the operator version to {bumped_at}, "
+                        f"add upgrader {name} and the version-map entry {entry} (opgov upgraders add)."))
         else:
             changed.append(f)
     if changed == list(report.findings):
         return report
-    summary = make_report(changed).summary
-    return report.model_copy(update={"findings": changed, "summary": summary})
+    return replace(report, findings=changed, summary=CheckReport.of(changed).summary)

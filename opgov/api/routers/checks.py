@@ -18,13 +18,13 @@ router = APIRouter(prefix="/api/v1", tags=["checks"])
 
 
 def _check_report():
-    from opgov.render.compat import CheckReport
+    from opgov.results.compat import CheckReport
 
     return CheckReport
 
 
 def _model_report():
-    from opgov.render.decomps import ModelCheckReport
+    from opgov.results.decomps import ModelCheckReport
 
     return ModelCheckReport
 
@@ -108,7 +108,7 @@ _MODEL_BODY = {"requestBody": {"required": True, "content": {
 
 
 def _runtime_check():
-    from opgov.services.runtimes import RuntimeModelCheck
+    from opgov.results.runtimes import RuntimeModelCheck
 
     return RuntimeModelCheck
 
@@ -122,7 +122,7 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
     Writes nothing."""
     from opgov.core.errors import BadInput
     from opgov.core.names import canonical
-    from opgov.render.decomps import ModelCheckReport
+    from opgov.results.decomps import ModelCheckReport
     from opgov.services.decompositions import check_model_ops
 
     on_runtime = spec.runtime is not None and "@" in spec.runtime

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from opgov.api.deps import Reader, Writer
 from opgov.api.fields import RUNTIME_PATTERN, OperatorName, Text
 from opgov.api.uploads import read_upload
-from opgov.services.runtimes import RuntimeAdded
-from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
+from opgov.results.runtimes import RuntimeAdded
+from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
 
 router = APIRouter(prefix="/api/v1")
 
