@@ -40,7 +40,11 @@ class UseCase:
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
     ``propose-*`` commands ask one ``propose``).
     ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
-    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination."""
+    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination.
+    ``reads_unless``: a flag of the request without which a use case that ``writes`` only reads
+    (``tick`` without ``apply``): in-process it then runs in a read transaction, which waits for
+    no writer and honours ``--now`` as a read does; over HTTP it is the same write route.
+    A JSON body whose fields all have defaults may be left out (``delete`` with no reason)."""
 
     name: str
     result: str
@@ -56,6 +60,7 @@ class UseCase:
     description: str | None = None
     commands: tuple[str, ...] = ()
     one_of: tuple[tuple[str, ...], ...] = ()
+    reads_unless: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -64,6 +69,8 @@ class UseCase:
             raise ValueError(f"{self.name}: a GET reads, a POST, PUT or DELETE writes")
         if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
+        if self.reads_unless and not self.writes:
+            raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
 
     @property
     def tag(self) -> str:
@@ -133,6 +140,10 @@ class UseCase:
         if request is None:
             return {}
         return {name: getattr(request, name) for name in type(request).model_fields}
+
+    def writes_for(self, request: Any) -> bool:
+        """Whether this request writes (see ``reads_unless``)."""
+        return self.writes and (self.reads_unless is None or bool(getattr(request, self.reads_unless)))
 
     def run(self, ctx: Any, request: Any) -> Any:
         """The service, in the caller's transaction."""

@@ -194,3 +194,15 @@ def test_a_file_is_named_on_the_server_as_the_client_named_it():
             return shown_name(parsed["file"]), {k: v for k, v in parsed.multi_items() if k != "file"}
 
         assert asyncio.run(form()) == (name, {"flag": "true"})
+
+
+def test_a_body_of_defaults_may_be_left_out(monkeypatch):
+    """A JSON body whose fields all have defaults is optional (`delete` without a reason): left out,
+    the service gets the request's defaults, as for ``{}``."""
+    client = _routes(monkeypatch, UseCase("send", method="POST", path="/api/v1/send", writes=True,
+                                          request="tests.api.test_usecases:FLAGS", result="builtins:dict",
+                                          service="tests.api.test_usecases:ECHO", summary="echo"))
+    assert client.post("/api/v1/send").json() == client.post("/api/v1/send", json={}).json() == \
+        {"flag": False, "days": 0}
+    assert client.post("/api/v1/send", json={"flag": True, "days": 2}).json() == {"flag": True, "days": 2}
+
