@@ -34,10 +34,9 @@ GLOBALS = Globals()
 
 # the commands that work with --server through a hand-written branch (cli/remote.py's fetch and send);
 # those of the declared use cases (opgov.usecases) are added by remote_commands()
-HAND_WRITTEN_REMOTE = ("ops list", "ops show", "proposals", "proposals show", "log", "log verify", "propose-*", "review",
-                       "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
-                       "exceptions", "check-bc", "check-model", "report weekly", "runtimes",
-                       "upgraders", "import", "snapshots", "decomps", "check-decomps", "opset build", "sync-yaml")
+HAND_WRITTEN_REMOTE = ("ops list", "ops show", "log", "log verify", "exceptions", "check-bc", "check-model",
+                       "report weekly", "runtimes", "import", "snapshots", "decomps", "check-decomps", "opset build",
+                       "sync-yaml")
 
 
 def remote_commands() -> str:

@@ -115,7 +115,7 @@ def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     listed = refused.stderr.split("(only ", 1)[1].split(" do);", 1)[0]
     names = [name for part in listed.split(", ") for name in part.split(" and ")]
-    assert {use_case.name for use_case in USE_CASES} <= set(names)
+    assert {command for use_case in USE_CASES for command in use_case.cli} <= set(names)
 
 
 def test_a_use_case_is_called_by_name():
@@ -206,3 +206,12 @@ def test_a_body_of_defaults_may_be_left_out(monkeypatch):
         {"flag": False, "days": 0}
     assert client.post("/api/v1/send", json={"flag": True, "days": 2}).json() == {"flag": True, "days": 2}
 
+
+def test_a_dry_run_reads():
+    """`tick` writes only with `apply` (reads_unless): without it, the CLI's transaction is a read."""
+    tick = named("tick")
+    assert tick.writes and tick.writes_for(tick.ask(apply=True)) and not tick.writes_for(tick.ask(apply=False))
+    assert named("deprecate").writes_for(named("deprecate").ask(name="aten::glu", reason="r"))
+    with pytest.raises(ValueError):
+        UseCase("x", result="builtins:dict", service="builtins:dict", method="GET", path="/api/v1/x", summary="x",
+                reads_unless="apply")

@@ -1,4 +1,5 @@
-"""Operators: the list, one operator's story, and its lifecycle steps."""
+"""Operators: the list and one operator's story (its lifecycle steps are declared use cases:
+opgov.usecases.governance)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,9 @@ from typing import Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, Field
-
-from opgov.api.deps import Authorization, Reader, Writer
-from opgov.api.fields import OperatorName, OperatorPath, Text
-from opgov.results.models import LifecycleStepResult, OperatorDetail, OperatorSummary
+from opgov.api.deps import Authorization, Reader
+from opgov.api.fields import OperatorPath
+from opgov.results.models import OperatorDetail, OperatorSummary
 
 router = APIRouter(prefix="/api/v1/operators", tags=["operators"])
 
@@ -89,48 +88,3 @@ def operator_answer(request: Request, name: str, authorization: str | None) -> R
             if answers.enabled:
                 answers.put(key, generation, answer)
     return answer.response(request.headers.get("if-none-match"), private=not request.app.state.config.public_reads)
-
-
-class DeprecateRequest(BaseModel):
-    reason: Text
-    replacement: OperatorName | None = Field(default=None, description="the operator to use instead (required for core)")
-
-
-class ReasonRequest(BaseModel):
-    reason: Text | None = None
-
-
-class UndeprecateRequest(BaseModel):
-    reason: Text
-
-
-@router.post("/{name}/deprecate", response_model=LifecycleStepResult)
-def deprecate(name: OperatorPath, body: DeprecateRequest, ctx: Writer) -> LifecycleStepResult:
-    """active → deprecating (maintainers)."""
-    from opgov.services.lifecycle import deprecate
-
-    return deprecate(ctx, name, reason=body.reason, replacement=body.replacement)
-
-
-@router.post("/{name}/mark-deprecated", response_model=LifecycleStepResult)
-def mark_deprecated(name: OperatorPath, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
-    """deprecating → deprecated, no sooner than deprecating_days after."""
-    from opgov.services.lifecycle import mark_deprecated
-
-    return mark_deprecated(ctx, name, reason=body.reason if body else None)
-
-
-@router.post("/{name}/delete", response_model=LifecycleStepResult)
-def delete(name: OperatorPath, ctx: Writer, body: ReasonRequest | None = None) -> LifecycleStepResult:
-    """deprecated → deleted, no sooner than deprecated_days after."""
-    from opgov.services.lifecycle import delete
-
-    return delete(ctx, name, reason=body.reason if body else None)
-
-
-@router.post("/{name}/undeprecate", response_model=LifecycleStepResult)
-def undeprecate(name: OperatorPath, body: UndeprecateRequest, ctx: Writer) -> LifecycleStepResult:
-    """Back to active from deprecating or deprecated."""
-    from opgov.services.lifecycle import undeprecate
-
-    return undeprecate(ctx, name, reason=body.reason)
