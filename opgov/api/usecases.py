@@ -82,7 +82,11 @@ def endpoint(use_case: UseCase):
             parameters += [_parameter(name, field, Query) for name, field in rest.items()]
         elif rest:
             body_model = _body(use_case, rest)
-            parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=body_model))
+            # a body whose fields all have defaults may be left out (a lifecycle step without a reason)
+            optional = not any(field.is_required() for field in rest.values())
+            parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY,
+                                                annotation=body_model | None if optional else body_model,
+                                                default=None if optional else inspect.Parameter.empty))
     if use_case.cached:
         return _cached(use_case, parameters[1:])
     if use_case.headers:
@@ -99,6 +103,8 @@ def endpoint(use_case: UseCase):
 
     def run(ctx: Any, **given: Any) -> Any:
         body = given.pop("body", None)
+        if body is None and body_model is not None:  # a body left out: its fields' defaults
+            body = body_model()
         request = given.pop("request", None)
         response = given.pop("response", None)
         answer = given.pop("format", "json")

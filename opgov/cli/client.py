@@ -31,7 +31,7 @@ class InProcess:
     def call(self, use_case: UseCase, request: Any = None) -> Any:
         from opgov.cli.runtime import command
 
-        with command(write=use_case.writes, orm=use_case.orm) as ctx:
+        with command(write=use_case.writes_for(request), orm=use_case.orm) as ctx:
             return use_case.run(ctx, request)
 
 
@@ -81,3 +81,12 @@ def call(use_case: UseCase | str, request: Any = None) -> Any:
 
         use_case = named(use_case)
     return client().call(use_case, request)
+
+
+def ask(name: str, /, **fields: Any) -> Any:
+    """The answer to the use case called ``name`` asked these fields (``use_case.ask``: checked as
+    the server checks them), from :func:`client`."""
+    from opgov.usecases import named
+
+    use_case = named(name)
+    return client().call(use_case, use_case.ask(**fields))

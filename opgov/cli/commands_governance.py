@@ -7,7 +7,8 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.runtime import command, day, minute, output, print_json, say
+from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
+from opgov.cli.runtime import day, minute, output, print_json, say
 
 members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
 config_app = typer.Typer(help="Governance settings: quorum and the two lifecycle periods.", no_args_is_help=True)
@@ -87,22 +88,6 @@ def config_list(json_out: bool = JsonOpt) -> None:
             say(f"{key} = {value}")
 
 
-def _propose(path: str, body: dict, local):
-    """A proposal, a vote or a withdrawal: on the server with --server, else ``local(ctx)``."""
-    from opgov.cli.remote import send
-    from opgov.results.models import ProposalView
-
-    return send(path, ProposalView, json_body=body, local=local)
-
-
-def _step(op: str, verb: str, body: dict, local):
-    """The lifecycle step ``verb`` of ``op``: on the server with --server, else ``local(ctx)``."""
-    from opgov.cli.remote import path_segment, send
-    from opgov.results.models import LifecycleStepResult
-
-    return send(f"/api/v1/operators/{path_segment(op)}/{verb}", LifecycleStepResult, json_body=body, local=local)
-
-
 def _proposed(view, json_out: bool) -> None:
     if json_out:
         print_json(view)
@@ -116,11 +101,7 @@ def _proposed(view, json_out: bool) -> None:
 def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = RationaleOpt,
                  json_out: bool = JsonOpt) -> None:
     """Propose adding a functional operator to the core opset."""
-    from opgov.services.governance import propose
-
-    view = _propose("/api/v1/proposals", {"operator": op, "kind": "core", "rationale": rationale},
-                    lambda ctx: propose(ctx, op, "core", rationale))
-    _proposed(view, json_out)
+    _proposed(ask("propose", operator=op, kind="core", rationale=rationale), json_out)
 
 
 @app.command("propose-decompose")
@@ -129,24 +110,15 @@ def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
                                                help="Target operators: core, or decomposing into core."),
                       rationale: str = RationaleOpt, json_out: bool = JsonOpt) -> None:
     """Propose that an operator decomposes into (core) operators."""
-    from opgov.services.governance import propose
-
     targets = [t for t in into.split(",") if t.strip()]
-    view = _propose("/api/v1/proposals", {"operator": op, "kind": "decompose", "rationale": rationale,
-                                          "targets": targets},
-                    lambda ctx: propose(ctx, op, "decompose", rationale, targets=targets))
-    _proposed(view, json_out)
+    _proposed(ask("propose", operator=op, kind="decompose", rationale=rationale, targets=targets), json_out)
 
 
 @app.command("propose-custom")
 def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str = RationaleOpt,
                    json_out: bool = JsonOpt) -> None:
     """Propose keeping an operator custom (needs special handling by backends)."""
-    from opgov.services.governance import propose
-
-    view = _propose("/api/v1/proposals", {"operator": op, "kind": "custom", "rationale": rationale},
-                    lambda ctx: propose(ctx, op, "custom", rationale))
-    _proposed(view, json_out)
+    _proposed(ask("propose", operator=op, kind="custom", rationale=rationale), json_out)
 
 
 @app.command("review")
@@ -155,12 +127,10 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
                comment: str = typer.Option(..., "--comment"), json_out: bool = JsonOpt) -> None:
     """Vote on a proposal (maintainers; not on your own). Quorum approvals decide it."""
     from opgov.core.errors import BadInput
-    from opgov.services.governance import review
 
     if approve == reject:
         raise BadInput("give exactly one of --approve or --reject")
-    view = _propose(f"/api/v1/proposals/{proposal_id}/votes", {"approve": approve, "comment": comment},
-                    lambda ctx: review(ctx, proposal_id, approve=approve, comment=comment))
+    view = ask("review", proposal_id=proposal_id, approve=approve, comment=comment)
     if json_out:
         print_json(view)
         return
@@ -171,9 +141,7 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
 @app.command("withdraw")
 def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Withdraw an open proposal (your own; maintainers any)."""
-    from opgov.services.governance import withdraw
-
-    view = _propose(f"/api/v1/proposals/{proposal_id}/withdraw", {}, lambda ctx: withdraw(ctx, proposal_id))
+    view = ask("withdraw", proposal_id=proposal_id)
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
@@ -183,13 +151,8 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
     """List proposals (`--open`: only open ones)."""
     if typer_ctx.invoked_subcommand is not None:
         return
-    from opgov.cli.remote import fetch
-    from opgov.services.governance import list_proposals
-    from opgov.results.models import ProposalView
-
     out = output(fmt, json_out)
-    views = fetch("/api/v1/proposals", list[ProposalView], open=open_only,
-                  local=lambda ctx: list_proposals(ctx, open_only=open_only))
+    views = ask("proposals", open=open_only)
     if out.json:
         print_json(views)
         return
@@ -206,11 +169,7 @@ def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(Fals
 @proposals_app.command("show")
 def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """One proposal with its votes and decision."""
-    from opgov.cli.remote import fetch
-    from opgov.services.governance import show_proposal
-    from opgov.results.models import ProposalView
-
-    view = fetch(f"/api/v1/proposals/{proposal_id}", ProposalView, local=lambda ctx: show_proposal(ctx, proposal_id))
+    view = ask("proposals show", proposal_id=proposal_id)
     if json_out:
         print_json(view)
         return
@@ -230,18 +189,14 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
     FILE may name a shipped file: core-aten-review-2023 (the 2023 core ATen review)."""
     from pathlib import Path
 
-    from opgov.cli.client import call
     from opgov.formats.files import read_content
     from opgov.resources import SHIPPED_DECISIONS, data_argument, shipped_name
-    from opgov.usecases import named
 
     given = file
-    use_case = named("decisions load")
     if not Path(file).exists() and shipped_name(file) in SHIPPED_DECISIONS:  # the one the server ships
-        request = use_case.ask(shipped=shipped_name(file))
+        result = ask("decisions load", shipped=shipped_name(file))
     else:  # a shipped file of another kind is read as the file it is, and refused as such
-        request = use_case.ask(decisions=read_content(data_argument(file)))
-    result = call(use_case, request)
+        result = ask("decisions load", decisions=read_content(data_argument(file)))
     print_json(result) if json_out else say(
         f"{result.recorded} decisions recorded from {given}"  # as the user named it: no path of a checkout
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")
@@ -276,40 +231,28 @@ def deprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typ
                                                             help="Required for core operators."),
                   json_out: bool = JsonOpt) -> None:
     """Tag an operator deprecating (torch.export warns on it)."""
-    from opgov.services.lifecycle import deprecate
-
-    result = _step(op, "deprecate", {"reason": reason, "replacement": replacement}, lambda ctx: deprecate(ctx, op, reason=reason, replacement=replacement))
-    _stepped(result, json_out)
+    _stepped(ask("deprecate", name=op, reason=reason, replacement=replacement), json_out)
 
 
 @app.command("mark-deprecated")
 def mark_deprecated_cmd(op: str = typer.Argument(..., metavar="OP"),
                         reason: Optional[str] = typer.Option(None, "--reason"), json_out: bool = JsonOpt) -> None:
     """deprecating → deprecated, no sooner than deprecating_days after (torch.export fails on it)."""
-    from opgov.services.lifecycle import mark_deprecated
-
-    result = _step(op, "mark-deprecated", {"reason": reason}, lambda ctx: mark_deprecated(ctx, op, reason=reason))
-    _stepped(result, json_out)
+    _stepped(ask("mark-deprecated", name=op, reason=reason), json_out)
 
 
 @app.command("delete")
 def delete_cmd(op: str = typer.Argument(..., metavar="OP"), reason: Optional[str] = typer.Option(None, "--reason"),
                json_out: bool = JsonOpt) -> None:
     """deprecated → deleted, no sooner than deprecated_days after; the sync bot removes the entry."""
-    from opgov.services.lifecycle import delete
-
-    result = _step(op, "delete", {"reason": reason}, lambda ctx: delete(ctx, op, reason=reason))
-    _stepped(result, json_out)
+    _stepped(ask("delete", name=op, reason=reason), json_out)
 
 
 @app.command("undeprecate")
 def undeprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typer.Option(..., "--reason"),
                     json_out: bool = JsonOpt) -> None:
     """Back to active from deprecating or deprecated (not from deleted)."""
-    from opgov.services.lifecycle import undeprecate
-
-    result = _step(op, "undeprecate", {"reason": reason}, lambda ctx: undeprecate(ctx, op, reason=reason))
-    _stepped(result, json_out)
+    _stepped(ask("undeprecate", name=op, reason=reason), json_out)
 
 
 @app.command("tick")
@@ -317,23 +260,12 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
              within: int = typer.Option(0, "--within", metavar="DAYS", help="Also list those due within DAYS."),
              json_out: bool = JsonOpt) -> None:
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
-    from opgov.services.lifecycle import check_within, tick
-    from opgov.services.upgraders import upgrader_timers
+    from opgov.services.lifecycle import check_within
 
-    from opgov.cli.remote import server as remote
-
-    server = remote()
-    check_within(within)  # here, so a server's schema cannot word it differently
-    if server is not None:  # the server's clock; a token is needed even without --apply
-        from opgov.results.models import TickResult
-        from opgov.results.upgraders import UpgraderTimers
-
-        result = server.post("/api/v1/tick", TickResult, json_body={"apply": apply, "within_days": within})
-        upgraders = server.get("/api/v1/upgraders/timers", UpgraderTimers, within_days=within)
-    else:
-        with command(write=apply) as ctx:
-            result = tick(ctx, apply=apply, within_days=within)
-            upgraders = upgrader_timers(ctx, within_days=within)  # reported, never applied: a person replaces them
+    check_within(within)  # here, so the request's schema cannot word it differently
+    # over HTTP on the server's clock, a token needed even without --apply; in-process a read without it
+    result = ask("tick", apply=apply, within_days=within)
+    upgraders = ask("upgraders timers", within_days=within)  # reported, never applied: a person replaces them
     if json_out:
         print_json({**result.model_dump(mode="json"), "upgraders": upgraders.model_dump(mode="json")})
         return
@@ -367,14 +299,8 @@ def triage_cmd(kind: str = typer.Argument(..., metavar="core|custom", help="The 
     """Triage the review queue in bulk: propose KIND, with one rationale, for every queued operator a
     --match glob or the --file selects. A dry run names them and writes nothing; --apply opens one
     proposal each (one event each), all in one transaction, for the committee to vote on."""
-    from opgov.cli.remote import send
-    from opgov.services.governance import triage
-    from opgov.results.models import TriageResult
-
     names = _names_file(file) if file else []
-    result = send("/api/v1/proposals/triage", TriageResult,
-                  json_body={"kind": kind, "rationale": rationale, "match": match, "operators": names, "apply": apply},
-                  local=lambda ctx: triage(ctx, kind, rationale, match=match, names=names, apply=apply))
+    result = ask("triage", kind=kind, rationale=rationale, match=match, operators=names, apply=apply)
     if json_out:
         print_json(result)
         return

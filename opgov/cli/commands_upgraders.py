@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
 from opgov.cli.runtime import output, print_json, say
 
 upgraders_app = typer.Typer(help="Operator upgraders and version bumps (the operator versioning guide).",
@@ -48,17 +49,12 @@ def upgraders_add(
     it). check-bc then reports a BC break from the old schema as covered. Replacing an upgrader is
     refused (exit 1) until 180 days after its version bump."""
     from opgov.core.clock import parse_time
-    from opgov.services.upgraders import add_upgrader
-
-    from opgov.cli.remote import send
-    from opgov.results.upgraders import UpgraderAdded
+    from opgov.core.upgraders import parse_range
 
     day = parse_time(bumped_on, what="--bumped-on").date() if bumped_on else None
-    result = send("/api/v1/upgraders", UpgraderAdded, json_body={
-        "operator": operator, "versions": versions, "old_schema": old_schema,
-        "bumped_on": day.isoformat() if day else None, "reason": reason, "name": name, "replaces": replaces},
-        orm=False, local=lambda ctx: add_upgrader(ctx, operator, versions=versions, old_schema=old_schema,
-                                                  bumped_on=day, reason=reason, name=name, replaces=replaces))
+    start, end = parse_range(versions)  # 0-3, 0..3 or [0, 3], as START-END
+    result = ask("upgraders add", operator=operator, versions=f"{start}-{end}", old_schema=old_schema, bumped_on=day,
+                  reason=reason, name=name, replaces=replaces)
     if json_out:
         print_json(result)
         return
@@ -71,12 +67,8 @@ def upgraders_add(
 @upgraders_app.command("list")
 def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every upgrader, and the version bumps on record."""
-    from opgov.cli.remote import fetch
-    from opgov.results.upgraders import UpgraderList
-    from opgov.services.upgraders import list_upgraders
-
     out = output(fmt, json_out)
-    result = fetch("/api/v1/upgraders", UpgraderList, orm=False, local=list_upgraders)
+    result = ask("upgraders list")
     if out.json:
         print_json(result)
         return
@@ -93,13 +85,7 @@ def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) 
 @upgraders_app.command("show")
 def upgraders_show(name: str = typer.Argument(..., metavar="UPGRADER"), json_out: bool = JsonOpt) -> None:
     """One upgrader: its operator and versions, the bump and why, its version-map entry."""
-    from opgov.results.upgraders import UpgraderView
-    from opgov.services.upgraders import show_upgrader
-
-    from opgov.cli.remote import fetch, path_segment
-
-    view = fetch(f"/api/v1/upgraders/{path_segment(name)}", UpgraderView, orm=False,
-                 local=lambda ctx: show_upgrader(ctx, name))
+    view = ask("upgraders show", name=name)
     if json_out:
         print_json(view)
         return

@@ -146,13 +146,13 @@ def _changes(op: Operator, kind: str, targets: list[str]) -> list:
     return changes
 
 
-def propose(ctx: Ctx, op_name: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> ProposalView:
+def propose(ctx: Ctx, operator: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> ProposalView:
     """Propose moving an operator into a category. Refusals name the reason."""
     if kind not in KIND_TO_CATEGORY:
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
     session = ctx.session
-    op = find_operator(session, op_name, lock=True)  # one open proposal per operator, even in a race
+    op = find_operator(session, operator, lock=True)  # one open proposal per operator, even in a race
     require(ctx, "propose", "make proposals")
     category = KIND_TO_CATEGORY[kind]
     if op.lifecycle == "deleted":
@@ -288,9 +288,10 @@ def withdraw(ctx: Ctx, proposal_id: int) -> ProposalView:
     return proposal_views(ctx, [proposal])[0]
 
 
-def list_proposals(ctx: Ctx, *, open_only: bool = False) -> list[ProposalView]:
+def list_proposals(ctx: Ctx, *, open: bool = False) -> list[ProposalView]:  # noqa: A002 - the API's name
+    """Every proposal (``open``: only open ones), with votes."""
     query = select(Proposal).order_by(Proposal.id)
-    if open_only:
+    if open:
         query = query.where(Proposal.status == "open")
     return proposal_views(ctx, list(ctx.session.scalars(query)))
 
@@ -409,10 +410,10 @@ def review_queue_names(session) -> list[str]:
     return [op.qualname for op in waiting if op.id not in opened]
 
 
-def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = None, names: list[str] | None = None,
-           apply: bool = False) -> TriageResult:
+def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = None,
+           operators: list[str] | None = None, apply: bool = False) -> TriageResult:
     """Propose ``kind`` (core, decompose needs targets so is refused here, custom) with one rationale
-    for every operator of the review queue that a glob of ``match`` or a name of ``names`` selects.
+    for every operator of the review queue that a glob of ``match`` or a name of ``operators`` selects.
     A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
     this one transaction (a refusal of any names it and writes none)."""
     import fnmatch
@@ -423,11 +424,11 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
         raise BadInput(f"triage proposes core or custom (a decomposition needs its targets: propose-decompose), "
                        f"not {kind!r}")
     rationale = require_text(rationale, "the rationale")
-    if not match and not names:
+    if not match and not operators:
         raise BadInput("name the operators to triage: --match GLOB and/or --file FILE")
     require(ctx, "propose", "make proposals")
     queue = review_queue_names(ctx.session)
-    wanted = {canonical(n) for n in names or ()}
+    wanted = {canonical(n) for n in operators or ()}
     outside = sorted(wanted - set(queue))
     if outside:
         raise PolicyRefusal(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"

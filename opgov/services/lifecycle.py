@@ -149,10 +149,10 @@ def _next_view(ctx: Ctx, op: Operator) -> NextStep | None:
     return None if due is None else NextStep(to=due.to_state, possible_from=due.due_at)
 
 
-def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = None) -> LifecycleStepResult:
+def deprecate(ctx: Ctx, name: str, *, reason: str, replacement: str | None = None) -> LifecycleStepResult:
     reason = require_text(reason, "the reason")
     serialize(ctx, "import", shared=True)
-    op = find_operator(ctx.session, op_name, lock=True)
+    op = find_operator(ctx.session, name, lock=True)
     replacement_name = None
     if replacement:
         target = find_operator(ctx.session, replacement)
@@ -178,24 +178,24 @@ def deprecate(ctx: Ctx, op_name: str, *, reason: str, replacement: str | None = 
     return _step(ctx, op, "deprecating", reason, replacement_name)
 
 
-def mark_deprecated(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleStepResult:
+def mark_deprecated(ctx: Ctx, name: str, *, reason: str | None = None) -> LifecycleStepResult:
     serialize(ctx, "import", shared=True)
-    op = find_operator(ctx.session, op_name, lock=True)
+    op = find_operator(ctx.session, name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deprecated", reason)
 
 
-def delete(ctx: Ctx, op_name: str, *, reason: str | None = None) -> LifecycleStepResult:
+def delete(ctx: Ctx, name: str, *, reason: str | None = None) -> LifecycleStepResult:
     serialize(ctx, "import", shared=True)
-    op = find_operator(ctx.session, op_name, lock=True)
+    op = find_operator(ctx.session, name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "deleted", reason)
 
 
-def undeprecate(ctx: Ctx, op_name: str, *, reason: str) -> LifecycleStepResult:
+def undeprecate(ctx: Ctx, name: str, *, reason: str) -> LifecycleStepResult:
     reason = require_text(reason, "the reason")
     serialize(ctx, "import", shared=True)
-    op = find_operator(ctx.session, op_name, lock=True)
+    op = find_operator(ctx.session, name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "active", reason)
 

@@ -60,7 +60,12 @@ class UseCase:
     ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
     keeps in its answer cache while the database's stamp and the date are those it was computed at
     (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
-    (``Deprecation``, ``Sunset``), the CLI ignores them."""
+    (``Deprecation``, ``Sunset``), the CLI ignores them.
+
+    ``reads_unless``: a flag of the request without which a use case that ``writes`` only reads
+    (``tick`` without ``apply``): in-process it then runs in a read transaction, which waits for
+    no writer and honours ``--now`` as a read does; over HTTP it is the same write route.
+    A JSON body whose fields all have defaults may be left out (``delete`` with no reason)."""
 
     name: str
     result: str
@@ -83,6 +88,7 @@ class UseCase:
     group: str | None = None
     route: bool = True
     local: str | None = None
+    reads_unless: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -102,6 +108,8 @@ class UseCase:
     def served(self) -> bool:
         """Whether the API serves it (derived or hand-written): it works with ``--server``."""
         return self.path is not None
+        if self.reads_unless and not self.writes:
+            raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
 
     @property
     def tag(self) -> str:
@@ -180,6 +188,10 @@ class UseCase:
         if request is None:
             return {}
         return {name: getattr(request, name) for name in type(request).model_fields}
+
+    def writes_for(self, request: Any) -> bool:
+        """Whether this request writes (see ``reads_unless``)."""
+        return self.writes and (self.reads_unless is None or bool(getattr(request, self.reads_unless)))
 
     def run(self, ctx: Any, request: Any) -> Any:
         """The service, in the caller's transaction."""

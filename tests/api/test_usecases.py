@@ -228,3 +228,24 @@ def test_a_file_is_named_on_the_server_as_the_client_named_it():
             return shown_name(parsed["file"]), {k: v for k, v in parsed.multi_items() if k != "file"}
 
         assert asyncio.run(form()) == (name, {"flag": "true"})
+
+
+def test_a_body_of_defaults_may_be_left_out(monkeypatch):
+    """A JSON body whose fields all have defaults is optional (`delete` without a reason): left out,
+    the service gets the request's defaults, as for ``{}``."""
+    client = _routes(monkeypatch, UseCase("send", method="POST", path="/api/v1/send", writes=True,
+                                          request="tests.api.test_usecases:FLAGS", result="builtins:dict",
+                                          service="tests.api.test_usecases:ECHO", summary="echo"))
+    assert client.post("/api/v1/send").json() == client.post("/api/v1/send", json={}).json() == \
+        {"flag": False, "days": 0}
+    assert client.post("/api/v1/send", json={"flag": True, "days": 2}).json() == {"flag": True, "days": 2}
+
+
+def test_a_dry_run_reads():
+    """`tick` writes only with `apply` (reads_unless): without it, the CLI's transaction is a read."""
+    tick = named("tick")
+    assert tick.writes and tick.writes_for(tick.ask(apply=True)) and not tick.writes_for(tick.ask(apply=False))
+    assert named("deprecate").writes_for(named("deprecate").ask(name="aten::glu", reason="r"))
+    with pytest.raises(ValueError):
+        UseCase("x", result="builtins:dict", service="builtins:dict", method="GET", path="/api/v1/x", summary="x",
+                reads_unless="apply")

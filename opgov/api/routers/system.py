@@ -1,4 +1,4 @@
-"""Health, the lifecycle tick, BC exceptions."""
+"""Health and BC exceptions."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from opgov.api.deps import Reader, Writer
-from opgov.api.fields import Flag, IdPath, Text, WithinDays
-from opgov.results.models import ExceptionAdded, ExceptionView, TickResult
+from opgov.api.fields import IdPath, Text
+from opgov.results.models import ExceptionAdded, ExceptionView
 
 router = APIRouter()
 
@@ -25,19 +25,6 @@ def healthz(request: Request) -> Health:
     from opgov.db.engine import current_revision
 
     return Health(status="ok", revision=current_revision(request.app.state.engine))
-
-
-class TickRequest(BaseModel):
-    apply: Flag = Field(default=True, description="perform the due transitions (bots and maintainers)")
-    within_days: WithinDays = Field(default=0, description="also list those coming due within this many days")
-
-
-@router.post("/api/v1/tick", response_model=TickResult, tags=["lifecycle"])
-def post_tick(body: TickRequest, ctx: Writer) -> TickResult:
-    """Lifecycle transitions due now (and within ``within_days``); ``apply`` performs the due ones."""
-    from opgov.services.lifecycle import tick
-
-    return tick(ctx, apply=body.apply, within_days=body.within_days)
 
 
 class ExceptionRequest(BaseModel):
