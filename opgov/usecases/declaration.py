@@ -38,7 +38,17 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``)."""
+    ``propose-*`` commands ask one ``propose``).
+    ``formats``: (format, media type) of the text renderings a GET also answers: the request's
+    ``format`` field names one (its other values, e.g. ``json``, the result), the service then
+    answers its text (opgov.results.rendered.Rendered), served with that type (``opset build``).
+    ``transactions``: the service opens its write transactions itself, so that slow work between
+    them holds no write lock (``decomps import-torch`` traces torch between two): it is called with
+    ``begin`` (a function whose call is a context manager yielding the ctx of a new write
+    transaction) in place of the ctx, in-process and on the server alike.
+    A request field marked opgov.usecases.fields ``OnThisMachine`` (a corpus folder) is not a
+    route's: the server cannot read it, so the client refuses it with ``--server``; one marked
+    ``HttpBound`` has bounds only the route applies."""
 
     name: str
     result: str
@@ -53,6 +63,8 @@ class UseCase:
     render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
+    formats: tuple[tuple[str, str], ...] = ()
+    transactions: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -61,6 +73,10 @@ class UseCase:
             raise ValueError(f"{self.name}: a GET reads, a POST, PUT or DELETE writes")
         if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
+        if self.formats and self.method != "GET":
+            raise ValueError(f"{self.name}: only a GET answers text formats")
+        if self.transactions and not self.writes:
+            raise ValueError(f"{self.name}: a service opens write transactions only")
 
     @property
     def tag(self) -> str:
@@ -85,6 +101,22 @@ class UseCase:
             return {}
         kinds = {name: upload_kind(field.annotation) for name, field in self.request_model.model_fields.items()}
         return {name: kind == "many" for name, kind in kinds.items() if kind is not None}
+
+    @cached_property
+    def local_fields(self) -> dict[str, str]:
+        """The request's fields only the CLI in-process fills, each with the refusal ``--server`` gives."""
+        from opgov.usecases.fields import OnThisMachine, marker
+
+        if self.request_model is None:
+            return {}
+        marks = {name: marker(field, OnThisMachine) for name, field in self.request_model.model_fields.items()}
+        return {name: mark.refusal for name, mark in marks.items() if mark is not None}
+
+    def media_type(self, request: Any) -> str | None:
+        """The media type of the text rendering ``request`` asks for, None for the result's JSON."""
+        if not self.formats or request is None:
+            return None
+        return dict(self.formats).get(getattr(request, "format", None))
 
     @property
     def path_fields(self) -> list[str]:
@@ -132,7 +164,7 @@ class UseCase:
         return {name: getattr(request, name) for name in type(request).model_fields}
 
     def run(self, ctx: Any, request: Any) -> Any:
-        """The service, in the caller's transaction."""
+        """The service, in the caller's transaction (``transactions``: ``ctx`` is ``begin``)."""
         return self.function(ctx, **self.fields_of(request))
 
 
