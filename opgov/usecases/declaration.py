@@ -48,7 +48,9 @@ class UseCase:
     transaction) in place of the ctx, in-process and on the server alike.
     A request field marked opgov.usecases.fields ``OnThisMachine`` (a corpus folder) is not a
     route's: the server cannot read it, so the client refuses it with ``--server``; one marked
-    ``HttpBound`` has bounds only the route applies."""
+    ``HttpBound`` has bounds only the route applies.
+    ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
+    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination."""
 
     name: str
     result: str
@@ -63,6 +65,7 @@ class UseCase:
     render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
+    one_of: tuple[tuple[str, ...], ...] = ()
     formats: tuple[tuple[str, str], ...] = ()
     transactions: bool = False
 
@@ -140,9 +143,10 @@ class UseCase:
     def renderer(self) -> Callable[[Any], str] | None:
         return _resolve(self.render) if self.render else None
 
-    def ask(self, **fields: Any) -> Any:
+    def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field
-        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses."""
+        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses.
+        ``shown`` names fields as the caller's user knows them (``{"expires_days": "--expires"}``)."""
         if self.request_model is None:
             if fields:
                 raise TypeError(f"{self.name} takes no request")
@@ -155,7 +159,7 @@ class UseCase:
             from opgov.core.errors import BadInput
             from opgov.usecases.invalid import describe
 
-            raise BadInput(describe(err.errors())) from None
+            raise BadInput(describe(err.errors(), shown)) from None
 
     def fields_of(self, request: Any) -> dict[str, Any]:
         """A request's fields, as the service takes them."""
