@@ -7,8 +7,9 @@ request as path parameters (the fields its path names), query parameters (GET) o
 into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
 form fields. A declaration with ``formats`` answers a text rendering with its media type when the
 request's ``format`` asks for one; one with ``transactions`` gives its service ``begin`` (write
-transactions it opens itself, opgov.api.deps.writing) and marks the route as writing. The contract hook (opgov.api.contract) adds the errors and the security from
-the dependencies, as for a hand-written route.
+transactions it opens itself, opgov.api.deps.writing) and marks the route as writing. The
+contract hook (opgov.api.contract) adds the errors and the security from the dependencies, as for
+a hand-written route.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
     from opgov.usecases import named
 
     use_case = named("decomps import-torch")  # torch traces between two write transactions
-    result = call(use_case, use_case.ask(budget=budget, only=only or []))
+    result = call(use_case, use_case.ask({"budget": "--budget", "only": "--only"}, budget=budget, only=only or []))
     if json_out:
         print_json(result)
         return
@@ -175,8 +175,8 @@ def opset_build(
     from opgov.usecases import named
 
     use_case = named("opset build")  # json: the report; the other formats: the text the service renders
-    answer = call(use_case, use_case.ask(preset=preset.value, decompose=decompose or [], keep=keep or [],
-                                         format=fmt.value, models=models))
+    answer = call(use_case, use_case.ask({"decompose": "--decompose", "keep": "--keep"}, preset=preset.value,
+                                         decompose=decompose or [], keep=keep or [], format=fmt.value, models=models))
     text = answer.text if isinstance(answer, Rendered) else answer.model_dump_json(indent=2)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
