@@ -8,9 +8,11 @@ into memory (opgov.api.uploads: bounded, named as the client named them), and it
 form fields. The contract hook (opgov.api.contract) adds the errors and the security from
 the dependencies, as for a hand-written route. A ``cached`` read is answered with a strong ETag
 from the answer cache (opgov.api.cache), its token, stamp and answer read in one trip to the thread
-pool; a declaration's ``headers`` are added to its answer. A declaration with ``formats`` takes a ``format`` query parameter that answers the
-result's text in that media type instead of the result (``GET /api/v1/runtimes/coverage?format=md``).
-A declaration without a path (in-process only) or whose route is hand-written (``route=False``)
+pool; a declaration's ``headers`` are added to its answer. A declaration with ``formats`` answers
+a text rendering with its media type when the ``format`` asks for one (its formatter's, or the
+service's own ``Rendered``); one with ``transactions`` gives its service ``begin`` (write
+transactions it opens itself, opgov.api.deps.writing) and marks the route as writing. A
+declaration without a path (in-process only) or whose route is hand-written (``route=False``)
 gets none here.
 """
 
@@ -43,32 +45,50 @@ def _parameter(name: str, field: FieldInfo, where: Any) -> inspect.Parameter:
               if not any(getattr(m, c, None) is not None for c in _CONSTRAINTS)]
     annotation = Annotated[(field.annotation, *others, where(**options))] if others else \
         Annotated[field.annotation, where(**options)]
-    default = inspect.Parameter.empty if field.is_required() else field.default
+    default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
 
 
 def _body(use_case: UseCase, fields: dict[str, FieldInfo]) -> type[BaseModel]:
-    """The JSON body: the request model itself, or a model of the fields the path does not name."""
+    """The JSON body: the request model itself, or a model of the fields the path does not name,
+    with the bounds only the server applies (opgov.usecases.fields.HttpBound)."""
+    from pydantic import Field
+
+    from opgov.usecases.fields import HttpBound, marker
+
     model = use_case.request_model
-    if len(fields) == len(model.model_fields):
+    bounds = {name: marker(field, HttpBound) for name, field in fields.items()}
+    if len(fields) == len(model.model_fields) and not any(bounds.values()):
         return model
-    return create_model(f"{model.__name__}Body", __config__=model.model_config,
-                        **{name: (field.annotation, field) for name, field in fields.items()})
+    name = model.__name__ if len(fields) == len(model.model_fields) else f"{model.__name__}Body"
+
+    def annotation(field_name: str, field: FieldInfo) -> Any:
+        bound = bounds[field_name]
+        return Annotated[field.annotation, Field(**bound.bounds)] if bound else field.annotation
+
+    return create_model(name, __config__=model.model_config, __doc__=model.__doc__,
+                        **{name: (annotation(name, field), field) for name, field in fields.items()})
 
 
 def endpoint(use_case: UseCase):
     """The route's function: its signature says FastAPI what to read from the request."""
-    parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
-                                    annotation=Writer if use_case.writes else Reader)]
+    if use_case.transactions:  # the service opens its write transactions (deps.writing) itself
+        parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request),
+                      inspect.Parameter("authorization", inspect.Parameter.KEYWORD_ONLY, annotation=Authorization)]
+    else:
+        parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
+                                        annotation=Writer if use_case.writes else Reader)]
     model = use_case.request_model
     body_model = None
     uploads = use_case.upload_fields
     if model is not None:
         in_path = use_case.path_fields
-        rest = {name: field for name, field in model.model_fields.items() if name not in in_path}
+        rest = {name: field for name, field in model.model_fields.items()
+                if name not in in_path and name not in use_case.local_fields}
         parameters += [_parameter(name, model.model_fields[name], Path) for name in in_path]
         if uploads:
-            parameters.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request))
+            if not use_case.transactions:
+                parameters.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request))
             for name, field in rest.items():
                 if name in uploads:
                     kind = list[UploadFile] if uploads[name] else UploadFile
@@ -92,7 +112,7 @@ def endpoint(use_case: UseCase):
     if use_case.headers:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
     formats = dict(use_case.formats)
-    if formats:  # ?format= picks the result (json) or one of its texts
+    if use_case.formatter:  # ?format= picks the result (json) or one of the formatter's texts
         assert model is None or "format" not in model.model_fields, use_case.name
         choice = Literal[("json", *formats)]  # type: ignore[valid-type]
         parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
@@ -101,13 +121,18 @@ def endpoint(use_case: UseCase):
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
-    def run(ctx: Any, **given: Any) -> Any:
+    def run(ctx: Any = None, **given: Any) -> Any:
         body = given.pop("body", None)
         if body is None and body_model is not None:  # a body left out: its fields' defaults
             body = body_model()
         request = given.pop("request", None)
         response = given.pop("response", None)
-        answer = given.pop("format", "json")
+        answer = given.pop("format", "json") if use_case.formatter else "json"
+        if use_case.transactions:
+            from opgov.api.deps import clock, writing
+
+            authorization = given.pop("authorization")
+            ctx = lambda: writing(request, authorization, clock())  # noqa: E731 - a new transaction each call
         fields = {**(dict(body) if body is not None else {}), **given}
         if uploads:
             from opgov.api.uploads import read_upload
@@ -120,8 +145,14 @@ def endpoint(use_case: UseCase):
         result = use_case.function(ctx, **fields)
         if response is not None:
             response.headers.update(use_case.header_function(result))
-        if answer != "json":
+        if answer != "json":  # the formatter's text of the result
             return Response(use_case.format_text(result, answer), media_type=f"{formats[answer]}; charset=utf-8")
+        if use_case.formats and not use_case.formatter:
+            from opgov.results.rendered import Rendered
+
+            if isinstance(result, Rendered):  # a text rendering the request's format asked for
+                media_type = dict(use_case.formats)[fields["format"]]
+                return Response(result.text, media_type=f"{media_type}; charset=utf-8")
         return result
 
     run.__name__ = use_case.operation_id
@@ -202,7 +233,10 @@ CACHED = {200: {"headers": {"ETag": {"description": "strong validator of this an
 
 def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
+    from fastapi import Depends
+
     from opgov.api.contract import ONE_OF
+    from opgov.api.deps import writes
 
     routes = APIRouter()
     # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
@@ -211,11 +245,12 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
             continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
         responses = dict(CACHED) if use_case.cached else {}
-        if use_case.formats:
+        if use_case.formats:  # the text renderings a GET also answers, beside the result's JSON
             responses[use_case.status] = {"content": {media: {} for _, media in use_case.formats}}
         routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id,
-                             responses=responses or None)
+                             responses=responses or None,
+                             dependencies=[Depends(writes)] if use_case.transactions else None)
     return routes

@@ -88,12 +88,11 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 
     torch's rules are facts about PyTorch: they are recorded even when `opgov check-decomps`
     then reports them; rules from decisions and files are kept (decision > file > torch)."""
-    from opgov.cli.remote import send
-    from opgov.services.decompositions import import_torch_rules
-    from opgov.results.models import TorchRulesImported
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    result = send("/api/v1/decomps/import-torch", TorchRulesImported, json_body={"budget": budget, "only": only or []},
-                  orm=False, local=lambda ctx: import_torch_rules(ctx, time_budget_s=budget, only=only))
+    use_case = named("decomps import-torch")  # torch traces between two write transactions
+    result = call(use_case, use_case.ask({"budget": "--budget", "only": "--only"}, budget=budget, only=only or []))
     if json_out:
         print_json(result)
         return
@@ -120,12 +119,10 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 @decomps_app.command("list")
 def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every rule with where it came from."""
-    from opgov.cli.remote import fetch
-    from opgov.services.decompositions import list_rules
-    from opgov.results.models import RuleView
+    from opgov.cli.client import call
 
     out = output(fmt, json_out)
-    rules = fetch("/api/v1/decomps", list[RuleView], orm=False, local=list_rules)
+    rules = call("decomps list")
     if out.json:
         print_json(rules)
     else:
@@ -148,21 +145,14 @@ def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--forma
     all core; a decomposable operator with neither a rule nor a CompositeImplicitAutograd kernel;
     with --models, an operator real models use that is neither core nor decomposed.
     `--format github` stays within GitHub's 10 annotations per level (the rest in one summary)."""
-    from opgov.cli.remote import server
+    from opgov.cli.client import call
+    from opgov.core.decomps import Violation
     from opgov.render.decomps_text import render_violations
-    from opgov.services.decompositions import check_decompositions
+    from opgov.usecases import named
 
-    remote = server()
-    if remote is not None:
-        from opgov.core.decomps import Violation
-        from opgov.results.decomps import ViolationsReport
-
-        _no_models_remotely(models)
-        report = remote.get("/api/v1/decomps/check", ViolationsReport)
-        violations = [Violation(v.rule, v.severity, v.operator, v.message, tuple(v.path)) for v in report.violations]
-    else:
-        with command(write=False, orm=False) as ctx:
-            violations = check_decompositions(ctx, models=models)
+    use_case = named("check-decomps")
+    report = call(use_case, use_case.ask(models=models))
+    violations = [Violation(v.rule, v.severity, v.operator, v.message, tuple(v.path)) for v in report.violations]
     text = render_violations(violations, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if any(v.severity == "error" for v in violations):
@@ -180,38 +170,15 @@ def opset_build(
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with
     --models, which real models that covers and what to add next)."""
-    from opgov.cli.remote import server
-    from opgov.render.decomps_text import render_opset, render_selective_build
-    from opgov.services.decompositions import build, out_variants
+    from opgov.cli.client import call
+    from opgov.results.rendered import Rendered
+    from opgov.usecases import named
 
-    remote = server()
-    if remote is not None:  # the server renders what it builds, as a local run would
-        _no_models_remotely(models)
-        params = {"preset": preset.value, "decompose": decompose or [], "keep": keep or []}
-        if fmt is OpsetFmt.json:
-            from opgov.results.decomps import OpsetReport
-
-            text = remote.get("/api/v1/opset", OpsetReport, **params).model_dump_json(indent=2)
-        else:
-            text = remote.get_text("/api/v1/opset", **params, format=fmt.value)
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    with command(write=False, orm=False) as ctx:
-        opset, cov = build(ctx, preset=preset.value, decompose=decompose or [], keep=keep or [], models=models)
-        outs = out_variants(ctx, opset.operators) if fmt is OpsetFmt.selective_build else None
-    if outs is not None:  # with the out= variants, which ExecuTorch's kernels implement
-        text = render_selective_build(opset, out_variants=outs)
-    else:
-        text = render_opset(opset, cov, fmt.value)
+    use_case = named("opset build")  # json: the report; the other formats: the text the service renders
+    answer = call(use_case, use_case.ask({"decompose": "--decompose", "keep": "--keep"}, preset=preset.value,
+                                         decompose=decompose or [], keep=keep or [], format=fmt.value, models=models))
+    text = answer.text if isinstance(answer, Rendered) else answer.model_dump_json(indent=2)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-def _no_models_remotely(models: str | None) -> None:
-    if models is not None:
-        from opgov.core.errors import BadInput
-
-        raise BadInput("--models with --server: a corpus on this machine cannot be read by the server; "
-                       "run it with --db")
 
 
 @app.command("check-model")

@@ -34,8 +34,8 @@ GLOBALS = Globals()
 
 # the commands that work with --server through a hand-written branch (cli/remote.py's fetch and send);
 # those of the declared use cases (opgov.usecases) are added by remote_commands()
-HAND_WRITTEN_REMOTE = ("exceptions", "check-bc", "check-model", "report weekly", "runtimes add", "import", "decomps",
-                       "check-decomps", "opset build", "sync-yaml")
+HAND_WRITTEN_REMOTE = ("exceptions", "check-bc", "check-model", "report weekly", "runtimes add", "import",
+                       "decomps load", "sync-yaml")
 
 
 def remote_commands() -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,9 @@ from opgov.services.common import Ctx, get_int_setting, log_event, require
 
 if TYPE_CHECKING:
     from opgov.formats.torch_decomps import TorchTable
+    from opgov.results.decomps import OpsetReport, ViolationsReport
     from opgov.results.models import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
+    from opgov.results.rendered import Rendered
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
 # derived from torch's decomposition table.
@@ -215,6 +217,12 @@ def load_rules(ctx: Ctx, file: str | Content) -> RulesLoaded:
                        precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"])
 
 
+def load_rules_upload(ctx: Ctx, *, rules: Content) -> RulesLoaded:
+    """``opgov decomps load`` (POST /api/v1/decomps): :func:`load_rules` of the file the client
+    read (its bytes, named as the user gave it)."""
+    return load_rules(ctx, rules)
+
+
 def torch_import_selection(ctx: Ctx, only: Sequence[str] | None) -> list[str] | None:
     """What ``import_torch_rules`` would trace (None: the whole table), refused before any tracing
     when the actor may not change rules or ``only`` names an operator the registry does not know."""
@@ -293,6 +301,20 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
         errors_introduced=len(introduced), first_errors=[v.message for v in introduced[:_SHOWN]])
 
 
+def import_torch(begin: Callable[[], Any], *, budget: float = 50.0,
+                 only: Sequence[str] = ()) -> TorchRulesImported:
+    """``opgov decomps import-torch``: :func:`import_torch_rules`, torch traced between two write
+    transactions (``begin()`` opens one) so that other writes go on meanwhile: the first checks
+    the role and the names before any tracing, the second records what was traced."""
+    from opgov.formats.torch_decomps import read_torch_table
+
+    with begin() as ctx:
+        wanted = torch_import_selection(ctx, list(only) or None)
+    table = read_torch_table(time_budget_s=budget, only=wanted)
+    with begin() as ctx:
+        return import_torch_rules(ctx, only=wanted, table=table)
+
+
 def list_rules(ctx: Ctx) -> list[RuleView]:
     """Every rule with where it came from, by operator."""
     from opgov.results.models import RuleView
@@ -340,6 +362,14 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
                  used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor,
                  torch=torch_facts(ctx.session), pending=pending)
+
+
+def check_report(ctx: Ctx, *, models: str | None = None) -> ViolationsReport:
+    """``opgov check-decomps``: :func:`check_decompositions` as its report (``errors`` > 0 is
+    what makes the command exit 1)."""
+    from opgov.results.decomps import ViolationsReport
+
+    return ViolationsReport.of(check_decompositions(ctx, models=models))
 
 
 def implicit_operators(session) -> set[str]:
@@ -401,6 +431,26 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
     if models_given is not None:
         cov = coverage(opset, models_given, rules, known=infos.keys())
     return opset, cov
+
+
+def opset_report(ctx: Ctx, *, preset: str = "core-aten", decompose: Sequence[str] = (), keep: Sequence[str] = (),
+                 format: str = "json", models: str | None = None) -> OpsetReport | Rendered:  # noqa: A002
+    """``opgov opset build``: the opset of :func:`build` as its report (``format`` json), or as
+    text (text, selective-build, python): what the command prints, the selective-build yaml with the out=
+    variants ExecuTorch's kernels implement."""
+    from opgov.render.decomps_text import render_opset, render_selective_build
+    from opgov.results.rendered import Rendered
+
+    opset, cov = build(ctx, preset=preset, decompose=list(decompose), keep=list(keep), models=models)
+    if format == "json":
+        from opgov.results.decomps import OpsetReport
+
+        return OpsetReport.of(opset, cov)
+    if format == "selective-build":
+        text = render_selective_build(opset, out_variants=out_variants(ctx, opset.operators))
+    else:
+        text = render_opset(opset, cov, format)
+    return Rendered(text)
 
 
 def out_variants(ctx: Ctx, names) -> dict[str, str]:

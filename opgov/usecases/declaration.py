@@ -46,22 +46,30 @@ class UseCase:
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
     ``propose-*`` commands ask one ``propose``; none for ``export-check``, which the Python entry
     point opgov.export_check asks).
-    ``formats``: for a GET, the other answers its ``format`` query parameter picks, as
-    ``(format, media type)`` pairs (``json``, the result, stays the default), each the text of
-    ``formatter`` (``module:function`` of the result and the format).
+    ``formats``: (format, media type) of the text renderings a GET also answers. With a
+    ``formatter`` (``module:function`` of the result and the format) the route takes a ``format``
+    query parameter (``json``, the result, stays the default) and renders the result itself (the
+    coverage matrix); without one, the request's own ``format`` field names one and the service
+    answers its text (opgov.results.rendered.Rendered: ``opset build``, whose selective-build yaml
+    needs the database).
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
     ``route``: False when a hand-written route serves the path (it takes more than the request:
     ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
     ``local``: a use case that runs only in-process (``path`` None: the CLI's input names something
     on this machine, e.g. a corpus folder); with ``--server`` the client refuses it in these words.
-
+    ``transactions``: the service opens its write transactions itself, so that slow work between
+    them holds no write lock (``decomps import-torch`` traces torch between two): it is called with
+    ``begin`` (a function whose call is a context manager yielding the ctx of a new write
+    transaction) in place of the ctx, in-process and on the server alike.
+    A request field marked opgov.usecases.fields ``OnThisMachine`` (a corpus folder) is not a
+    route's: the server cannot read it, so the client refuses it with ``--server``; one marked
+    ``HttpBound`` has bounds only the route applies.
     ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
     says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination.
     ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
     keeps in its answer cache while the database's stamp and the date are those it was computed at
     (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
     (``Deprecation``, ``Sunset``), the CLI ignores them.
-
     ``reads_unless``: a flag of the request without which a use case that ``writes`` only reads
     (``tick`` without ``apply``): in-process it then runs in a read transaction, which waits for
     no writer and honours ``--now`` as a read does; over HTTP it is the same write route.
@@ -89,6 +97,7 @@ class UseCase:
     route: bool = True
     local: str | None = None
     reads_unless: str | None = None
+    transactions: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -99,17 +108,19 @@ class UseCase:
             raise ValueError(f"{self.name}: a use case without a path runs only in-process (say why: local=)")
         if self.path is not None and not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
+        if self.reads_unless and not self.writes:
+            raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
         if self.cached and (self.method != "GET" or self.formats):
             raise ValueError(f"{self.name}: only a read (GET) of JSON is cached")
-        if bool(self.formats) != bool(self.formatter) or (self.formats and self.method != "GET"):
-            raise ValueError(f"{self.name}: formats (of a GET) and their formatter go together")
+        if (self.formats or self.formatter) and (self.method != "GET" or not self.formats):
+            raise ValueError(f"{self.name}: only a GET answers text formats (and a formatter needs them)")
+        if self.transactions and not self.writes:
+            raise ValueError(f"{self.name}: a service opens write transactions only")
 
     @property
     def served(self) -> bool:
         """Whether the API serves it (derived or hand-written): it works with ``--server``."""
         return self.path is not None
-        if self.reads_unless and not self.writes:
-            raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
 
     @property
     def tag(self) -> str:
@@ -134,6 +145,22 @@ class UseCase:
             return {}
         kinds = {name: upload_kind(field.annotation) for name, field in self.request_model.model_fields.items()}
         return {name: kind == "many" for name, kind in kinds.items() if kind is not None}
+
+    @cached_property
+    def local_fields(self) -> dict[str, str]:
+        """The request's fields only the CLI in-process fills, each with the refusal ``--server`` gives."""
+        from opgov.usecases.fields import OnThisMachine, marker
+
+        if self.request_model is None:
+            return {}
+        marks = {name: marker(field, OnThisMachine) for name, field in self.request_model.model_fields.items()}
+        return {name: mark.refusal for name, mark in marks.items() if mark is not None}
+
+    def media_type(self, request: Any) -> str | None:
+        """The media type of the text rendering ``request`` asks for, None for the result's JSON."""
+        if not self.formats or request is None:
+            return None
+        return dict(self.formats).get(getattr(request, "format", None))
 
     @property
     def path_fields(self) -> list[str]:
@@ -194,7 +221,7 @@ class UseCase:
         return self.writes and (self.reads_unless is None or bool(getattr(request, self.reads_unless)))
 
     def run(self, ctx: Any, request: Any) -> Any:
-        """The service, in the caller's transaction."""
+        """The service, in the caller's transaction (``transactions``: ``ctx`` is ``begin``)."""
         return self.function(ctx, **self.fields_of(request))
 
 
