@@ -196,47 +196,43 @@ def check_model_cmd(
     lacks, how each would lower by the rules on record, deprecations, the earliest version that
     runs it (exit 1 when it does not run). Otherwise: deleted, deprecated or missing operators
     against the registry and a snapshot (exit 1)."""
-    from opgov.cli.remote import server as remote
+    from pathlib import Path
 
-    if runtime is not None and "@" in runtime:
+    from opgov.cli.client import call
+    from opgov.usecases import named
+
+    if all(Path(spec).is_file() for spec in models):  # read here, and sent as they are with --server
+        from opgov.formats.files import read_content
+
+        use_case = named("check-model")
+        request = use_case.ask(models=[read_content(spec) for spec in models], runtime=runtime)
+    else:  # CORPUS#model: a corpus on this machine
+        from opgov.formats.corpus import resolve_model_ops
+
+        for spec in models:
+            if "#" not in spec and not Path(spec).is_file():
+                resolve_model_ops(spec)  # says what it is not
+        use_case = named("check-model of a corpus")
+        request = use_case.ask(models=list(models), runtime=runtime)
+    checked = call(use_case, request)
+    from opgov.results.runtimes import RuntimeModelCheck
+
+    if isinstance(checked, RuntimeModelCheck):
         from opgov.render.runtimes import render_check
-        from opgov.services.runtimes import check_model_on_runtime
 
-        server = remote()
-        if server is not None:
-            from opgov.cli.remote import model_files
-            from opgov.results.runtimes import RuntimeModelCheck
-
-            checked = server.post("/api/v1/check-model", RuntimeModelCheck,
-                                  files=model_files(models), fields={"runtime": runtime})
-        else:
-            with command(write=False, orm=False) as ctx:
-                checked = check_model_on_runtime(ctx, models, runtime)
         sys.stdout.write(render_check(checked, fmt.value))
         if not checked.runs:
             raise typer.Exit(1)
         return
+    from opgov.core.corpus import Finding, ModelCheck
     from opgov.render.decomps_text import render_model_check
-    from opgov.services.decompositions import check_model
 
-    server = remote()
-    if server is not None:
-        from opgov.cli.remote import model_files
-        from opgov.core.corpus import Finding, ModelCheck
-        from opgov.results.decomps import ModelCheckReport
+    def back(found) -> tuple:
+        return tuple(Finding(f.rule, f.op, f.message, f.replacement, f.date) for f in found)
 
-        report = server.post("/api/v1/check-model", ModelCheckReport, files=model_files(models),
-                             fields={"runtime": runtime})
-
-        def back(found) -> tuple:
-            return tuple(Finding(f.rule, f.op, f.message, f.replacement, f.date) for f in found)
-
-        result = ModelCheck(ops=tuple(report.operators), errors=back(report.errors), warnings=back(report.warnings),
-                            notes=back(report.notes), earliest_snapshot=report.earliest_snapshot,
-                            snapshots_checked=report.snapshots_checked)
-    else:
-        with command(write=False, orm=False) as ctx:
-            result = check_model(ctx, models, runtime=runtime)
+    result = ModelCheck(ops=tuple(checked.operators), errors=back(checked.errors), warnings=back(checked.warnings),
+                        notes=back(checked.notes), earliest_snapshot=checked.earliest_snapshot,
+                        snapshots_checked=checked.snapshots_checked)
     text = render_model_check(result, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if not result.ok:

@@ -9,7 +9,8 @@ call and a return):
 - :func:`show_runtime` — ``opgov runtimes show NAME@VERSION``
 - :func:`coverage_matrix` — ``opgov runtimes coverage``: core operators × runtimes, and which
   real models each runtime runs
-- :func:`check_model_on_runtime` — ``opgov check-model MODEL... --runtime NAME@VERSION``
+- :func:`check_model_on_runtime` — ``opgov check-model MODEL... --runtime NAME@VERSION``, and
+  :func:`check_model` (``opgov check-model``, either check) and :func:`check_model_operators`
 
 The logic is pure (:mod:`opgov.core.runtimes`); files are read by :mod:`opgov.formats.oplists`.
 Every query uses the Core tables, so these run on a Core connection (``orm=False``) and on an
@@ -287,6 +288,42 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
         graph_ops={op: graph_op_reason(op) for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
         earliest_snapshot=earliest_snapshot, earliest_version=earliest_version,
         earliest_version_after_lowering=after_lowering, runtimes_running=running)
+
+
+def check_model(ctx: Ctx, models: Sequence[str | Content], runtime: str | None = None):
+    """``opgov check-model``: with ``runtime`` a registered ``NAME@VERSION``, does it run the union
+    of ``models`` (:func:`check_model_on_runtime`: a :class:`RuntimeModelCheck`)? Otherwise their
+    operators against the registry and, with ``runtime`` a snapshot label, that snapshot (a
+    ``ModelCheckReport``: ``ok`` is false on deleted, deprecated or missing operators). ``models``
+    are uploads (:class:`~opgov.formats.files.Content`), or on this machine files and
+    ``CORPUS#model`` specs."""
+    if not models:
+        raise BadInput("models: upload at least one model file (.pt2, selected_operators.yaml, op list)")
+    if runtime is not None and "@" in runtime:
+        return check_model_on_runtime(ctx, models, runtime)
+    from opgov.render.decomps import ModelCheckReport
+    from opgov.services.decompositions import check_model as against_registry
+
+    return ModelCheckReport.of(against_registry(ctx, list(models), runtime=runtime))
+
+
+def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | None = None):
+    """:func:`check_model` of a model given as its operators' names (any spelling opgov reads)."""
+    from opgov.core.names import canonical
+
+    ops: list[str] = []
+    for name in operators:
+        try:
+            ops.append(canonical(name))
+        except BadInput as err:
+            raise BadInput(f"operators: {err}") from None
+    ops = list(dict.fromkeys(ops))
+    if runtime is not None and "@" in runtime:
+        return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], runtime)
+    from opgov.render.decomps import ModelCheckReport
+    from opgov.services.decompositions import check_model_ops
+
+    return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=runtime))
 
 
 def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-aten") -> CoverageMatrix:

@@ -6,6 +6,8 @@ from opgov.usecases.declaration import UseCase
 
 REQUESTS = "opgov.usecases.requests.runtimes"
 SERVICE = "opgov.services.runtimes"  # the runtime results are still declared there, not in opgov.results
+# check-model answers a check against the registry, or one against a runtime
+CHECKED = f"opgov.render.decomps:ModelCheckReport | {SERVICE}:RuntimeModelCheck"
 
 DECLARED: tuple[UseCase, ...] = (
     UseCase("runtimes list", result=f"{SERVICE}:RuntimeList", service=f"{SERVICE}:list_runtimes", orm=False,
@@ -30,6 +32,21 @@ DECLARED: tuple[UseCase, ...] = (
             service=f"{SERVICE}:show_runtime", orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
             summary="One runtime (`NAME@VERSION`): its sources, kernels, the functional operators they give, the "
                     "core operators it lacks."),
+    # a hand-written route serves it (opgov.api.routers.checks): it takes a JSON body of operators as well
+    UseCase("check-model", request=f"{REQUESTS}:ModelCheckUpload", result=CHECKED, service=f"{SERVICE}:check_model",
+            orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks", route=False,
+            summary="Can a runtime run a model?",
+            description="With `runtime` a registered `NAME@VERSION`: a runtime check (`runs`; the missing operators "
+                        "and how each lowers by the rules on record; deprecations; the earliest version that runs "
+                        "it). Otherwise a check against the registry and, with `runtime` a snapshot label, that "
+                        "snapshot: `ok` is false on deleted, deprecated or missing operators. The model is a "
+                        "multipart form (`models`: .pt2 archives, selected_operators.yaml, op lists; several give "
+                        "their union), or the JSON body `{operators, runtime}`. Writes nothing."),
+    UseCase("check-model of a corpus", request=f"{REQUESTS}:ModelCheckOfCorpus", result=CHECKED,
+            service=f"{SERVICE}:check_model", orm=False, method="POST", path=None, writes=False,
+            commands=("check-model",), summary="check-model of CORPUS#model specs (a corpus on this machine).",
+            local="CORPUS#model with --server: the server cannot read a corpus on this machine; name model files "
+                  "(.pt2, selected_operators.yaml, op lists), or run it with --db"),
     UseCase("export-check", request=f"{REQUESTS}:ExportCheckRequest", result=f"{SERVICE}:ExportCheck",
             service=f"{SERVICE}:export_check", orm=False, method="POST", path="/api/v1/export-check",
             writes=False, group="checks", commands=(),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, Field
@@ -13,6 +12,7 @@ from opgov.api.deps import Reader
 from opgov.api.fields import NOT_BLANK, OperatorName
 from opgov.api.uploads import read_text
 from opgov.formats.files import Content
+from opgov.usecases import PREFIX, named
 
 router = APIRouter(prefix="/api/v1", tags=["checks"])
 
@@ -21,12 +21,6 @@ def _check_report():
     from opgov.results.compat import CheckReport
 
     return CheckReport
-
-
-def _model_report():
-    from opgov.results.decomps import ModelCheckReport
-
-    return ModelCheckReport
 
 
 @router.post("/check-bc", response_model=_check_report(),
@@ -78,13 +72,10 @@ async def _model_input(request: Request) -> _ModelInput:
     from starlette.datastructures import UploadFile as Upload
 
     from opgov.api.uploads import read_upload
-    from opgov.core.errors import BadInput
 
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         form = await request.form()
         uploads = [u for u in form.getlist("models") if isinstance(u, Upload)]
-        if not uploads:
-            raise BadInput("models: upload at least one model file (.pt2, selected_operators.yaml, op list)")
         runtime = form.get("runtime")
         limit = request.app.state.config.max_upload_bytes
         found = _ModelInput(runtime=runtime if isinstance(runtime, str) and runtime else None)
@@ -107,42 +98,16 @@ _MODEL_BODY = {"requestBody": {"required": True, "content": {
         "runtime": {"type": "string", "description": "a registered runtime NAME@VERSION, or a snapshot label"}}}}}}}
 
 
-def _runtime_check():
-    from opgov.results.runtimes import RuntimeModelCheck
-
-    return RuntimeModelCheck
+_CHECK_MODEL = named("check-model")
 
 
-@router.post("/check-model", response_model=Union[_model_report(), _runtime_check()], openapi_extra=_MODEL_BODY)
+# the declared use case (opgov.usecases.runtimes), by hand: one route takes its multipart form or a JSON body
+@router.post(_CHECK_MODEL.path[len(PREFIX):], response_model=_CHECK_MODEL.result_type, openapi_extra=_MODEL_BODY,
+             operation_id=_CHECK_MODEL.operation_id, summary=_CHECK_MODEL.summary,
+             description=_CHECK_MODEL.description, tags=[_CHECK_MODEL.tag])
 def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
-    """Can a runtime run a model? With ``runtime`` a registered ``NAME@VERSION``: a runtime check
-    (``runs``; the missing operators and how each lowers by the rules on record; deprecations; the
-    earliest version that runs it). Otherwise a check against the registry and, with ``runtime`` a
-    snapshot label, that snapshot: ``ok`` is false on deleted, deprecated or missing operators.
-    Writes nothing."""
-    from opgov.core.errors import BadInput
-    from opgov.core.names import canonical
-    from opgov.results.decomps import ModelCheckReport
-    from opgov.services.decompositions import check_model_ops
+    from opgov.services.runtimes import check_model, check_model_operators
 
-    on_runtime = spec.runtime is not None and "@" in spec.runtime
     if spec.operators is None:
-        from opgov.formats.oplists import read_model_specs, union
-        from opgov.services.runtimes import check_model_on_runtime
-
-        if on_runtime:
-            return check_model_on_runtime(ctx, spec.files, spec.runtime)
-        ops = list(union(read_model_specs(spec.files)))
-        return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
-    ops: list[str] = []
-    for name in spec.operators:
-        try:
-            ops.append(canonical(name))
-        except BadInput as err:
-            raise BadInput(f"operators: {err}") from None
-    ops = list(dict.fromkeys(ops))
-    if on_runtime:
-        from opgov.services.runtimes import check_model_on_runtime
-
-        return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], spec.runtime)
-    return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=spec.runtime))
+        return check_model(ctx, spec.files, spec.runtime)
+    return check_model_operators(ctx, spec.operators, spec.runtime)

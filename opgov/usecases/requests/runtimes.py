@@ -40,6 +40,18 @@ class RuntimeUpload(Request):
     replace: bool = Field(default=False, description="replace the operators of a registered runtime")
 
 
+class ModelCheckUpload(Request):
+    models: list[Upload] = Field(min_length=1, description="model files: .pt2 archives, selected_operators.yaml, "
+                                                           "op lists (their union)")
+    runtime: str | None = Field(default=None, description="a registered runtime NAME@VERSION, or a snapshot label")
+
+
+class ModelCheckOfCorpus(Request):
+    # files and CORPUS#model specs on this machine: in-process only
+    models: list[str] = Field(min_length=1, description="files, or CORPUS#model[@stage] specs")
+    runtime: str | None = Field(default=None, description="a registered runtime NAME@VERSION, or a snapshot label")
+
+
 class ExportCheckRequest(Request):
     operators: list[OperatorName] = Field(min_length=1, max_length=100_000,
                                           description="the exported program's operators, e.g. aten::add.Tensor")
