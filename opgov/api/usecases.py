@@ -5,14 +5,15 @@ Each declaration becomes one route: its method and path, the ``Reader`` or ``Wri
 request as path parameters (the fields its path names), query parameters (GET) or a JSON body
 (the other fields), or, for a request with files, a multipart form: its files the parts, read
 into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
-form fields. The contract hook (opgov.api.contract) adds the errors and the security from
-the dependencies, as for a hand-written route.
+form fields. A declaration's ``renderings`` add a ``format`` query parameter: the result's JSON,
+or its text in one of those media types. The contract hook (opgov.api.contract) adds the errors
+and the security from the dependencies, as for a hand-written route.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
 from pydantic import BaseModel, create_model
@@ -74,10 +75,17 @@ def endpoint(use_case: UseCase):
         elif rest:
             body_model = _body(use_case, rest)
             parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=body_model))
+    formats = {name: (media, ref) for name, media, ref in use_case.renderings}
+    if formats:  # the result's JSON, or a rendering of it
+        said = "json (the result), or " + ", ".join(f"{name} ({media})" for name, (media, _) in formats.items())
+        choice = Literal[("json", *formats)]  # type: ignore[valid-type]
+        parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
+                                            annotation=Annotated[choice, Query(description=said)]))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
     def run(ctx: Any, **given: Any) -> Any:
+        rendering = formats.get(given.pop("format", "json"))
         body = given.pop("body", None)
         request = given.pop("request", None)
         fields = {**(dict(body) if body is not None else {}), **given}
@@ -89,7 +97,15 @@ def endpoint(use_case: UseCase):
                 if fields.get(name) is not None:
                     fields[name] = [read_upload(u, limit) for u in fields[name]] if many else \
                         read_upload(fields[name], limit)
-        return use_case.function(ctx, **fields)
+        result = use_case.function(ctx, **fields)
+        if rendering is None:
+            return result
+        from fastapi import Response
+
+        from opgov.usecases.declaration import _resolve
+
+        media, renderer = rendering
+        return Response(_resolve(renderer)(result), media_type=f"{media}; charset=utf-8")
 
     run.__name__ = use_case.operation_id
     run.__doc__ = use_case.summary
@@ -101,7 +117,9 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
     routes = APIRouter()
     for use_case in use_cases:
-        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method],
+        others = {use_case.status: {"content": {media: {} for _, media, _ in use_case.renderings}}} \
+            if use_case.renderings else None
+        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], responses=others,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id)

@@ -15,23 +15,31 @@ request's model as the server would, so a bad value is refused before anything r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from opgov.usecases import UseCase
 
+# what a command does with the result that must succeed for the use case to count (writing the files
+# a sync answers): in-process inside its transaction, so an error there undoes it; over HTTP after
+# the answer
+Then = Callable[[Any], None]
+
 
 class Client(Protocol):
-    def call(self, use_case: UseCase, request: Any = None) -> Any: ...
+    def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any: ...
 
 
 class InProcess:
     """The service in one transaction on the database of ``--db``."""
 
-    def call(self, use_case: UseCase, request: Any = None) -> Any:
+    def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any:
         from opgov.cli.runtime import command
 
         with command(write=use_case.writes, orm=use_case.orm) as ctx:
-            return use_case.run(ctx, request)
+            result = use_case.run(ctx, request)
+            if then is not None:
+                then(result)
+            return result
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,13 @@ class OverHttp:
 
     remote: Any
 
-    def call(self, use_case: UseCase, request: Any = None) -> Any:
+    def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any:
+        result = self._ask(use_case, request)
+        if then is not None:
+            then(result)
+        return result
+
+    def _ask(self, use_case: UseCase, request: Any) -> Any:
         from urllib.parse import quote
 
         fields = {}
@@ -69,10 +83,11 @@ def client() -> Client:
     return InProcess() if remote is None else OverHttp(remote)
 
 
-def call(use_case: UseCase | str, request: Any = None) -> Any:
-    """``use_case`` (or the one of that name) answered by :func:`client`."""
+def call(use_case: UseCase | str, request: Any = None, *, then: Then | None = None) -> Any:
+    """``use_case`` (or the one of that name) answered by :func:`client`; ``then(result)`` before it
+    counts (:data:`Then`)."""
     if isinstance(use_case, str):
         from opgov.usecases import named
 
         use_case = named(use_case)
-    return client().call(use_case, request)
+    return client().call(use_case, request, then=then)

@@ -31,6 +31,7 @@ class UseCase:
     context (None: the service takes the context only); the fields named in ``path``'s ``{…}``
     are path parameters, the others the query (GET) or the JSON body (POST, PUT, DELETE).
     ``writes``: one write transaction and a token over HTTP; the role is checked by the service.
+    A GET reads, a PUT or DELETE writes, a POST does either (one that reads is a check of files sent).
     A request field that is a file (opgov.usecases.fields ``Upload``, or a list of them) makes the
     request a multipart form: the files are its parts, the other fields its form fields; the CLI
     reads the files (opgov.formats.files.read_content) and the service takes them as ``Content``,
@@ -38,7 +39,11 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``)."""
+    ``propose-*`` commands ask one ``propose``).
+    ``renderings``: other forms the API answers in besides the result's JSON, each ``(format, media
+    type, renderer)`` (the renderer a ``module:attribute`` function of the result to text): the
+    route takes a ``format`` query parameter (``json`` or one of them); the CLI asks for the
+    result and renders it itself."""
 
     name: str
     result: str
@@ -53,12 +58,14 @@ class UseCase:
     render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
+    renderings: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
             raise ValueError(f"{self.name}: method {self.method!r}")
-        if self.writes == (self.method == "GET"):
-            raise ValueError(f"{self.name}: a GET reads, a POST, PUT or DELETE writes")
+        # a POST may read: files to check are sent as a form (sync-yaml --check)
+        if (self.writes and self.method == "GET") or (not self.writes and self.method in ("PUT", "DELETE")):
+            raise ValueError(f"{self.name}: a GET reads, a PUT or DELETE writes")
         if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
 
