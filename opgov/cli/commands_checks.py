@@ -114,16 +114,13 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
                                                help="Last day it applies (a future date); it expires the day after."),
                    json_out: bool = JsonOpt) -> None:
     """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
+    from opgov.cli.client import call
     from opgov.core.clock import parse_time
-    from opgov.services.compat_checks import add_exception
-
-    from opgov.cli.remote import send
-    from opgov.results.models import ExceptionAdded
+    from opgov.usecases import named
 
     last_day = parse_time(expires, what="--expires").date()
-    view = send("/api/v1/exceptions", ExceptionAdded,
-                json_body={"pattern": pattern, "reason": reason, "expires": last_day.isoformat()},
-                local=lambda ctx: add_exception(ctx, pattern, reason=reason, expires=last_day))
+    use_case = named("exceptions add")
+    view = call(use_case, use_case.ask(pattern=pattern, reason=reason, expires=last_day))
     if json_out:
         print_json(view)
         return
@@ -139,13 +136,12 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
                     json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
-    from opgov.cli.remote import fetch
-    from opgov.services.compat_checks import list_exceptions
-    from opgov.results.models import ExceptionView
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
     out = output(fmt, json_out)
-    views = fetch("/api/v1/exceptions", list[ExceptionView], all=include_removed,
-                  local=lambda ctx: list_exceptions(ctx, include_removed=include_removed))
+    use_case = named("exceptions list")
+    views = call(use_case, use_case.ask(all=include_removed))
     if out.json:
         print_json(views)
         return
@@ -167,12 +163,11 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
 @exceptions_app.command("remove")
 def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> None:
     """Remove an exception (kept in the log)."""
-    from opgov.cli.remote import send
-    from opgov.services.compat_checks import remove_exception
-    from opgov.results.models import ExceptionView
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    view = send(f"/api/v1/exceptions/{exception_id}", ExceptionView, method="DELETE",
-                local=lambda ctx: remove_exception(ctx, exception_id))
+    use_case = named("exceptions remove")
+    view = call(use_case, use_case.ask(exception_id=exception_id))
     say(f"removed exception {view.id} ({view.pattern})")
 
 
@@ -288,20 +283,20 @@ def report_weekly(
 
     The period is (since, as_of]; everything is shown as it stood at --as-of.
     """
-    from opgov.render import report as render
+    from opgov.cli.client import call
     from opgov.core.clock import parse_time
     from opgov.core.errors import BadInput
-    from opgov.services.reports import weekly_report
+    from opgov.render import report as render
+    from opgov.usecases import named
 
+    # the period checked and said as the options (a date alone: its midnight UTC) before anything runs
     end = parse_time(as_of, what="--as-of") if as_of else None
     start = parse_time(since, what="--since") if since else None
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    from opgov.cli.remote import fetch
-
-    data = fetch("/api/v1/report/weekly", render.WeeklyReport, as_of=end.isoformat() if end else None,
-                 since=start.isoformat() if start else None,
-                 local=lambda ctx: weekly_report(ctx, as_of=end, since=start))
+    use_case = named("report weekly")
+    data = call(use_case, use_case.ask(as_of=end.isoformat() if end else None,
+                                       since=start.isoformat() if start else None))
     text = {"md": render.render_markdown, "json": render.render_json, "html": render.render_html}[fmt.value](data)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

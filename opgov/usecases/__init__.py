@@ -15,12 +15,12 @@ when first used, so reading the list costs nothing: ``opgov --help`` stays fast.
 
 from __future__ import annotations
 
-from opgov.usecases import admin
+from opgov.usecases import admin, checks
 from opgov.usecases.declaration import PREFIX, UseCase
 
 __all__ = ["PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
 
-USE_CASES: tuple[UseCase, ...] = (*admin.DECLARED,)
+USE_CASES: tuple[UseCase, ...] = (*admin.DECLARED, *checks.DECLARED)
 
 
 def named(name: str) -> UseCase:
