@@ -33,7 +33,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     from opgov.api import html
     from opgov.api import usecases
     from opgov.api.routers import (checks, decisions, decomps, events, operators, pages, proposals, reports, runtimes,
-                                   snapshots, sync, system)
+                                   snapshots, system)
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     config = config or Config.from_env()
@@ -68,6 +68,6 @@ def create_app(config: Config | None = None) -> FastAPI:
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
     for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
                    usecases.router(), reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
-                   sync.router, pages.router, html.router):
+                   pages.router, html.router):
         app.include_router(router)
     return app

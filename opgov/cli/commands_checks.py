@@ -188,70 +188,27 @@ def sync_yaml_cmd(
     blank line stays). Exit 0: in sync (or written); 1: out of sync (--check), or operators the
     bot cannot settle (reported, left untouched); 2: bad input.
     """
+    from opgov.cli.client import call
     from opgov.core.errors import BadInput
-    from opgov.services.sync import summary_markdown, sync_run, sync_yaml
+    from opgov.formats.files import read_content
+    from opgov.services.sync import tags_beside
+    from opgov.usecases import named
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
         raise BadInput("give exactly one of --check, --diff or --write")
-    from opgov.cli.remote import server
-
-    remote = server()
-    if remote is not None:
-        _sync_remotely(remote, native_functions_yaml, tags_yaml, modes[0], json_out)
-        return
-    with command(write=modes[0] == "write", orm=False) as ctx:
-        # the typed result (pydantic) only for --json: the text comes from the plain one
-        run = sync_yaml if json_out else sync_run
-        result = run(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
-    if json_out:
-        print_json(result)
-    elif result.mode == "diff":
-        sys.stdout.write(result.diff)
-        if result.conflicts:  # stdout stays a clean patch
-            sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
-            sys.stderr.writelines(f"  aten::{c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
-    else:
-        sys.stdout.write(summary_markdown(result) + "\n")
-    if (result.mode == "check" and not result.in_sync) or result.conflicts:
-        raise typer.Exit(1)
-
-
-def _sync_remotely(remote, path: str, tags_yaml: str | None, mode: str, json_out: bool) -> None:
-    """sync-yaml with --server: the files are uploaded, the server compares them with its database,
-    and this prints what the local command prints; --write writes the server's new texts here,
-    as the local command writes."""
-    from opgov.core.errors import BadInput
-    from opgov.results.models import SyncAnswer
-    from opgov.services.sync import hold_lock, tags_beside, write_synced
-
+    mode, path = modes[0], native_functions_yaml
     beside = tags_yaml is None
     tags = tags_beside(path) if beside else tags_yaml  # the tags.yaml torchgen reads: on this machine
-    files = [("native_functions", path)] + ([("tags", tags)] if tags is not None else [])
-    fields = {"tags_beside": beside and tags is not None, **({} if mode == "write" else {"mode": mode})}
-    held, unwritable = [], None
-    try:
-        if mode == "write":  # the files' locks, held while the server answers: no other writer meanwhile
-            for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
-                try:
-                    held.append(hold_lock(file))
-                except BadInput as err:  # a lock left behind, a read-only file: the server then logs nothing
-                    unwritable = (file, err)
-                    fields["dry_run"] = True
-                    break
-        answer = remote.post("/api/v1/sync-yaml/write" if mode == "write" else "/api/v1/sync-yaml", SyncAnswer,
-                             files=files, fields=fields)
-    finally:
-        for lock in held:
-            lock.abort()
-    result = answer.report
+    # the files as the user named them, read here: the service takes them so in-process and on a server
+    files = {"native_functions": read_content(path), "tags": read_content(tags) if tags is not None else None,
+             "tags_beside": beside and tags is not None}
     if mode == "write":
-        contents = [(file, text) for file, text in ((tags, answer.tags), (path, answer.native_functions))
-                    if text is not None]  # tags.yaml first, as locally
-        if unwritable is not None and unwritable[0] in dict(contents):
-            raise unwritable[1]  # what the local command says when it comes to write that file
-        if contents:
-            write_synced(contents, path)
+        answer = _write_synced(named("sync-yaml write"), files, path, tags)
+    else:
+        use_case = named("sync-yaml")
+        answer = call(use_case, use_case.ask(**files, mode=mode))
+    result = answer.report
     if json_out:
         print_json(result)
     elif mode == "diff":
@@ -263,6 +220,40 @@ def _sync_remotely(remote, path: str, tags_yaml: str | None, mode: str, json_out
         sys.stdout.write(result.summary + "\n")
     if (mode == "check" and not result.in_sync) or result.conflicts:
         raise typer.Exit(1)
+
+
+def _write_synced(use_case, files: dict, path: str, tags: str | None):
+    """sync-yaml --write: the files' locks held while the use case answers (no other writer
+    meanwhile), then its new texts written here, tags.yaml first. A lock that cannot be taken (one
+    left behind, a read-only file) asks for a dry run, which logs nothing; if anything is to be
+    written, its error is then the answer (the locked file's own, if it is one of those written)."""
+    from opgov.cli.client import call
+    from opgov.core.errors import BadInput
+    from opgov.services.sync import hold_lock, write_synced
+
+    held, unwritable = [], {}
+    try:
+        for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
+            try:
+                held.append(hold_lock(file))
+            except BadInput as err:
+                unwritable[file] = err
+
+        def write(answer) -> None:  # in-process, inside the use case's transaction: an error undoes the log
+            for lock in held:  # released, as write_synced takes them again
+                lock.abort()
+            held.clear()
+            contents = [(file, text) for file, text in ((tags, answer.tags), (path, answer.native_functions))
+                        if text is not None]
+            if contents and unwritable:
+                raise next((unwritable[f] for f, _ in contents if f in unwritable), next(iter(unwritable.values())))
+            if contents:
+                write_synced(contents, path)
+
+        return call(use_case, use_case.ask(**files, dry_run=bool(unwritable)), then=write)
+    finally:
+        for lock in held:
+            lock.abort()
 
 
 class ReportFormat(str, Enum):

@@ -37,7 +37,7 @@ GLOBALS = Globals()
 HAND_WRITTEN_REMOTE = ("ops list", "ops show", "proposals", "proposals show", "log", "log verify", "propose-*", "review",
                        "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
                        "decisions load", "check-bc", "check-model", "runtimes",
-                       "upgraders", "import", "snapshots", "decomps", "check-decomps", "opset build", "sync-yaml")
+                       "upgraders", "import", "snapshots", "decomps", "check-decomps", "opset build")
 
 
 def remote_commands() -> str:

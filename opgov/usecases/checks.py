@@ -1,4 +1,5 @@
-"""Checks and the committee's report: BC exceptions, the weekly report."""
+"""Checks, what they write back and the committee's report: BC exceptions, the sync bot
+(``sync-yaml``), the weekly report."""
 
 from __future__ import annotations
 
@@ -24,4 +25,14 @@ DECLARED: tuple[UseCase, ...] = (
             renderings=(("md", "text/markdown", "opgov.render.report:render_markdown"),
                         ("html", "text/html", "opgov.render.report:render_html")),
             summary="The committee's weekly report for (since, as_of]: JSON, Markdown to post, or one HTML page."),
+    UseCase("sync-yaml", request=f"{REQUESTS}:SyncCheck", result=f"{MODELS}:SyncAnswer",
+            service="opgov.services.sync:check_files", method="POST", path="/api/v1/sync-yaml", orm=False,
+            summary="What the sync bot would change in the uploaded files: `opgov sync-yaml --check` / `--diff`.",
+            description="`report.in_sync` false, or conflicts, is what makes the command exit 1. Writes nothing."),
+    UseCase("sync-yaml write", request=f"{REQUESTS}:SyncWrite", result=f"{MODELS}:SyncAnswer",
+            service="opgov.services.sync:write_files", writes=True, method="POST", path="/api/v1/sync-yaml/write",
+            orm=False, commands=("sync-yaml",),
+            summary="`opgov sync-yaml --write` (bots and maintainers): the new texts of the files that change, for "
+                    "the client to write, and the sync logged.",
+            description="`native_functions`, `tags`: the new texts (null: unchanged)."),
 )
