@@ -113,7 +113,7 @@ def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     listed = refused.stderr.split("(only ", 1)[1].split(" do);", 1)[0]
     names = [name for part in listed.split(", ") for name in part.split(" and ")]
-    assert {use_case.name for use_case in USE_CASES} <= set(names)
+    assert {command for use_case in USE_CASES for command in use_case.cli} <= set(names)  # cli: name or commands
 
 
 def test_a_use_case_is_called_by_name():
