@@ -8,12 +8,12 @@ into memory (opgov.api.uploads: bounded, named as the client named them), and it
 form fields. The contract hook (opgov.api.contract) adds the errors and the security from
 the dependencies, as for a hand-written route. A ``cached`` read is answered with a strong ETag
 from the answer cache (opgov.api.cache), its token, stamp and answer read in one trip to the thread
-pool; a declaration's ``headers`` are added to its answer. A declaration with ``formats`` answers
-a text rendering with its media type when the ``format`` asks for one (its formatter's, or the
-service's own ``Rendered``); one with ``transactions`` gives its service ``begin`` (write
-transactions it opens itself, opgov.api.deps.writing) and marks the route as writing. A
-declaration without a path (in-process only) or whose route is hand-written (``route=False``)
-gets none here.
+pool; a declaration's ``headers`` are added to its answer. A declaration's ``renderings`` add a
+``format`` query parameter: the result's JSON, or its text in one of those media types; one with
+``formats`` answers the text its service wrote (``Rendered``) when the request's ``format`` asks for
+it. One with ``transactions`` gives its service ``begin`` (write transactions it opens itself,
+opgov.api.deps.writing) and marks the route as writing. A declaration without a path (in-process
+only) or whose route is hand-written (``route=False``) gets none here.
 """
 
 from __future__ import annotations
@@ -111,23 +111,23 @@ def endpoint(use_case: UseCase):
         return _cached(use_case, parameters[1:])
     if use_case.headers:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
-    formats = dict(use_case.formats)
-    if use_case.formatter:  # ?format= picks the result (json) or one of the formatter's texts
+    renderings = {name: (media, ref) for name, media, ref in use_case.renderings}
+    if renderings:  # ?format= picks the result's JSON or a rendering of it
         assert model is None or "format" not in model.model_fields, use_case.name
-        choice = Literal[("json", *formats)]  # type: ignore[valid-type]
+        said = "json (the result), or " + ", ".join(f"{name} ({media})" for name, (media, _) in renderings.items())
+        choice = Literal[("json", *renderings)]  # type: ignore[valid-type]
         parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
-                                            annotation=Annotated[choice, Query(description="the answer: json (the "
-                                                                               "result) or its text as " + ", ".join(formats))]))
+                                            annotation=Annotated[choice, Query(description=said)]))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
     def run(ctx: Any = None, **given: Any) -> Any:
+        rendering = renderings.get(given.pop("format", "json")) if renderings else None
         body = given.pop("body", None)
         if body is None and body_model is not None:  # a body left out: its fields' defaults
             body = body_model()
         request = given.pop("request", None)
         response = given.pop("response", None)
-        answer = given.pop("format", "json") if use_case.formatter else "json"
         if use_case.transactions:
             from opgov.api.deps import clock, writing
 
@@ -145,12 +145,15 @@ def endpoint(use_case: UseCase):
         result = use_case.function(ctx, **fields)
         if response is not None:
             response.headers.update(use_case.header_function(result))
-        if answer != "json":  # the formatter's text of the result
-            return Response(use_case.format_text(result, answer), media_type=f"{formats[answer]}; charset=utf-8")
-        if use_case.formats and not use_case.formatter:
+        if rendering is not None:  # a rendering of the result, in its media type
+            from opgov.usecases.declaration import _resolve
+
+            media, renderer = rendering
+            return Response(_resolve(renderer)(result), media_type=f"{media}; charset=utf-8")
+        if use_case.formats:
             from opgov.results.rendered import Rendered
 
-            if isinstance(result, Rendered):  # a text rendering the request's format asked for
+            if isinstance(result, Rendered):  # a text the request's own format asked the service for
                 media_type = dict(use_case.formats)[fields["format"]]
                 return Response(result.text, media_type=f"{media_type}; charset=utf-8")
         return result
@@ -245,8 +248,9 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
             continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
         responses = dict(CACHED) if use_case.cached else {}
-        if use_case.formats:  # the text renderings a GET also answers, beside the result's JSON
-            responses[use_case.status] = {"content": {media: {} for _, media in use_case.formats}}
+        texts = [*(media for _, media in use_case.formats), *(media for _, media, _ in use_case.renderings)]
+        if texts:  # the text renderings a GET also answers, beside the result's JSON
+            responses[use_case.status] = {"content": {media: {} for media in texts}}
         routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",

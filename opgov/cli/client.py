@@ -17,25 +17,36 @@ request's model as the server would, so a bad value is refused before anything r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from opgov.usecases import UseCase
 
+# what a command does with the result that must succeed for the use case to count (writing the files
+# a sync answers): in-process inside its transaction, so an error there undoes it; over HTTP after
+# the answer
+Then = Callable[[Any], None]
+
 
 class Client(Protocol):
-    def call(self, use_case: UseCase, request: Any = None) -> Any: ...
+    def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any: ...
 
 
 class InProcess:
     """The service in one transaction on the database of ``--db``."""
 
-    def call(self, use_case: UseCase, request: Any = None) -> Any:
+    def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any:
         from opgov.cli.runtime import command
 
         if use_case.transactions:  # the service opens its write transactions itself
-            return use_case.run(lambda: command(write=True, orm=use_case.orm), request)
+            result = use_case.run(lambda: command(write=True, orm=use_case.orm), request)
+            if then is not None:
+                then(result)
+            return result
         with command(write=use_case.writes_for(request), orm=use_case.orm) as ctx:
-            return use_case.run(ctx, request)
+            result = use_case.run(ctx, request)
+            if then is not None:
+                then(result)
+            return result
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,13 @@ class OverHttp:
 
     remote: Any
 
-    def call(self, use_case: UseCase, request: Any = None) -> Any:
+    def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any:
+        result = self._ask(use_case, request)
+        if then is not None:
+            then(result)
+        return result
+
+    def _ask(self, use_case: UseCase, request: Any) -> Any:
         from urllib.parse import quote
 
         if not use_case.served:  # its input is on this machine
@@ -86,13 +103,14 @@ def client() -> Client:
     return InProcess() if remote is None else OverHttp(remote)
 
 
-def call(use_case: UseCase | str, request: Any = None) -> Any:
-    """``use_case`` (or the one of that name) answered by :func:`client`."""
+def call(use_case: UseCase | str, request: Any = None, *, then: Then | None = None) -> Any:
+    """``use_case`` (or the one of that name) answered by :func:`client`; ``then(result)`` before it
+    counts (:data:`Then`)."""
     if isinstance(use_case, str):
         from opgov.usecases import named
 
         use_case = named(use_case)
-    return client().call(use_case, request)
+    return client().call(use_case, request, then=then)
 
 
 def ask(name: str, /, **fields: Any) -> Any:

@@ -116,16 +116,13 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
                                                help="Last day it applies (a future date); it expires the day after."),
                    json_out: bool = JsonOpt) -> None:
     """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
+    from opgov.cli.client import call
     from opgov.core.clock import parse_time
-    from opgov.services.compat_checks import add_exception
-
-    from opgov.cli.remote import send
-    from opgov.results.models import ExceptionAdded
+    from opgov.usecases import named
 
     last_day = parse_time(expires, what="--expires").date()
-    view = send("/api/v1/exceptions", ExceptionAdded,
-                json_body={"pattern": pattern, "reason": reason, "expires": last_day.isoformat()},
-                local=lambda ctx: add_exception(ctx, pattern, reason=reason, expires=last_day))
+    use_case = named("exceptions add")
+    view = call(use_case, use_case.ask(pattern=pattern, reason=reason, expires=last_day))
     if json_out:
         print_json(view)
         return
@@ -141,13 +138,12 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
                     json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
-    from opgov.cli.remote import fetch
-    from opgov.services.compat_checks import list_exceptions
-    from opgov.results.models import ExceptionView
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
     out = output(fmt, json_out)
-    views = fetch("/api/v1/exceptions", list[ExceptionView], all=include_removed,
-                  local=lambda ctx: list_exceptions(ctx, include_removed=include_removed))
+    use_case = named("exceptions list")
+    views = call(use_case, use_case.ask(all=include_removed))
     if out.json:
         print_json(views)
         return
@@ -169,12 +165,11 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
 @exceptions_app.command("remove")
 def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> None:
     """Remove an exception (kept in the log)."""
-    from opgov.cli.remote import send
-    from opgov.services.compat_checks import remove_exception
-    from opgov.results.models import ExceptionView
+    from opgov.cli.client import call
+    from opgov.usecases import named
 
-    view = send(f"/api/v1/exceptions/{exception_id}", ExceptionView, method="DELETE",
-                local=lambda ctx: remove_exception(ctx, exception_id))
+    use_case = named("exceptions remove")
+    view = call(use_case, use_case.ask(exception_id=exception_id))
     say(f"removed exception {view.id} ({view.pattern})")
 
 
@@ -195,70 +190,27 @@ def sync_yaml_cmd(
     blank line stays). Exit 0: in sync (or written); 1: out of sync (--check), or operators the
     bot cannot settle (reported, left untouched); 2: bad input.
     """
+    from opgov.cli.client import call
     from opgov.core.errors import BadInput
-    from opgov.services.sync import summary_markdown, sync_run, sync_yaml
+    from opgov.formats.files import read_content
+    from opgov.services.sync import tags_beside
+    from opgov.usecases import named
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
         raise BadInput("give exactly one of --check, --diff or --write")
-    from opgov.cli.remote import server
-
-    remote = server()
-    if remote is not None:
-        _sync_remotely(remote, native_functions_yaml, tags_yaml, modes[0], json_out)
-        return
-    with command(write=modes[0] == "write", orm=False) as ctx:
-        # the typed result (pydantic) only for --json: the text comes from the plain one
-        run = sync_yaml if json_out else sync_run
-        result = run(ctx, native_functions_yaml, mode=modes[0], tags_yaml=tags_yaml)
-    if json_out:
-        print_json(result)
-    elif result.mode == "diff":
-        sys.stdout.write(result.diff)
-        if result.conflicts:  # stdout stays a clean patch
-            sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
-            sys.stderr.writelines(f"  aten::{c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
-    else:
-        sys.stdout.write(summary_markdown(result) + "\n")
-    if (result.mode == "check" and not result.in_sync) or result.conflicts:
-        raise typer.Exit(1)
-
-
-def _sync_remotely(remote, path: str, tags_yaml: str | None, mode: str, json_out: bool) -> None:
-    """sync-yaml with --server: the files are uploaded, the server compares them with its database,
-    and this prints what the local command prints; --write writes the server's new texts here,
-    as the local command writes."""
-    from opgov.core.errors import BadInput
-    from opgov.results.models import SyncAnswer
-    from opgov.services.sync import hold_lock, tags_beside, write_synced
-
+    mode, path = modes[0], native_functions_yaml
     beside = tags_yaml is None
     tags = tags_beside(path) if beside else tags_yaml  # the tags.yaml torchgen reads: on this machine
-    files = [("native_functions", path)] + ([("tags", tags)] if tags is not None else [])
-    fields = {"tags_beside": beside and tags is not None, **({} if mode == "write" else {"mode": mode})}
-    held, unwritable = [], None
-    try:
-        if mode == "write":  # the files' locks, held while the server answers: no other writer meanwhile
-            for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
-                try:
-                    held.append(hold_lock(file))
-                except BadInput as err:  # a lock left behind, a read-only file: the server then logs nothing
-                    unwritable = (file, err)
-                    fields["dry_run"] = True
-                    break
-        answer = remote.post("/api/v1/sync-yaml/write" if mode == "write" else "/api/v1/sync-yaml", SyncAnswer,
-                             files=files, fields=fields)
-    finally:
-        for lock in held:
-            lock.abort()
-    result = answer.report
+    # the files as the user named them, read here: the service takes them so in-process and on a server
+    files = {"native_functions": read_content(path), "tags": read_content(tags) if tags is not None else None,
+             "tags_beside": beside and tags is not None}
     if mode == "write":
-        contents = [(file, text) for file, text in ((tags, answer.tags), (path, answer.native_functions))
-                    if text is not None]  # tags.yaml first, as locally
-        if unwritable is not None and unwritable[0] in dict(contents):
-            raise unwritable[1]  # what the local command says when it comes to write that file
-        if contents:
-            write_synced(contents, path)
+        answer = _write_synced(named("sync-yaml write"), files, path, tags)
+    else:
+        use_case = named("sync-yaml")
+        answer = call(use_case, use_case.ask(**files, mode=mode))
+    result = answer.report
     if json_out:
         print_json(result)
     elif mode == "diff":
@@ -270,6 +222,40 @@ def _sync_remotely(remote, path: str, tags_yaml: str | None, mode: str, json_out
         sys.stdout.write(result.summary + "\n")
     if (mode == "check" and not result.in_sync) or result.conflicts:
         raise typer.Exit(1)
+
+
+def _write_synced(use_case, files: dict, path: str, tags: str | None):
+    """sync-yaml --write: the files' locks held while the use case answers (no other writer
+    meanwhile), then its new texts written here, tags.yaml first. A lock that cannot be taken (one
+    left behind, a read-only file) asks for a dry run, which logs nothing; if anything is to be
+    written, its error is then the answer (the locked file's own, if it is one of those written)."""
+    from opgov.cli.client import call
+    from opgov.core.errors import BadInput
+    from opgov.services.sync import hold_lock, write_synced
+
+    held, unwritable = [], {}
+    try:
+        for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
+            try:
+                held.append(hold_lock(file))
+            except BadInput as err:
+                unwritable[file] = err
+
+        def write(answer) -> None:  # in-process, inside the use case's transaction: an error undoes the log
+            for lock in held:  # released, as write_synced takes them again
+                lock.abort()
+            held.clear()
+            contents = [(file, text) for file, text in ((tags, answer.tags), (path, answer.native_functions))
+                        if text is not None]
+            if contents and unwritable:
+                raise next((unwritable[f] for f, _ in contents if f in unwritable), next(iter(unwritable.values())))
+            if contents:
+                write_synced(contents, path)
+
+        return call(use_case, use_case.ask(**files, dry_run=bool(unwritable)), then=write)
+    finally:
+        for lock in held:
+            lock.abort()
 
 
 class ReportFormat(str, Enum):
@@ -290,20 +276,20 @@ def report_weekly(
 
     The period is (since, as_of]; everything is shown as it stood at --as-of.
     """
-    from opgov.render import report as render
+    from opgov.cli.client import call
     from opgov.core.clock import parse_time
     from opgov.core.errors import BadInput
-    from opgov.services.reports import weekly_report
+    from opgov.render import report as render
+    from opgov.usecases import named
 
+    # the period checked and said as the options (a date alone: its midnight UTC) before anything runs
     end = parse_time(as_of, what="--as-of") if as_of else None
     start = parse_time(since, what="--since") if since else None
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    from opgov.cli.remote import fetch
-
-    data = fetch("/api/v1/report/weekly", render.WeeklyReport, as_of=end.isoformat() if end else None,
-                 since=start.isoformat() if start else None,
-                 local=lambda ctx: weekly_report(ctx, as_of=end, since=start))
+    use_case = named("report weekly")
+    data = call(use_case, use_case.ask(as_of=end.isoformat() if end else None,
+                                       since=start.isoformat() if start else None))
     text = {"md": render.render_markdown, "json": render.render_json, "html": render.render_html}[fmt.value](data)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -397,6 +397,12 @@ def list_exceptions(ctx: Ctx, *, include_removed: bool = False) -> list[Exceptio
     return [exception_view(row, today) for row in ctx.session.scalars(query)]
 
 
+def exceptions(ctx: Ctx, *, all: bool = False) -> list[ExceptionView]:  # noqa: A002 - the API's query parameter
+    """``opgov exceptions list`` (``GET /api/v1/exceptions``): :func:`list_exceptions`, ``all`` with the
+    removed ones."""
+    return list_exceptions(ctx, include_removed=all)
+
+
 def remove_exception(ctx: Ctx, exception_id: int) -> ExceptionView:
     from opgov.db.models import BcException
     from opgov.services.common import log_event, require

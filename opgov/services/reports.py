@@ -58,6 +58,16 @@ def suggestion_reason(category: str, source: str) -> str:
     return "not tagged core and no CompositeImplicitAutograd kernel"
 
 
+def weekly(ctx: Ctx, *, as_of: str | None = None, since: str | None = None) -> WeeklyReport:
+    """``opgov report weekly`` (``GET /api/v1/report/weekly``): :func:`weekly_report` for the period
+    given as ISO 8601 dates or times (``as_of`` default now, ``since`` default 7 days earlier)."""
+    from opgov.core.clock import parse_time
+
+    end = parse_time(as_of, what="as_of") if as_of else None
+    start = parse_time(since, what="since") if since else None
+    return weekly_report(ctx, as_of=end, since=start)
+
+
 def report_period(as_of: datetime, since: datetime | None) -> tuple[datetime, datetime]:
     """``(since, as_of)``, ``since`` defaulting to :data:`PERIOD_DAYS` before; refuses an empty period."""
     since = as_of - timedelta(days=PERIOD_DAYS) if since is None else since

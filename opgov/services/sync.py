@@ -32,7 +32,7 @@ from sqlalchemy import or_, select
 from opgov.db import tables
 from opgov.core.errors import BadInput
 from opgov.core.vocab import Lifecycle
-from opgov.formats.files import read_text
+from opgov.formats.files import Content, text_of
 from opgov.formats.tags import declared_tags, ensure_tags_declared
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
@@ -48,7 +48,7 @@ MODES = ("check", "diff", "write")
 
 @dataclass
 class SyncResult:
-    """What one ``sync-yaml`` run found (and, for ``write``, did), while it runs; the service
+    """What one ``sync-yaml`` run found (and, for ``write``, will write), while it runs; the service
     returns it as a :class:`~opgov.results.models.SyncReport`."""
 
     file: str
@@ -191,34 +191,6 @@ def _tag_lines(tags_text: str) -> set[str]:
     return set(_TAG_LINE_RE.findall(tags_text))
 
 
-def sync_yaml(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncReport:
-    """:func:`sync_run`'s result as the typed :class:`~opgov.results.models.SyncReport`."""
-    return report(sync_run(ctx, path, mode=mode, tags_yaml=tags_yaml))
-
-
-def sync_run(ctx: Ctx, path: str, *, mode: str, tags_yaml: str | None = None) -> SyncResult:
-    """Compare ``path`` (a native_functions.yaml) with the database; ``diff`` also renders the
-    edit, ``write`` (role: bot or maintainer) applies it atomically. ``tags_yaml`` defaults to the
-    tags.yaml beside ``path`` (torchgen reads that one). Every governed tag the result uses must be
-    declared there (missing declarations are added), and every other tag must be declared
-    already (:class:`BadInput` otherwise). Without any tags.yaml, a write that adds a tag is
-    refused (exit 2): it could leave the tag undeclared, which torchgen rejects.
-    Raises :class:`BadInput` for unreadable or malformed files and when nothing was imported.
-    The CLI prints its text from this plain result (no pydantic); :func:`sync_yaml` types it."""
-    _may_run(ctx, mode)
-    text = read_text(path, exact=True)
-    defaulted = tags_yaml is None
-    if defaulted:  # torchgen reads the tags.yaml beside native_functions.yaml
-        tags_yaml = tags_beside(path)
-    tags_text = read_text(tags_yaml, exact=True) if tags_yaml is not None else None
-    result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
-                             defaulted=defaulted)
-    if contents:
-        write_synced(contents, path)
-        _written(ctx, result)
-    return result
-
-
 def _may_run(ctx: Ctx, mode: str) -> None:
     """A known mode; for ``write`` a bot or maintainer; a database with a snapshot to compare with."""
     if mode not in MODES:
@@ -269,12 +241,18 @@ def _written(ctx: Ctx, result: SyncResult) -> None:
 
 def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None = None,
                tags_yaml: str | None = None, found_beside: bool = False, dry_run: bool = False) -> SyncAnswer:
-    """:func:`sync_run` for files that are not here (a client's, uploaded to `opgov serve`):
-    ``text`` is ``path``'s content, ``tags_text`` that of ``tags_yaml`` (``found_beside``: it is the
-    tags.yaml found beside ``path``, not one the user named). Messages and the result name the
-    files as given. For ``write`` (bot or maintainer) nothing is written here: the answer holds
-    the new texts, for the client to write as :func:`sync_run` writes, and the sync is logged
-    (unless ``dry_run``: the client found it cannot write them)."""
+    """Compare ``text`` (``path``'s content, a native_functions.yaml) with the database; ``diff``
+    also renders the edit, ``write`` (role: bot or maintainer) computes it. ``tags_text`` is the
+    content of ``tags_yaml`` (``found_beside``: the tags.yaml found beside ``path``, which torchgen
+    reads, not one the user named). Every governed tag the result uses must be declared there
+    (missing declarations are added), and every other tag must be declared already
+    (:class:`BadInput` otherwise). Without any tags.yaml, a write that adds a tag is refused (exit
+    2): it could leave the tag undeclared, which torchgen rejects. Raises :class:`BadInput` for
+    malformed files and when nothing was imported. Messages and the result name the files as
+    given. Nothing is written here, whether the files are the CLI's own or uploaded to `opgov
+    serve`: for ``write`` the answer holds the new texts, for the client to write
+    (:func:`write_synced`), and the sync is logged (unless ``dry_run``: the client found it cannot
+    write them)."""
     from opgov.results.models import SyncAnswer
 
     _may_run(ctx, mode)
@@ -285,6 +263,33 @@ def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | No
     new = dict(contents)
     return SyncAnswer(report=report(result), diff=result.diff, native_functions=new.get(path),
                       tags=new.get(tags_yaml) if tags_yaml is not None else None)
+
+
+def check_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = None, mode: str = "check",
+                tags_beside: bool = False) -> SyncAnswer:
+    """``opgov sync-yaml --check`` / ``--diff`` (``POST /api/v1/sync-yaml``): what is out of sync in
+    ``native_functions`` (a native_functions.yaml, named as the user named it) and ``tags`` (the
+    tags.yaml to check the tags against; ``tags_beside``: the one found beside the file, not one the
+    user named). Writes nothing."""
+    return _files(ctx, native_functions, tags, mode=mode, tags_beside=tags_beside)
+
+
+def write_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = None, tags_beside: bool = False,
+                dry_run: bool = False) -> SyncAnswer:
+    """``opgov sync-yaml --write`` (``POST /api/v1/sync-yaml/write``; bots and maintainers): the new
+    texts of the files that change, for the client to write (:func:`write_synced`), and the sync
+    logged unless ``dry_run`` (the client found it cannot write them: a lock left behind)."""
+    require(ctx, "sync", "write native_functions.yaml")  # before reading what a member without the role sent
+    return _files(ctx, native_functions, tags, mode="write", tags_beside=tags_beside, dry_run=dry_run)
+
+
+def _files(ctx: Ctx, native_functions: Content, tags: Content | None, *, mode: str, tags_beside: bool,
+           dry_run: bool = False) -> SyncAnswer:
+    # the bytes as they are (line endings kept: the bot rewrites files byte for byte)
+    text = text_of(native_functions.data, native_functions.name, exact=True)
+    tags_text = text_of(tags.data, tags.name, exact=True) if tags is not None else None
+    return sync_texts(ctx, text, native_functions.name, mode=mode, tags_text=tags_text,
+                      tags_yaml=tags.name if tags is not None else None, found_beside=tags_beside, dry_run=dry_run)
 
 
 def _sync(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None, tags_yaml: str | None,

@@ -36,7 +36,8 @@ class UseCase:
     context (None: the service takes the context only); the fields named in ``path``'s ``{…}``
     are path parameters, the others the query (GET) or the JSON body (POST, PUT, DELETE).
     ``writes``: one write transaction and a token over HTTP; the role is checked by the service.
-    A POST may read (``writes`` False): a question too large for a URL (``export-check``).
+    A POST may read (``writes`` False): a question too large for a URL (``export-check``), files to check
+    (``sync-yaml --check``).
     A request field that is a file (opgov.usecases.fields ``Upload``, or a list of them) makes the
     request a multipart form: the files are its parts, the other fields its form fields; the CLI
     reads the files (opgov.formats.files.read_content) and the service takes them as ``Content``,
@@ -46,12 +47,13 @@ class UseCase:
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
     ``propose-*`` commands ask one ``propose``; none for ``export-check``, which the Python entry
     point opgov.export_check asks).
-    ``formats``: (format, media type) of the text renderings a GET also answers. With a
-    ``formatter`` (``module:function`` of the result and the format) the route takes a ``format``
-    query parameter (``json``, the result, stays the default) and renders the result itself (the
-    coverage matrix); without one, the request's own ``format`` field names one and the service
-    answers its text (opgov.results.rendered.Rendered: ``opset build``, whose selective-build yaml
-    needs the database).
+    ``renderings``: other forms the API answers in besides the result's JSON, each ``(format, media
+    type, renderer)`` (the renderer a ``module:attribute`` function of the result to text): the
+    route takes a ``format`` query parameter (``json`` or one of them); the CLI asks for the
+    result and renders it itself (the weekly report, the coverage matrix).
+    ``formats``: (format, media type) of the text renderings a GET answers that only the service can
+    write (``opset build``: its selective-build yaml needs the database): the request's own
+    ``format`` field names one, and the service answers its text (opgov.results.rendered.Rendered).
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
     ``route``: False when a hand-written route serves the path (it takes more than the request:
     ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
@@ -92,7 +94,7 @@ class UseCase:
     cached: bool = False
     headers: str | None = None
     formats: tuple[tuple[str, str], ...] = ()
-    formatter: str | None = None
+    renderings: tuple[tuple[str, str, str], ...] = ()
     group: str | None = None
     route: bool = True
     local: str | None = None
@@ -110,10 +112,10 @@ class UseCase:
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
         if self.reads_unless and not self.writes:
             raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
-        if self.cached and (self.method != "GET" or self.formats):
+        if self.cached and (self.method != "GET" or self.formats or self.renderings):
             raise ValueError(f"{self.name}: only a read (GET) of JSON is cached")
-        if (self.formats or self.formatter) and (self.method != "GET" or not self.formats):
-            raise ValueError(f"{self.name}: only a GET answers text formats (and a formatter needs them)")
+        if (self.formats or self.renderings) and self.method != "GET":
+            raise ValueError(f"{self.name}: only a GET answers text formats")
         if self.transactions and not self.writes:
             raise ValueError(f"{self.name}: a service opens write transactions only")
 
@@ -187,10 +189,6 @@ class UseCase:
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:
         return _resolve(self.render) if self.render else None
-
-    @cached_property
-    def format_text(self) -> Callable[[Any, str], str] | None:
-        return _resolve(self.formatter) if self.formatter else None
 
     def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 
 # request fields bounded by a column's length (opgov.db.limits refuses the same value in those words)
-COLUMNS = {"name": "members.name", "member": "members.name"}
+COLUMNS = {"name": "members.name", "member": "members.name", "pattern": "bc_exceptions.pattern"}
 
 
 def message(error: dict[str, Any], shown: dict[str, str] | None = None) -> str:

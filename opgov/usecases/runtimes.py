@@ -5,30 +5,31 @@ from __future__ import annotations
 from opgov.usecases.declaration import UseCase
 
 REQUESTS = "opgov.usecases.requests.runtimes"
-SERVICE = "opgov.services.runtimes"  # the runtime results are still declared there, not in opgov.results
+RESULTS = "opgov.results.runtimes"
+SERVICE = "opgov.services.runtimes"
 # check-model answers a check against the registry, or one against a runtime
-CHECKED = f"opgov.render.decomps:ModelCheckReport | {SERVICE}:RuntimeModelCheck"
+CHECKED = f"opgov.results.decomps:ModelCheckReport | {RESULTS}:RuntimeModelCheck"
 
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("runtimes list", result=f"{SERVICE}:RuntimeList", service=f"{SERVICE}:list_runtimes", orm=False,
+    UseCase("runtimes list", result=f"{RESULTS}:RuntimeList", service=f"{SERVICE}:list_runtimes", orm=False,
             method="GET", path="/api/v1/runtimes",
             summary="Every registered runtime, oldest version first: kernels, core coverage, gains over the previous "
                     "version."),
     # before `runtimes show`: its path would take "coverage" for a runtime
-    UseCase("runtimes coverage", request=f"{REQUESTS}:CoverageQuery", result=f"{SERVICE}:CoverageMatrix",
+    UseCase("runtimes coverage", request=f"{REQUESTS}:CoverageQuery", result=f"{RESULTS}:CoverageMatrix",
             service=f"{SERVICE}:bundled_coverage", orm=False, method="GET", path="/api/v1/runtimes/coverage",
-            formats=(("md", "text/markdown"), ("text", "text/plain")),
-            formatter="opgov.render.runtimes:render_matrix",
+            renderings=(("md", "text/markdown", "opgov.render.runtimes:matrix_markdown"),
+                        ("text", "text/plain", "opgov.render.runtimes:matrix_text")),
             summary="Core operators × registered runtimes, and which of the bundled models each runtime runs.",
             description="The models are those of `OPGOV_MODELS_DIR` on the server, when it is set. `format` md or "
                         "text answers the matrix as `opgov runtimes coverage --format md|text` prints it."),
     UseCase("runtimes coverage of a corpus", request=f"{REQUESTS}:CoverageOfCorpus",
-            result=f"{SERVICE}:CoverageMatrix", service=f"{SERVICE}:coverage_matrix", orm=False, method="GET",
+            result=f"{RESULTS}:CoverageMatrix", service=f"{SERVICE}:coverage_matrix", orm=False, method="GET",
             path=None, commands=("runtimes coverage",),
             summary="The coverage matrix with the models of a corpus on this machine (`--models`).",
             local="--models with --server: the server uses the models it bundles (OPGOV_MODELS_DIR on the "
                   "server); leave out --models"),
-    UseCase("runtimes show", request=f"{REQUESTS}:RuntimeRef", result=f"{SERVICE}:RuntimeDetail",
+    UseCase("runtimes show", request=f"{REQUESTS}:RuntimeRef", result=f"{RESULTS}:RuntimeDetail",
             service=f"{SERVICE}:show_runtime", orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
             summary="One runtime (`NAME@VERSION`): its sources, kernels, the functional operators they give, the "
                     "core operators it lacks."),
@@ -47,7 +48,7 @@ DECLARED: tuple[UseCase, ...] = (
             commands=("check-model",), summary="check-model of CORPUS#model specs (a corpus on this machine).",
             local="CORPUS#model with --server: the server cannot read a corpus on this machine; name model files "
                   "(.pt2, selected_operators.yaml, op lists), or run it with --db"),
-    UseCase("export-check", request=f"{REQUESTS}:ExportCheckRequest", result=f"{SERVICE}:ExportCheck",
+    UseCase("export-check", request=f"{REQUESTS}:ExportCheckRequest", result=f"{RESULTS}:ExportCheck",
             service=f"{SERVICE}:export_check", orm=False, method="POST", path="/api/v1/export-check",
             writes=False, group="checks", commands=(),
             summary="The export-time check (the Python entry point `opgov.export_check`).",
