@@ -30,6 +30,7 @@ class InProcess:
     def call(self, use_case: UseCase, request: Any = None) -> Any:
         from opgov.cli.runtime import command
 
+        use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
         with command(write=use_case.writes_for(request), orm=use_case.orm) as ctx:
             return use_case.run(ctx, request)
 
