@@ -107,6 +107,17 @@ def endpoint(use_case: UseCase):
     return run
 
 
+def _route_path(use_case: UseCase) -> str:
+    """The path a route matches: a path parameter that is a whole number matches digits only (an
+    ``int`` convertor; the document's path stays the declared one), so ``/proposals/triage`` is
+    not proposal "triage" but another route, whose other methods are 405."""
+    path = use_case.path
+    for name in use_case.path_fields:
+        if use_case.request_model.model_fields[name].annotation is int:
+            path = path.replace("{" + name + "}", "{" + name + ":int}")
+    return path
+
+
 def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
     from opgov.api.contract import ONE_OF
@@ -115,7 +126,7 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
     for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
-        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
+        routes.add_api_route(_route_path(use_case), endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id)
