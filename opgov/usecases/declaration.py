@@ -118,9 +118,10 @@ class UseCase:
     def renderer(self) -> Callable[[Any], str] | None:
         return _resolve(self.render) if self.render else None
 
-    def ask(self, **fields: Any) -> Any:
+    def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field
-        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses."""
+        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses.
+        ``shown`` names fields as the caller's user knows them (``{"expires_days": "--expires"}``)."""
         if self.request_model is None:
             if fields:
                 raise TypeError(f"{self.name} takes no request")
@@ -133,7 +134,7 @@ class UseCase:
             from opgov.core.errors import BadInput
             from opgov.usecases.invalid import describe
 
-            raise BadInput(describe(err.errors())) from None
+            raise BadInput(describe(err.errors(), shown)) from None
 
     def fields_of(self, request: Any) -> dict[str, Any]:
         """A request's fields, as the service takes them."""
