@@ -234,6 +234,17 @@ CACHED = {200: {"headers": {"ETag": {"description": "strong validator of this an
           304: {"description": "the answer is unchanged since the ETag given in If-None-Match"}}
 
 
+def _route_path(use_case: UseCase) -> str:
+    """The path a route matches: a path parameter that is a whole number matches digits only (an
+    ``int`` convertor; the document's path stays the declared one), so ``/proposals/triage`` is
+    not proposal "triage" but another route, whose other methods are 405."""
+    path = use_case.path
+    for name in use_case.path_fields:
+        if use_case.request_model.model_fields[name].annotation is int:
+            path = path.replace("{" + name + "}", "{" + name + ":int}")
+    return path
+
+
 def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
     from fastapi import Depends
@@ -251,7 +262,7 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
         texts = [*(media for _, media in use_case.formats), *(media for _, media, _ in use_case.renderings)]
         if texts:  # the text renderings a GET also answers, beside the result's JSON
             responses[use_case.status] = {"content": {media: {} for media in texts}}
-        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
+        routes.add_api_route(_route_path(use_case), endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id,

@@ -39,7 +39,8 @@ ANSWERS = {
 
 
 def write_routes() -> set[tuple[str, str]]:
-    """Every (method, path) of the application that is not a GET, under /api/v1."""
+    """Every (method, path) of the application that is not a GET, under /api/v1, as the OpenAPI
+    document names it."""
     from opgov.api.app import create_app
     from opgov.api.config import Config
 
@@ -48,8 +49,8 @@ def write_routes() -> set[tuple[str, str]]:
             inner = getattr(route, "original_router", None)  # an included router (FastAPI ≥ 0.16x)
             if inner is not None:
                 yield from walk(inner.routes)
-            elif getattr(route, "methods", None):
-                yield from ((m, route.path) for m in route.methods)
+            elif getattr(route, "methods", None):  # the path as the document names it (no {id:int} convertor)
+                yield from ((m, getattr(route, "path_format", route.path)) for m in route.methods)
 
     app = create_app(Config.from_env())
     return {(m, p) for m, p in walk(app.routes) if m not in ("GET", "HEAD") and p.startswith("/api/v1")}
