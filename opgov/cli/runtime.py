@@ -37,7 +37,7 @@ GLOBALS = Globals()
 HAND_WRITTEN_REMOTE = ("ops list", "ops show", "proposals", "proposals show", "log", "log verify", "propose-*", "review",
                        "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
                        "exceptions", "decisions load", "check-bc", "check-model", "report weekly", "runtimes",
-                       "upgraders", "import", "snapshots", "decomps load", "sync-yaml")
+                       "upgraders", "import", "snapshots", "sync-yaml")
 
 
 def remote_commands() -> str:
