@@ -62,14 +62,13 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
     operator, a cycle or a deprecated target; the message shows the path. A committee decision's
     rule is kept over a file's; a file's replaces torch's (decision > file > torch). FILE may name
     a shipped file: export-composites (opgov's rules for the composites torch.export decomposes)."""
-    from opgov.cli.remote import send
+    from opgov.cli.client import call
+    from opgov.formats.files import read_content
     from opgov.resources import data_argument
-    from opgov.services.decompositions import load_rules
-    from opgov.results.models import RulesLoaded
+    from opgov.usecases import named
 
-    file = data_argument(file)
-    result = send("/api/v1/decomps", RulesLoaded, files=[("rules", file)], orm=False,
-                  local=lambda ctx: load_rules(ctx, file))
+    use_case = named("decomps load")  # a shipped name is resolved here, and read as the file it names
+    result = call(use_case, use_case.ask(rules=read_content(data_argument(file))))
     if json_out:
         print_json(result)
         return

@@ -17,6 +17,12 @@ DECLARED: tuple[UseCase, ...] = (
             service=f"{SERVICES}:check_report", orm=False, method="GET", path="/api/v1/decomps/check",
             summary="Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.",
             description="What `opgov check-decomps` prints (`errors` > 0 is what makes it exit 1). Writes nothing."),
+    UseCase("decomps load", request=f"{REQUESTS}:RulesFile", result=f"{MODELS}:RulesLoaded",
+            service=f"{SERVICES}:load_rules_upload", writes=True, orm=False, method="POST", path="/api/v1/decomps",
+            status=201, summary="Record the rules of an uploaded rules file (maintainers).",
+            description="Refused (409, nothing recorded) when a rule would make a decomposition produce a non-core "
+                        "operator, a cycle or a deprecated target; a committee decision's rule is kept over a file's "
+                        "(decision > file > torch)."),
     UseCase("decomps import-torch", request=f"{REQUESTS}:TorchImportRequest", result=f"{MODELS}:TorchRulesImported",
             service=f"{SERVICES}:import_torch", writes=True, transactions=True, orm=False, method="POST",
             path="/api/v1/decomps/import-torch",

@@ -170,6 +170,19 @@ def test_import_torch_traces_on_the_server(twins):
     assert locally(server.db, None, "decomps", "list").stdout == locally(local_db, None, "decomps", "list").stdout
 
 
+def test_the_trace_budget_is_bounded_over_http_only(twins):
+    """A request is not the place for a long trace (120 s at most); a local run may take longer."""
+    server, local_db = twins
+    with server.client("chair") as chair:
+        assert "less than or equal to 120" in problem(
+            chair.post("/api/v1/decomps/import-torch", json={"budget": 121, "only": ["aten::nope"]}), 422)
+    refused = remotely(server, "chair", "decomps", "import-torch", "--budget", "300", "--only", "aten::var")
+    assert refused.returncode == 2 and "budget" in refused.stderr and "120" in refused.stderr
+    # in-process the request goes on: to the operator it names, which the registry does not know
+    local = locally(local_db, "chair", "decomps", "import-torch", "--budget", "300", "--only", "aten::nope")
+    assert local.returncode == 2 and "aten::nope" in local.stderr and "budget" not in local.stderr
+
+
 def test_no_token_cannot_write(twins, files):
     server, _ = twins
     before = locally(server.db, None, "log", "--json", "--limit", "0").stdout
