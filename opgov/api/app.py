@@ -33,7 +33,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     from opgov.api import html
     from opgov.api import usecases
     from opgov.api.routers import (checks, decisions, decomps, events, operators, pages, proposals, reports, runtimes,
-                                   snapshots, sync, system)
+                                   sync, system)
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     config = config or Config.from_env()
@@ -66,7 +66,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)
     app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
-    for router in (system.router, operators.router, proposals.router, snapshots.router, events.router,
+    for router in (system.router, operators.router, proposals.router, events.router,
                    usecases.router(), reports.router, checks.router, decisions.router, decomps.router, runtimes.router,
                    sync.router, pages.router, html.router):
         app.include_router(router)

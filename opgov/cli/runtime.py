@@ -37,7 +37,7 @@ GLOBALS = Globals()
 HAND_WRITTEN_REMOTE = ("proposals", "proposals show", "propose-*", "review",
                        "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
                        "exceptions", "decisions load", "check-bc", "check-model", "report weekly", "runtimes",
-                       "upgraders", "import", "decomps", "check-decomps", "opset build", "sync-yaml")
+                       "upgraders", "decomps", "check-decomps", "opset build", "sync-yaml")
 
 
 def remote_commands() -> str:
