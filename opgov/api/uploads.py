@@ -39,6 +39,6 @@ def shown_name(upload: UploadFile) -> str:
 
 
 def safe_name(upload: UploadFile, default: str = "upload") -> str:
-    """The file name the client sent, reduced to letters, digits and ``._-`` (a snapshot's source
-    records an upload as ``upload:NAME``), or ``default``."""
+    """The file name the client sent, reduced to letters, digits and ``._-`` (a name safe to put in
+    a path or a message about its size), or ``default``."""
     return re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(upload.filename or default)) or default

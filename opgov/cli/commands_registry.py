@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Optional
 
 import typer
 
 from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.runtime import GLOBALS, command, day, minute, output, print_json, say, second
+from opgov.cli.runtime import GLOBALS, day, minute, output, print_json, say, second
 
 db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
 ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
@@ -83,36 +82,14 @@ def import_cmd(
 
     An older release than the latest snapshot (labels compared as versions) is refused unless
     --historical is given."""
-    from opgov.cli.remote import server
+    from opgov.cli.client import call
+    from opgov.formats.files import read_content
+    from opgov.usecases import named
 
-    remote = server()
-    if remote is not None:  # the bot's import: both files are uploaded and read by the server
-        from opgov.results.imports import ImportResult
-
-        files = [("native_functions", native_functions_yaml)] + ([("tags", tags_yaml)] if tags_yaml else [])
-        result = remote.post("/api/v1/snapshots", ImportResult, files=files,
-                             fields={"label": label, "historical": historical})
-        _imported(result, json_out)
-        return
-    from opgov.formats.registry import read_registry_in_background
-
-    reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
-    from opgov.services.imports import import_snapshot
-
-    status = None
-    if sys.stderr.isatty() and not json_out:
-        from rich.console import Console
-
-        status = Console(stderr=True).status("importing")
-        status.start()
-    try:
-        with command(write=True, orm=False) as ctx:
-            result = import_snapshot(ctx, native_functions_yaml, label=label, tags_yaml=tags_yaml,
-                                     registry=reading.result(), historical=historical,
-                                     progress=(lambda m: status.update(m)) if status else None)
-    finally:
-        if status:
-            status.stop()
+    use_case = named("import")  # both files are read here, and uploaded with --server
+    result = call(use_case, use_case.ask(native_functions=read_content(native_functions_yaml), label=label,
+                                         tags=None if tags_yaml is None else read_content(tags_yaml),
+                                         historical=historical))
     _imported(result, json_out)
 
 

@@ -13,6 +13,7 @@ from opgov.db.tables import operators, schema_versions, snapshots
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
 from opgov.core.tags import judge_tags, next_category, tags_edited
+from opgov.formats.files import Content
 from opgov.formats.registry import Registry, read_registry
 from opgov.results.imports import ImportResult
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
@@ -141,6 +142,18 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
                      "operators": len(registry.ops), "added": len(result.added),
                      "removed": len(result.removed), "changed": len(result.changed)})
     return result
+
+
+def import_file(ctx: Ctx, *, native_functions: Content, label: str, tags: Content | None = None,
+                historical: bool = False) -> ImportResult:
+    """:func:`import_snapshot` of a native_functions.yaml (and its tags.yaml) already read: the
+    files a command read, or those uploaded to `opgov serve`. Messages and the snapshot's source
+    name them as the user did."""
+    from opgov.formats.registry import parse_registry
+
+    require(ctx, "import", "import snapshots")  # before reading what a member without the role sent
+    registry = parse_registry(native_functions.data, native_functions.name, tags=tags)
+    return import_snapshot(ctx, native_functions.name, label=label, registry=registry, historical=historical)
 
 
 def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, position: int) -> ImportResult:

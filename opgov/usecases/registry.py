@@ -11,6 +11,13 @@ DECLARED: tuple[UseCase, ...] = (
             method="GET", path="/api/v1/snapshots", orm=False,
             summary="Every imported snapshot, in the order of history (an older release imported as historical in "
                     "its place)."),
+    UseCase("import", request=f"{REQUESTS}:ImportRequest", result="opgov.results.imports:ImportResult",
+            service="opgov.services.imports:import_file", writes=True, orm=False, method="POST",
+            path="/api/v1/snapshots", status=201,
+            summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
+                    "the previous one, and their compatibility findings.",
+            description="An older release than the latest snapshot is refused (409) unless `historical`. Messages "
+                        "and the snapshot's source name the files as the client named them."),
     UseCase("ops list", request=f"{REQUESTS}:OperatorsQuery", result=f"list[{MODELS}:OperatorSummary]",
             service="opgov.services.ops:list_operators", method="GET", path="/api/v1/operators",
             summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "

@@ -323,7 +323,7 @@ def test_snapshot_upload(server):
         assert result["label"] == "v2" and not result["baseline"] and (result["added"] or result["changed"])
         snaps = anyone.get("/api/v1/snapshots").json()
         assert [s["label"] for s in snaps] == ["v1", "v2"]
-        assert snaps[1]["source"] == "upload:native_functions.yaml"
+        assert snaps[1]["source"] == "native_functions.yaml"  # as the client named it
         assert snaps[1]["content_hash"] == hashlib.sha256(V2.read_bytes()).hexdigest()
 
 
