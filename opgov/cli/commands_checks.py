@@ -76,7 +76,9 @@ def check_bc_cmd(
                 files.append((key, side))
             else:
                 fields[f"{key}_snapshot"] = side
-        report = server.post("/api/v1/check-bc", compat_report.CheckReport, files=files, fields=fields)
+        from opgov.results.compat import CheckReport
+
+        report = server.post("/api/v1/check-bc", CheckReport, files=files, fields=fields)
     elif _database_configured():
         with command(write=False) as ctx:
             report = check_bc(old, new, session=ctx.session, today=ctx.now().date())

@@ -1,131 +1,26 @@
-"""The JSON shape of a compatibility check, and its renderers (json, GitHub Actions, text).
+"""The renderings of a compatibility check's report (:class:`opgov.results.compat.CheckReport`): JSON,
+GitHub Actions workflow commands, text, and the rules registry.
 
 Kept apart from :mod:`opgov.core.compat` so that the checker itself imports only the standard
-library. The report's pydantic models (:class:`CheckReport` and its parts, the service's response
-schema) live in :mod:`opgov.render.compat_models` and are loaded on first use: ``make_report(...,
-typed=False)`` builds the same report as plain dataclasses (what ``opgov check-bc`` of two files
-prints), whose :func:`render_json` is the same text as the model's ``model_dump_json(indent=2)``.
-Every renderer is a pure function from a report (either form) to a string; the CLI adds colour to
-the text form.
+library. Every renderer is a pure function from a report to a string; the CLI adds colour to the
+text form. None loads pydantic: ``opgov check-bc`` of two files never does.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import date
 
-from opgov.core.compat import SEVERITIES, BcException, Finding
-from opgov.core.vocab import FindingKind, Severity
+from opgov.core.compat import SEVERITIES
 from opgov.render.github import annotation
+from opgov.results.compat import CheckReport, FindingOut, RuleOut
+from opgov.results.plain import to_json
 
-__all__ = ["CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary", "make_report", "render_github",
-           "render_json", "render_rules", "render_text"]
-
-
-_MODELS = frozenset({"CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary"})
+__all__ = ["render_github", "render_json", "render_rules", "render_text", "summary_line"]
 
 
-def __getattr__(name: str):
-    """The pydantic models, imported on first use (pydantic costs ~50 ms of start-up)."""
-    if name in _MODELS:
-        from opgov.render import compat_models
-
-        return getattr(compat_models, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# --- the report as plain dataclasses (same fields, same order, same JSON) ---------------------
-
-
-@dataclass(frozen=True)
-class PlainFinding:
-    operator: str
-    kind: FindingKind
-    rule: str
-    severity: Severity
-    message: str
-    old_schema: str | None = None
-    new_schema: str | None = None
-    file: str | None = None
-    line: int | None = None
-    upgrader: str | None = None
-    suggested_upgrader: str | None = None
-    version_map_entry: str | None = None
-
-
-@dataclass
-class PlainSummary:
-    errors: int = 0
-    warnings: int = 0
-    waived: int = 0
-    infos: int = 0
-    bc: int = 0
-    fc: int = 0
-    new: int = 0
-
-
-@dataclass
-class PlainException:
-    pattern: str
-    reason: str
-    created_by: str
-    expires_on: date
-
-
-@dataclass
-class PlainReport:
-    findings: list[PlainFinding]
-    summary: PlainSummary
-    expired_exceptions: list[PlainException] = field(default_factory=list)
-    not_compared: list[str] = field(default_factory=list)
-
-    def json(self) -> str:
-        """The text of :class:`CheckReport`'s ``model_dump_json(indent=2)`` for the same report."""
-        data = {"findings": [vars(f) for f in self.findings], "summary": vars(self.summary),
-                "expired_exceptions": [{**vars(e), "expires_on": e.expires_on.isoformat()}
-                                       for e in self.expired_exceptions],
-                "not_compared": list(self.not_compared)}
-        return json.dumps(data, indent=2, ensure_ascii=False)
-
-
-_COUNT_FIELD = {"error": "errors", "warning": "warnings", "waived": "waived", "info": "infos"}
-
-
-def make_report(findings: Iterable[Finding], expired: Iterable[BcException] = (), *, typed: bool = True,
-                not_compared: Iterable[str] = ()):
-    """Build the report from policy-applied findings (and the expired exceptions to list, and the
-    new operators left out because only an autogen: line declares them): a :class:`CheckReport`,
-    or with ``typed=False`` the same as a :class:`PlainReport`."""
-    if typed:
-        from opgov.render.compat_models import CheckReport, ExceptionOut, FindingOut, Summary
-    else:
-        CheckReport, ExceptionOut, Summary = PlainReport, PlainException, PlainSummary
-
-        def FindingOut(**fields):  # noqa: N802 - the model's stand-in; validates kind and severity alike
-            fields["kind"], fields["severity"] = FindingKind(fields["kind"]), Severity(fields["severity"])
-            return PlainFinding(**fields)
-    outs = [FindingOut(operator=f.operator, kind=f.kind, rule=f.rule, severity=f.severity, message=f.message,
-                       old_schema=f.old_schema, new_schema=f.new_schema, file=f.file, line=f.line)
-            for f in findings]
-    counts: dict[str, int] = {}
-    for f in outs:
-        counts[_COUNT_FIELD[f.severity]] = counts.get(_COUNT_FIELD[f.severity], 0) + 1
-        counts[f.kind] = counts.get(f.kind, 0) + 1
-    return CheckReport(
-        findings=outs,
-        summary=Summary(**counts),
-        expired_exceptions=[ExceptionOut(pattern=e.pattern, reason=e.reason, created_by=e.created_by,
-                                         expires_on=e.expires_on) for e in expired],
-        not_compared=list(not_compared),
-    )
-
-
-def render_json(report) -> str:
-    if isinstance(report, PlainReport):
-        return report.json()
-    return report.model_dump_json(indent=2)
+def render_json(report: CheckReport) -> str:
+    """The report's JSON (the API's shape: ``POST /api/v1/check-bc``)."""
+    return to_json(report)
 
 
 # --- GitHub Actions workflow commands -----------------------------------------------------
@@ -210,10 +105,5 @@ def render_text(report: CheckReport) -> str:
 def render_rules(rules: Iterable, fmt: str) -> str:
     """The rules registry: a JSON list for ``json``, one aligned line per rule otherwise."""
     if fmt == "json":
-        from pydantic import TypeAdapter
-
-        from opgov.render.compat_models import RuleOut
-
-        outs = [RuleOut(id=r.id, kind=r.kind, purpose=r.purpose) for r in rules]
-        return TypeAdapter(list[RuleOut]).dump_json(outs, indent=2).decode() + "\n"
+        return to_json([RuleOut(id=r.id, kind=r.kind, purpose=r.purpose) for r in rules]) + "\n"
     return "".join(f"{r.id:34} {r.kind:3} {r.purpose}\n" for r in rules)

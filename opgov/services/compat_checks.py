@@ -15,6 +15,7 @@ from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 if TYPE_CHECKING:
     from opgov.db.models import BcException
     from opgov.services.common import Ctx
+    from opgov.results.compat import CheckReport
     from opgov.results.models import ExceptionAdded, ExceptionView
 
 # SQLAlchemy, the tables and the ORM models are imported inside the functions that touch the
@@ -84,15 +85,15 @@ def raw_findings(old: Side, new: Side) -> list:
     return raw
 
 
-def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date, typed: bool = True):
-    """Run the rules over two sides and apply the policy; returns a ``CheckReport`` (with
-    ``typed=False``, the same report as plain dataclasses: no pydantic)."""
+def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date) -> CheckReport:
+    """Run the rules over two sides and apply the policy (no pydantic: a check of two files
+    needs none)."""
     from opgov.core import compat
-    from opgov.render.compat import make_report
+    from opgov.results.compat import CheckReport
 
     findings = judged_findings(old, new, exceptions=exceptions, deleted=deleted, today=today)
-    return make_report(findings, compat.expired_exceptions(exceptions, today), typed=typed,
-                       not_compared=autogen_added(old, new))
+    return CheckReport.of(findings, compat.expired_exceptions(exceptions, today),
+                          not_compared=autogen_added(old, new))
 
 
 def autogen_added(old: Side, new: Side) -> list[str]:
@@ -311,17 +312,16 @@ def snapshot_by_label(session, spec: str, *, also: str = "") -> Side:
     return snapshot_side(session, snapshot_id)
 
 
-def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
+def check_bc(old_spec: str, new_spec: str, *, session=None, today: date) -> CheckReport:
     """Compare two sources. With a database: its decisions (core-ness), exceptions and completed
-    deletions apply too; without one, core-ness comes from the old side's ``core`` tags (and the
-    report is built without pydantic: see :func:`opgov.render.compat.make_report`)."""
+    deletions apply too; without one, core-ness comes from the old side's ``core`` tags."""
     old, new = resolve_side(old_spec, session), resolve_side(new_spec, session)
     exceptions, deleted = [], set()
     if session is not None:
         decided_core, decided_other, deleted = _decided(session)
         old.core = (old.core - decided_other) | (decided_core & set(old.schemas))
         exceptions = _exceptions(session, today)
-    report = compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today, typed=session is not None)
+    report = compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
     if session is not None:  # BC breaks of non-core operators: covered by an upgrader, or the one to add
         from opgov.services.upgraders import cover_findings
 
@@ -329,7 +329,7 @@ def check_bc(old_spec: str, new_spec: str, *, session=None, today: date):
     return report
 
 
-def check_bc_texts(old: tuple[str, str] | str, new: tuple[str, str] | str, *, session, today: date):
+def check_bc_texts(old: tuple[str, str] | str, new: tuple[str, str] | str, *, session, today: date) -> CheckReport:
     """:func:`check_bc` of two sides given to the service: each a native_functions.yaml as
     (name, text) (an upload; findings name it by ``name``), or the label of a snapshot the
     database holds. Never a path or a git ref: the service reads no file of its own machine."""

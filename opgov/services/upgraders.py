@@ -240,12 +240,14 @@ def upgrader_timers(ctx: Ctx, *, within_days: int = 0) -> UpgraderTimers:
 
 
 def cover_findings(session, report, core: set[str]):
-    """``report`` (a check-bc :class:`~opgov.render.compat.CheckReport`) with each BC break of a
+    """``report`` (a check-bc :class:`~opgov.results.compat.CheckReport`) with each BC break of a
     non-core operator judged against the recorded upgraders: one that adapts the operator's old
     schema covers it (``waived``, naming the upgrader); an error gets the upgrader to add, with
     its name and the version-map entry text."""
+    from dataclasses import replace
+
     from opgov.core.vocab import Severity
-    from opgov.render.compat import make_report
+    from opgov.results.compat import CheckReport
 
     bump_dates = _bumps(session)
     recorded = [u for u, _ in _recorded(session, bump_dates)]
@@ -262,19 +264,18 @@ def cover_findings(session, report, core: set[str]):
             when = f" on {bump.bumped_on.isoformat()}" if bump else ""
             plain = f.message.replace(f" {f.operator} is not core: if the break is intended, record an exception "
                                       "(opgov exceptions add).", "")
-            changed.append(f.model_copy(update={
-                "severity": Severity.waived, "upgrader": cover.name,
-                "message": f"{plain} Covered by upgrader {cover.name} (versions {cover.start}-{cover.end}, "
-                           f"version bump {cover.bumped_at}{when})."}))
+            changed.append(replace(
+                f, severity=Severity.waived, upgrader=cover.name,
+                message=f"{plain} Covered by upgrader {cover.name} (versions {cover.start}-{cover.end}, "
+                        f"version bump {cover.bumped_at}{when})."))
         elif f.severity == "error":
             name, bumped_at, entry = suggest(f.operator, f.old_schema, recorded, version)
-            changed.append(f.model_copy(update={
-                "suggested_upgrader": name, "version_map_entry": entry,
-                "message": f"{f.message} Or keep old programs running: bump the operator version to {bumped_at}, "
-                           f"add upgrader {name} and the version-map entry {entry} (opgov upgraders add)."}))
+            changed.append(replace(
+                f, suggested_upgrader=name, version_map_entry=entry,
+                message=f"{f.message} Or keep old programs running: bump the operator version to {bumped_at}, "
+                        f"add upgrader {name} and the version-map entry {entry} (opgov upgraders add)."))
         else:
             changed.append(f)
     if changed == list(report.findings):
         return report
-    summary = make_report(changed).summary
-    return report.model_copy(update={"findings": changed, "summary": summary})
+    return replace(report, findings=changed, summary=CheckReport.of(changed).summary)

@@ -18,7 +18,7 @@ router = APIRouter(prefix="/api/v1", tags=["checks"])
 
 
 def _check_report():
-    from opgov.render.compat import CheckReport
+    from opgov.results.compat import CheckReport
 
     return CheckReport
 
