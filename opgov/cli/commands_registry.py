@@ -87,7 +87,7 @@ def import_cmd(
 
     remote = server()
     if remote is not None:  # the bot's import: both files are uploaded and read by the server
-        from opgov.results.models import ImportResult
+        from opgov.results.imports import ImportResult
 
         files = [("native_functions", native_functions_yaml)] + ([("tags", tags_yaml)] if tags_yaml else [])
         result = remote.post("/api/v1/snapshots", ImportResult, files=files,
@@ -97,8 +97,6 @@ def import_cmd(
     from opgov.formats.registry import read_registry_in_background
 
     reading = read_registry_in_background(native_functions_yaml, tags_yaml=tags_yaml)  # overlaps the DB setup
-    if json_out:
-        import opgov.results.models  # noqa: F401 - pydantic loads while the child reads the file
     from opgov.services.imports import import_snapshot
 
     status = None
@@ -110,7 +108,7 @@ def import_cmd(
     try:
         with command(write=True, orm=False) as ctx:
             result = import_snapshot(ctx, native_functions_yaml, label=label, tags_yaml=tags_yaml,
-                                     registry=reading.result(), historical=historical, typed=json_out,
+                                     registry=reading.result(), historical=historical,
                                      progress=(lambda m: status.update(m)) if status else None)
     finally:
         if status:

@@ -107,7 +107,13 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
 
 def print_json(data: Any) -> None:
     """A service's typed result (or a list of them) as JSON: the documented shape."""
-    if hasattr(data, "model_dump_json"):
+    import dataclasses
+
+    if dataclasses.is_dataclass(data) or isinstance(data, list) and data and dataclasses.is_dataclass(data[0]):
+        from opgov.results.plain import to_json  # a result declared as a dataclass: no pydantic
+
+        text = to_json(data)
+    elif hasattr(data, "model_dump_json"):
         text = data.model_dump_json(indent=2, by_alias=True)
     elif isinstance(data, list):
         from pydantic_core import to_json

@@ -216,32 +216,6 @@ class RevisionChange(Result):
 # --- imports -------------------------------------------------------------------------------------------
 
 
-class ImportResult(Result):
-    """``opgov import``: what the snapshot changed."""
-
-    label: str
-    operators: int = Field(description="entries in the file")
-    added: list[str] = Field(default_factory=list, description="new (or reappeared) operators")
-    removed: list[str] = Field(default_factory=list)
-    changed: list[str] = Field(default_factory=list, description="operators whose schema changed")
-    own_entry: dict[str, str] = Field(default_factory=dict,
-                                      description="operators another entry's autogen: declared that now have "
-                                                  "their own entry → the entry that declared them (not new, "
-                                                  "not a schema change)")
-    findings: dict[str, int] = Field(default_factory=dict, description="compatibility findings: severity → count")
-    added_autogen: list[str] = Field(default_factory=list, description=(
-        "of `added`, the operators only an autogen: line declares (no entry of their own; check-bc's and "
-        "check-pr's `new` count entries and name these in `not_compared`)"))
-    tags_changed: list[str] = Field(default_factory=list, description=(
-        "governance tags (core, deprecating, deprecated) the file added or dropped on operators it kept, e.g. "
-        "`aten::roll: -core`: each is also a finding, an event and a line of the operator's history"))
-    unchanged_file: bool = Field(default=False, description="the same label and content were imported before")
-    baseline: bool = Field(default=False, description="the first snapshot of the database")
-    historical: bool = Field(default=False, description="an older release stored in its place in history "
-                                                         "(--historical): the latest snapshot stays the latest, "
-                                                         "no findings recorded")
-
-
 class SnapshotView(Result):
     """An imported snapshot."""
 

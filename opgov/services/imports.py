@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from sqlalchemy import bindparam, case, insert, select, update
 
@@ -15,43 +14,8 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.names import from_func_name
 from opgov.core.tags import judge_tags, next_category, tags_edited
 from opgov.formats.registry import Registry, read_registry
+from opgov.results.imports import ImportResult
 from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
-
-if TYPE_CHECKING:
-    from opgov.results.models import ImportResult
-
-
-@dataclass
-class ImportTally:
-    """What an import changes, collected while it runs: the fields of :class:`ImportResult`, as a
-    plain dataclass (``import_snapshot(typed=False)``: the CLI's text output needs no pydantic)."""
-
-    label: str
-    operators: int
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    # operators another entry's autogen: declared that now have their own entry → that entry
-    own_entry: dict[str, str] = field(default_factory=dict)
-    findings: dict[str, int] = field(default_factory=dict)  # severity → count
-    baseline: bool = False
-    historical: bool = False  # stored in its place in history (import --historical)
-    unchanged_file: bool = False  # the label exists with identical content: nothing was written
-    # governance tags (core, deprecating, deprecated) the file added or dropped on an operator that
-    # stayed: "aten::roll: -core", each also a finding, an event and a line of its history
-    tags_changed: list[str] = field(default_factory=list)
-    # of ``added``, those only an autogen: line declares (no entry of their own): check-bc counts
-    # entries, so its "new" leaves them out
-    added_autogen: list[str] = field(default_factory=list)
-
-    def result(self) -> ImportResult:
-        from opgov.results.models import ImportResult
-
-        return ImportResult(label=self.label, operators=self.operators, added=self.added, removed=self.removed,
-                            changed=self.changed, own_entry=self.own_entry, findings=self.findings,
-                            baseline=self.baseline, historical=self.historical, unchanged_file=self.unchanged_file,
-                            tags_changed=self.tags_changed, added_autogen=self.added_autogen)
-
 
 def list_snapshots(ctx: Ctx) -> list:
     """Every imported snapshot in the order of history, oldest first
@@ -110,7 +74,7 @@ def _place(session, label: str, latest_id: int | None):
 
 def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = None,
                     progress: Callable[[str], None] | None = None, registry: Registry | None = None,
-                    historical: bool = False, typed: bool = True) -> ImportResult | ImportTally:
+                    historical: bool = False) -> ImportResult:
     """Record a snapshot: operators added, removed and schema-changed since the previous one.
 
     ``ctx.session`` may be a Core connection: this use case needs no ORM. ``registry`` is the
@@ -122,8 +86,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     removed. With ``historical=True`` it is stored in its place in history instead
     (:func:`_import_historical`).
 
-    Returns the typed :class:`ImportResult`; ``typed=False`` returns the same fields as an
-    :class:`ImportTally` dataclass, without loading pydantic (the CLI's text output).
+    Returns an :class:`~opgov.results.imports.ImportResult` (a dataclass: no pydantic).
     """
     require(ctx, "import", "import snapshots")
     serialize(ctx, "import")
@@ -139,8 +102,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
                                .where(snapshots.c.label == label)).first()
     if existing is not None:
         if existing.content_hash == registry.content_hash:
-            unchanged = ImportTally(label=label, operators=existing.operator_count, unchanged_file=True)
-            return unchanged.result() if typed else unchanged
+            return ImportResult(label=label, operators=existing.operator_count, unchanged_file=True)
         raise BadInput(f"snapshot {label!r} already exists with different content; choose another label")
 
     previous_id = latest_snapshot_id(session)
@@ -149,8 +111,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
         if place is None:
             raise BadInput(f"--historical places an older release in history, but {label!r} is not older than "
                            "the latest snapshot (labels are compared as versions, e.g. 2.6.0 < 2.13.0)")
-        tally = _import_historical(ctx, registry, path, label, position=place[1])
-        return tally.result() if typed else tally
+        return _import_historical(ctx, registry, path, label, position=place[1])
     if place is not None:
         raise PolicyRefusal(f"snapshot {label} is older than the latest snapshot {place[0]}: importing it as the "
                             f"latest would report {place[0]}'s operators as removed; pass --historical to store "
@@ -167,21 +128,22 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
-        tag_counts = result.findings
-        result.findings = record_import_findings(
+        counts = record_import_findings(
             ctx, previous_id, snapshot_id, held_before=current,
             new_entries=[StoredEntry(name, op.schema, op.line, list(op.tags)) for name, op in registry.ops.items()])
-        for severity, n in tag_counts.items():  # the tag findings _apply recorded
-            result.findings[severity] = result.findings.get(severity, 0) + n
+        for severity, n in result.findings.items():  # the tag findings _apply recorded
+            counts[severity] = counts.get(severity, 0) + n
+        result.findings.clear()  # the rules' counts first, then the tags'
+        result.findings.update(counts)
     session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=snapshot_stats(ctx)))
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash,
                      "operators": len(registry.ops), "added": len(result.added),
                      "removed": len(result.removed), "changed": len(result.changed)})
-    return result.result() if typed else result
+    return result
 
 
-def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, position: int) -> ImportTally:
+def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, position: int) -> ImportResult:
     """Store an older release in its place in history, at ``position`` (the newer releases move up
     one): its
     entries (each operator's history gains it), and rows for operators the database never saw
@@ -223,7 +185,7 @@ def _import_historical(ctx: Ctx, registry: Registry, path: str, label: str, *, p
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash, "operators": len(registry.ops),
                      "historical": True, "before": before})
-    return ImportTally(label=label, operators=len(registry.ops), historical=True)
+    return ImportResult(label=label, operators=len(registry.ops), historical=True)
 
 
 def _category_reason(label: str, category: str, source: str) -> str:
@@ -236,7 +198,7 @@ def _category_reason(label: str, category: str, source: str) -> str:
 
 
 def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label: str, *,
-           previous_id: int | None, current: dict) -> ImportTally:
+           previous_id: int | None, current: dict) -> ImportResult:
     """Bring the operator rows up to ``registry`` and record what the snapshot holds (``current``:
     the previous snapshot's entries). Only rows whose entry appeared, changed or left are written:
     an unchanged import writes no operator row.
@@ -246,7 +208,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     and each governance tag edit (:mod:`opgov.core.tags`) is also a finding with check-pr's rule id."""
     session = ctx.session
     baseline = previous_id is None
-    result = ImportTally(label=label, operators=len(registry.ops), baseline=baseline)
+    result = ImportResult(label=label, operators=len(registry.ops), baseline=baseline)
     c = operators.c
     known = {row.qualname: row for row in session.execute(
         select(c.id, c.qualname, c.schema, c.present, c.category_source, c.category, c.lifecycle,

@@ -7,7 +7,8 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from opgov.api.deps import Reader, Writer
 from opgov.api.fields import NOT_BLANK
 from opgov.api.uploads import read_upload, safe_name
-from opgov.results.models import ImportResult, SnapshotView
+from opgov.results.imports import ImportResult
+from opgov.results.models import SnapshotView
 
 router = APIRouter(prefix="/api/v1/snapshots", tags=["snapshots"])
 
