@@ -155,7 +155,7 @@ def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--forma
     remote = server()
     if remote is not None:
         from opgov.core.decomps import Violation
-        from opgov.render.decomps import ViolationsReport
+        from opgov.results.decomps import ViolationsReport
 
         _no_models_remotely(models)
         report = remote.get("/api/v1/decomps/check", ViolationsReport)
@@ -189,7 +189,7 @@ def opset_build(
         _no_models_remotely(models)
         params = {"preset": preset.value, "decompose": decompose or [], "keep": keep or []}
         if fmt is OpsetFmt.json:
-            from opgov.render.decomps import OpsetReport
+            from opgov.results.decomps import OpsetReport
 
             text = remote.get("/api/v1/opset", OpsetReport, **params).model_dump_json(indent=2)
         else:
@@ -238,7 +238,7 @@ def check_model_cmd(
         server = remote()
         if server is not None:
             from opgov.cli.remote import model_files
-            from opgov.services.runtimes import RuntimeModelCheck
+            from opgov.results.runtimes import RuntimeModelCheck
 
             checked = server.post("/api/v1/check-model", RuntimeModelCheck,
                                   files=model_files(models), fields={"runtime": runtime})
@@ -256,7 +256,7 @@ def check_model_cmd(
     if server is not None:
         from opgov.cli.remote import model_files
         from opgov.core.corpus import Finding, ModelCheck
-        from opgov.render.decomps import ModelCheckReport
+        from opgov.results.decomps import ModelCheckReport
 
         report = server.post("/api/v1/check-model", ModelCheckReport, files=model_files(models),
                              fields={"runtime": runtime})

@@ -48,7 +48,7 @@ def runtimes_add(
     from opgov.services.runtimes import add_runtime
 
     from opgov.cli.remote import send
-    from opgov.services.runtimes import RuntimeAdded
+    from opgov.results.runtimes import RuntimeAdded
 
     day = parse_time(released, what="--released").date() if released else None
     result = send("/api/v1/runtimes", RuntimeAdded, files=[("ops", path) for path in ops],
@@ -70,7 +70,8 @@ def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
     from opgov.cli.remote import fetch
-    from opgov.services.runtimes import RuntimeList, list_runtimes
+    from opgov.results.runtimes import RuntimeList
+    from opgov.services.runtimes import list_runtimes
 
     out = output(fmt, json_out)
     result = fetch("/api/v1/runtimes", RuntimeList, orm=False, local=list_runtimes)
@@ -92,7 +93,8 @@ def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -
 def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), json_out: bool = JsonOpt) -> None:
     """One runtime: where its operators came from, what it gained, the core operators it lacks."""
     from opgov.render.runtimes import render_detail
-    from opgov.services.runtimes import RuntimeDetail, show_runtime
+    from opgov.results.runtimes import RuntimeDetail
+    from opgov.services.runtimes import show_runtime
 
     from opgov.cli.remote import fetch, path_segment
 
@@ -130,7 +132,7 @@ def runtimes_coverage(
         if models is not None:
             raise BadInput("--models with --server: the server uses the models it bundles (OPGOV_MODELS_DIR "
                            "on the server); leave out --models")
-        from opgov.services.runtimes import CoverageMatrix
+        from opgov.results.runtimes import CoverageMatrix
 
         result = server.get("/api/v1/runtimes/coverage", CoverageMatrix, stage=stage.value)
     else:

@@ -3,7 +3,7 @@
 
 Pure functions from the results of :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and
 :mod:`opgov.core.corpus` to a string. The JSON shapes are the pydantic models of
-:mod:`opgov.render.decomps`, imported only when JSON is asked for, so that the text paths (``opgov
+:mod:`opgov.results.decomps`, imported only when JSON is asked for, so that the text paths (``opgov
 opset build``) do not load pydantic.
 """
 
@@ -27,9 +27,9 @@ __all__ = ["SELECTIVE_BUILD", "describe_choice", "python_listing", "python_templ
 
 def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str:
     """``text`` (one line each and a summary), ``json`` (see
-    :class:`opgov.render.decomps.ViolationsReport`) or ``github`` (workflow annotations)."""
+    :class:`opgov.results.decomps.ViolationsReport`) or ``github`` (workflow annotations)."""
     if fmt == "json":
-        from opgov.render.decomps import ViolationsReport
+        from opgov.results.decomps import ViolationsReport
 
         return ViolationsReport.of(violations).model_dump_json(indent=2)
     if fmt == "github":
@@ -81,10 +81,10 @@ def describe_choice(choice: OpsetChoice) -> str:
 
 
 def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -> str:
-    """``text`` or ``json`` (:class:`opgov.render.decomps.OpsetReport`); see also
+    """``text`` or ``json`` (:class:`opgov.results.decomps.OpsetReport`); see also
     :func:`render_selective_build` and :func:`render_python`."""
     if fmt == "json":
-        from opgov.render.decomps import OpsetReport
+        from opgov.results.decomps import OpsetReport
 
         return OpsetReport.of(opset, cov).model_dump_json(indent=2)
     if fmt == "selective-build":
@@ -262,10 +262,10 @@ def render_python(opset: Opset) -> str:
 
 
 def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
-    """``text``, ``json`` (:class:`opgov.render.decomps.ModelCheckReport`) or ``github``
+    """``text``, ``json`` (:class:`opgov.results.decomps.ModelCheckReport`) or ``github``
     (workflow annotations)."""
     if fmt == "json":
-        from opgov.render.decomps import ModelCheckReport
+        from opgov.results.decomps import ModelCheckReport
 
         return ModelCheckReport.of(check).model_dump_json(indent=2)
     if fmt == "github":

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from opgov.render.github import annotation
 
 if TYPE_CHECKING:
-    from opgov.services.runtimes import CoverageMatrix, RuntimeDetail, RuntimeModelCheck, RuntimeSummary
+    from opgov.results.runtimes import CoverageMatrix, RuntimeDetail, RuntimeModelCheck, RuntimeSummary
 
 
 def _pct(have: int, total: int) -> str:

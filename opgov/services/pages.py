@@ -13,7 +13,7 @@ from pydantic import AwareDatetime, Field
 
 from opgov.services.common import Ctx
 from opgov.results.models import OperatorDetail, Result
-from opgov.services.runtimes import OperatorRuntime
+from opgov.results.runtimes import OperatorRuntime
 
 
 class ModelEntry(Result):

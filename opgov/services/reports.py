@@ -1,4 +1,4 @@
-"""The weekly committee report: fill :class:`opgov.render.report.WeeklyReport` from the database.
+"""The weekly committee report: fill :class:`opgov.results.report.WeeklyReport` from the database.
 
 The period is ``(since, as_of]``: ``as_of`` defaults to now and ``since`` to seven days before
 ``as_of``, so consecutive weekly reports neither overlap nor leave a gap. A date given alone
@@ -33,9 +33,9 @@ from opgov.db.models import BcException, Event, Finding, LifecycleStep, Operator
 from opgov.core.errors import BadInput
 from opgov.core.lifecycle import next_timed_step
 from opgov.core.vocab import Category, Lifecycle, Severity
-from opgov.render.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
-                                 ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
-                                 ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
+from opgov.results.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
+                                  ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
+                                  ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
 from opgov.services.common import Ctx, get_int_setting
 from opgov.services.lifecycle import periods
 

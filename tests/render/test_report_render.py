@@ -16,7 +16,8 @@ import pytest
 from pydantic import ValidationError
 from report_pages import chromium_binary, load_in_chromium, md_section, md_tables, parse_html, png_size
 
-from opgov.render.report import (
+from opgov.render.report import render_html, render_json, render_markdown
+from opgov.results.report import (
     SECTION_KEYS,
     CategoryCounts,
     CompatFinding,
@@ -33,9 +34,6 @@ from opgov.render.report import (
     TrendPoint,
     Vote,
     WeeklyReport,
-    render_html,
-    render_json,
-    render_markdown,
 )
 
 UTC = timezone.utc

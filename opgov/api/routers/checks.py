@@ -24,7 +24,7 @@ def _check_report():
 
 
 def _model_report():
-    from opgov.render.decomps import ModelCheckReport
+    from opgov.results.decomps import ModelCheckReport
 
     return ModelCheckReport
 
@@ -108,7 +108,7 @@ _MODEL_BODY = {"requestBody": {"required": True, "content": {
 
 
 def _runtime_check():
-    from opgov.services.runtimes import RuntimeModelCheck
+    from opgov.results.runtimes import RuntimeModelCheck
 
     return RuntimeModelCheck
 
@@ -122,7 +122,7 @@ def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
     Writes nothing."""
     from opgov.core.errors import BadInput
     from opgov.core.names import canonical
-    from opgov.render.decomps import ModelCheckReport
+    from opgov.results.decomps import ModelCheckReport
     from opgov.services.decompositions import check_model_ops
 
     on_runtime = spec.runtime is not None and "@" in spec.runtime
@@ -154,7 +154,7 @@ class ExportCheckRequest(BaseModel):
 
 
 def _export_check():
-    from opgov.services.runtimes import ExportCheck
+    from opgov.results.runtimes import ExportCheck
 
     return ExportCheck
 

@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api/v1/decomps", tags=["decompositions"])
 
 
 def _violations_report():
-    from opgov.render.decomps import ViolationsReport
+    from opgov.results.decomps import ViolationsReport
 
     return ViolationsReport
 
@@ -65,7 +65,7 @@ def import_torch(body: TorchImportRequest, request: Request, authorization: Auth
 def check(ctx: Reader):
     """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift:
     what `opgov check-decomps` prints (``errors`` > 0 is what makes it exit 1). Writes nothing."""
-    from opgov.render.decomps import ViolationsReport
+    from opgov.results.decomps import ViolationsReport
     from opgov.services.decompositions import check_decompositions
 
     return ViolationsReport.of(check_decompositions(ctx))

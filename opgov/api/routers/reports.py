@@ -13,13 +13,13 @@ router = APIRouter(prefix="/api/v1", tags=["reports"])
 
 
 def _weekly_model():
-    from opgov.render.report import WeeklyReport
+    from opgov.results.report import WeeklyReport
 
     return WeeklyReport
 
 
 def _opset_model():
-    from opgov.render.decomps import OpsetReport
+    from opgov.results.decomps import OpsetReport
 
     return OpsetReport
 
@@ -54,7 +54,7 @@ def opset(ctx: Reader, preset: Literal["core-aten", "no-decomp", "full-decomp"] 
     """The operators a backend must implement after the chosen decompositions: JSON, or what
     `opgov opset build --format text|selective-build|python` prints (the selective-build yaml with
     the out= variants ExecuTorch's kernels implement)."""
-    from opgov.render.decomps import OpsetReport
+    from opgov.results.decomps import OpsetReport
     from opgov.services.decompositions import build, out_variants
 
     result, _ = build(ctx, preset=preset, decompose=decompose, keep=keep, models=None)

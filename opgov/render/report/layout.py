@@ -1,5 +1,5 @@
 """The report as the renderings see it, whatever their format: sections (in
-:data:`~opgov.render.report.model.SECTION_KEYS` order) made of paragraphs, tables and charts, and
+:data:`~opgov.results.report.SECTION_KEYS` order) made of paragraphs, tables and charts, and
 the words of the title, the summary and each cell. :mod:`.markdown` and :mod:`.html` only lay
 these out and escape them; what a section says is decided here, once.
 """
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Callable
 
-from opgov.render.report.model import (CATEGORIES, KIND_RANK, LIFECYCLE_STATES, SEVERITY_RANK, CompatFinding,
-                                       LifecycleDue, OpenProposal, RemovedOp, Vote, WeeklyReport)
+from opgov.results.report import (CATEGORIES, KIND_RANK, LIFECYCLE_STATES, SEVERITY_RANK, CompatFinding,
+                                  LifecycleDue, OpenProposal, RemovedOp, Vote, WeeklyReport)
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def _lifecycle_columns(when: Callable[[LifecycleDue], Text]) -> tuple[Column, ..
 
 
 def sections_of(report: WeeklyReport) -> list[Section]:
-    """The report as rendering-neutral sections, in :data:`~opgov.render.report.model.SECTION_KEYS` order."""
+    """The report as rendering-neutral sections, in :data:`~opgov.results.report.SECTION_KEYS` order."""
     today = report.as_of.date()
     soon = report.soon_days
 

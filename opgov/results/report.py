@@ -1,9 +1,9 @@
-"""The weekly report's data: :class:`WeeklyReport` and its rows, and their JSON.
+"""The weekly report's data: :class:`WeeklyReport` and its rows.
 
-A service fills a :class:`WeeklyReport` with plain data. The model keeps every section in its
-reading order whatever order the caller gives (oldest review item first, BC errors first, earliest
-due date first), so every rendering and every bot sees the same order; :func:`render_json` is its
-own JSON shape.
+A service (:mod:`opgov.services.reports`) fills a :class:`WeeklyReport` with plain data. The model
+keeps every section in its reading order whatever order the caller gives (oldest review item
+first, BC errors first, earliest due date first), so every rendering (:mod:`opgov.render.report`:
+Markdown, HTML, JSON) and every bot sees the same order.
 """
 
 from __future__ import annotations
@@ -316,10 +316,3 @@ SECTION_KEYS: tuple[str, ...] = (
 
 _STANDING_KEYS = frozenset({"deprecated_ops", "core_drift", "opset_now", "opset_trend"})
 _ACTION_KEYS = tuple(k for k in SECTION_KEYS if k not in _STANDING_KEYS)
-
-
-
-
-def render_json(report: WeeklyReport) -> str:
-    """The model's JSON: ``as_of``, ``since``, ``generated_by``, ``soon_days`` and one key per section."""
-    return report.model_dump_json(indent=2) + "\n"

@@ -1,0 +1,174 @@
+"""The results of ``opgov check-decomps``, ``opgov opset build`` and ``opgov check-model``, each
+built from core's answer by its ``of``.
+
+Kept apart from :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and :mod:`opgov.core.corpus` so
+that those stay light: pydantic is loaded only when a report is rendered as JSON, which keeps
+``opgov opset build`` fast. The text, GitHub, selective-build and Python renderings are in
+:mod:`opgov.render.decomps_text`.
+
+No ``from __future__ import annotations``: pydantic reads the annotations of :class:`FindingOut`
+as objects, not as names to look up in the module its ``__module__`` names.
+"""
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from opgov.core.graph_ops import graph_op_reason
+from opgov.core.corpus import Finding, ModelCheck
+from opgov.core.decomps import Violation
+from opgov.core.opset import Coverage, Opset
+
+__all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
+           "SuggestionOut", "ViolationOut", "ViolationsReport"]
+
+
+# --- check-decomps ------------------------------------------------------------------------------
+
+
+class ViolationOut(BaseModel):
+    rule: str
+    severity: str
+    operator: str
+    message: str
+    path: list[str]
+
+
+class ViolationsReport(BaseModel):
+    """JSON shape of ``opgov check-decomps --format json``."""
+
+    errors: int
+    warnings: int
+    violations: list[ViolationOut]
+
+    @classmethod
+    def of(cls, violations: Sequence[Violation]) -> "ViolationsReport":
+        errors = sum(v.severity == "error" for v in violations)
+        return cls(errors=errors, warnings=len(violations) - errors,
+                   violations=[ViolationOut(rule=v.rule, severity=v.severity, operator=v.operator,
+                                            message=v.message, path=list(v.path)) for v in violations])
+
+
+# --- opset build ----------------------------------------------------------------------------------
+
+
+class EntryOut(BaseModel):
+    op: str
+    category: str | None
+    why: str
+    produced_by: list[str]
+    lifecycle: str
+
+
+class ModelCoverageOut(BaseModel):
+    model: str
+    family: str
+    covered: bool
+    needed: list[str]
+    missing: list[str]
+
+
+class SuggestionOut(BaseModel):
+    op: str
+    newly_covered: list[str]
+    needed_by: int
+    covered_after: int
+    share_after: float
+
+
+class CoverageOut(BaseModel):
+    start: str
+    models: int
+    covered: int
+    share: float
+    per_model: list[ModelCoverageOut]
+    missing_ops: dict[str, int]
+    suggestions: list[SuggestionOut]
+    not_in_registry: list[str] = []
+
+
+class OpsetReport(BaseModel):
+    """JSON shape of ``opgov opset build --format json``."""
+
+    preset: str
+    decompose: list[str]
+    keep: list[str]
+    count: int
+    operators: list[EntryOut]
+    without_rule: list[str]
+    decomposed: list[str]
+    notes: list[str]
+    not_functional: list[str] = []
+    graph_ops: dict[str, str] = Field(default_factory=dict, description=(
+        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements "
+        "them, so they are not in `operators` and never missing; operator → why"))
+    torch: str | None = Field(default=None, description=(
+        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); "
+        "null when torch's table was never imported"))
+    code_keep: list[str] = Field(default_factory=list, description=(
+        "with torch: operators the generated code removes from torch's default table"))
+    code_decompose: list[str] = Field(default_factory=list, description=(
+        "with torch: operators the generated code adds torch's own decomposition for"))
+    coverage: CoverageOut | None = None
+
+    @classmethod
+    def of(cls, opset: Opset, cov: Coverage | None = None) -> "OpsetReport":
+        c = None
+        if cov is not None:
+            c = CoverageOut(
+                start=cov.start, models=len(cov.models), covered=cov.covered, share=cov.share,
+                per_model=[ModelCoverageOut(model=m.model, family=m.family, covered=m.covered,
+                                            needed=list(m.needed), missing=list(m.missing)) for m in cov.models],
+                missing_ops=cov.missing_ops,
+                suggestions=[SuggestionOut(op=s.op, newly_covered=list(s.newly_covered), needed_by=s.needed_by,
+                                           covered_after=s.covered_after, share_after=s.share_after)
+                             for s in cov.suggestions],
+                not_in_registry=list(cov.not_in_registry))
+        return cls(preset=opset.choice.preset, decompose=list(opset.choice.decompose), keep=list(opset.choice.keep),
+                   count=len(opset.entries),
+                   operators=[EntryOut(op=e.op, category=e.category, why=e.why, produced_by=list(e.produced_by),
+                                       lifecycle=e.lifecycle) for e in opset.entries],
+                   without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
+                   notes=list(opset.notes), not_functional=list(opset.not_functional),
+                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops},
+                   torch=opset.torch_version, code_keep=list(opset.code_keep),
+                   code_decompose=list(opset.code_decompose), coverage=c)
+
+
+# --- check-model ----------------------------------------------------------------------------------
+
+
+class FindingOut(BaseModel):
+    # The OpenAPI document names a schema by its module when two share a name (check-bc's
+    # FindingOut, opgov.results.compat), and that name is part of the API: it stays the one of the
+    # module the class was first declared in, ``opgov__render__decomps__FindingOut``.
+    __module__ = "opgov.render.decomps"
+
+    rule: str
+    op: str
+    message: str
+    replacement: str | None = None
+    date: datetime | None = None
+
+
+class ModelCheckReport(BaseModel):
+    """JSON shape of ``opgov check-model --format json``."""
+
+    ok: bool
+    operators: list[str]
+    errors: list[FindingOut]
+    warnings: list[FindingOut]
+    notes: list[FindingOut]
+    earliest_snapshot: str | None
+    snapshots_checked: int
+
+    @classmethod
+    def of(cls, check: ModelCheck) -> "ModelCheckReport":
+        def out(fs: Sequence[Finding]) -> list[FindingOut]:
+            return [FindingOut(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
+                    for f in fs]
+
+        return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),
+                   warnings=out(check.warnings), notes=out(check.notes),
+                   earliest_snapshot=check.earliest_snapshot, snapshots_checked=check.snapshots_checked)
