@@ -320,7 +320,7 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     check_within(within)  # here, so a server's schema cannot word it differently
     if server is not None:  # the server's clock; a token is needed even without --apply
         from opgov.results.models import TickResult
-        from opgov.services.upgraders import UpgraderTimers
+        from opgov.results.upgraders import UpgraderTimers
 
         result = server.post("/api/v1/tick", TickResult, json_body={"apply": apply, "within_days": within})
         upgraders = server.get("/api/v1/upgraders/timers", UpgraderTimers, within_days=within)

@@ -51,7 +51,7 @@ def upgraders_add(
     from opgov.services.upgraders import add_upgrader
 
     from opgov.cli.remote import send
-    from opgov.services.upgraders import UpgraderAdded
+    from opgov.results.upgraders import UpgraderAdded
 
     day = parse_time(bumped_on, what="--bumped-on").date() if bumped_on else None
     result = send("/api/v1/upgraders", UpgraderAdded, json_body={
@@ -72,7 +72,8 @@ def upgraders_add(
 def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Every upgrader, and the version bumps on record."""
     from opgov.cli.remote import fetch
-    from opgov.services.upgraders import UpgraderList, list_upgraders
+    from opgov.results.upgraders import UpgraderList
+    from opgov.services.upgraders import list_upgraders
 
     out = output(fmt, json_out)
     result = fetch("/api/v1/upgraders", UpgraderList, orm=False, local=list_upgraders)
@@ -92,7 +93,8 @@ def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) 
 @upgraders_app.command("show")
 def upgraders_show(name: str = typer.Argument(..., metavar="UPGRADER"), json_out: bool = JsonOpt) -> None:
     """One upgrader: its operator and versions, the bump and why, its version-map entry."""
-    from opgov.services.upgraders import UpgraderView, show_upgrader
+    from opgov.results.upgraders import UpgraderView
+    from opgov.services.upgraders import show_upgrader
 
     from opgov.cli.remote import fetch, path_segment
 

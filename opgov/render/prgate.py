@@ -73,8 +73,8 @@ def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
 
 
 def report_model(report: PrReport, *, base: str = "", head: str = ""):
-    """The pydantic model of ``--format json`` (:mod:`opgov.render.prgate_json`, loaded only then)."""
-    from opgov.render.prgate_json import PrFindingOut, PrReportOut, PrSummary
+    """The pydantic model of ``--format json`` (:mod:`opgov.results.prgate`, loaded only then)."""
+    from opgov.results.prgate import PrFindingOut, PrReportOut, PrSummary
 
     return PrReportOut(
         base=base, head=head,

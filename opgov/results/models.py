@@ -5,9 +5,11 @@ Each is a frozen pydantic model with a documented shape. The CLI renders them as
 response models, so the OpenAPI document shows exactly these shapes. Times are timezone-aware
 UTC datetimes (JSON: ISO 8601 ending in ``Z``), dates are ``YYYY-MM-DD``.
 
-The weekly report (:class:`opgov.render.report.WeeklyReport`), check-bc
-(:class:`opgov.render.compat.CheckReport`) and the opset and model checks
-(:mod:`opgov.render.decomps`) have their models next to their renderings.
+The other areas have their modules beside this one: :mod:`opgov.results.runtimes`,
+:mod:`~opgov.results.upgraders`, :mod:`~opgov.results.decomps`, :mod:`~opgov.results.pages`,
+:mod:`~opgov.results.report` (the weekly report), :mod:`~opgov.results.prgate`, and the two
+declared as standard-library dataclasses, :mod:`~opgov.results.compat` (check-bc) and
+:mod:`~opgov.results.imports` (``opgov import``).
 
 pydantic is imported here, and this module only by the services: ``opgov --help`` never loads it.
 """

@@ -17,7 +17,7 @@ The rules are pure (:mod:`opgov.core.upgraders`); queries use the Core tables on
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from sqlalchemy import func, insert, select, update
 
@@ -28,55 +28,8 @@ from opgov.core.upgraders import (Upgrader, check_replace, default_name, normali
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
 from opgov.services.common import Ctx, log_event, require
-from opgov.results.models import Result
-
-
-class VersionBump(Result):
-    version: int
-    bumped_on: date
-    reason: str
-
-
-class UpgraderView(Result):
-    name: str
-    operator: str
-    start: int
-    end: int
-    old_schema: str
-    bump: VersionBump | None
-    version_map_entry: str
-    follows_naming: bool  # <name>_<overload>_<start>_<end>
-    replaceable_from: datetime | None
-    replaced_by: str | None
-    replaced_at: datetime | None
-    added_at: datetime
-    added_by: str
-
-
-class UpgraderAdded(Result):
-    outcome: str  # added | unchanged
-    upgrader: UpgraderView
-    replaced: str | None
-
-
-class UpgraderList(Result):
-    current_version: int  # the highest recorded operator version
-    upgraders: list[UpgraderView]
-    bumps: list[VersionBump]
-
-
-class UpgraderTimer(Result):
-    name: str
-    operator: str
-    bump: int
-    bumped_on: date
-    replaceable_from: datetime
-    days_left: int
-
-
-class UpgraderTimers(Result):
-    due: list[UpgraderTimer]  # may be replaced now
-    within: list[UpgraderTimer]  # may be replaced within the horizon
+from opgov.results.upgraders import (UpgraderAdded, UpgraderList, UpgraderTimer, UpgraderTimers, UpgraderView,
+                                     VersionBump)
 
 
 # --- reading ---------------------------------------------------------------------------------------

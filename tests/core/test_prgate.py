@@ -69,7 +69,7 @@ def test_allow_entry_regex_is_searched_in_the_schema_text_like_pytorch():
 
 def test_the_json_is_the_documented_model_written_without_pydantic():
     # `check-pr --format json` writes its JSON with the standard library; it must be the text of
-    # the pydantic model (opgov.render.prgate_json), whatever the findings hold
+    # the pydantic model (opgov.results.prgate), whatever the findings hold
     from opgov.core.prgate import PrFinding, PrReport
     from opgov.render.prgate import render_json, report_model
 

@@ -12,13 +12,13 @@ router = APIRouter(prefix="/api/v1/pages", tags=["pages"])
 
 
 def _opset_data():
-    from opgov.services.pages import OpsetData
+    from opgov.results.pages import OpsetData
 
     return OpsetData
 
 
 def _operator_page():
-    from opgov.services.pages import OperatorPage
+    from opgov.results.pages import OperatorPage
 
     return OperatorPage
 

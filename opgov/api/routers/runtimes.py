@@ -12,7 +12,7 @@ from opgov.api.deps import Reader, Writer
 from opgov.api.fields import RUNTIME_PATTERN, OperatorName, RuntimePath, Text
 from opgov.api.uploads import read_upload
 from opgov.results.runtimes import CoverageMatrix, RuntimeAdded, RuntimeDetail, RuntimeList
-from opgov.services.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
+from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
 
 router = APIRouter(prefix="/api/v1")
 

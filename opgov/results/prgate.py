@@ -1,4 +1,5 @@
-"""The JSON shape of ``opgov check-pr --format json`` (pydantic models; imported only for JSON)."""
+"""The JSON shape of ``opgov check-pr --format json`` (pydantic models; imported only for JSON, by
+:func:`opgov.render.prgate.render_json`)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,58 @@
+"""The results of the upgrader use cases (:mod:`opgov.services.upgraders`): recorded upgraders,
+the version bumps they came with, and their 180-day timers."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from opgov.results.models import Result
+
+__all__ = ["UpgraderAdded", "UpgraderList", "UpgraderTimer", "UpgraderTimers", "UpgraderView", "VersionBump"]
+
+
+class VersionBump(Result):
+    version: int
+    bumped_on: date
+    reason: str
+
+
+class UpgraderView(Result):
+    name: str
+    operator: str
+    start: int
+    end: int
+    old_schema: str
+    bump: VersionBump | None
+    version_map_entry: str
+    follows_naming: bool  # <name>_<overload>_<start>_<end>
+    replaceable_from: datetime | None
+    replaced_by: str | None
+    replaced_at: datetime | None
+    added_at: datetime
+    added_by: str
+
+
+class UpgraderAdded(Result):
+    outcome: str  # added | unchanged
+    upgrader: UpgraderView
+    replaced: str | None
+
+
+class UpgraderList(Result):
+    current_version: int  # the highest recorded operator version
+    upgraders: list[UpgraderView]
+    bumps: list[VersionBump]
+
+
+class UpgraderTimer(Result):
+    name: str
+    operator: str
+    bump: int
+    bumped_on: date
+    replaceable_from: datetime
+    days_left: int
+
+
+class UpgraderTimers(Result):
+    due: list[UpgraderTimer]  # may be replaced now
+    within: list[UpgraderTimer]  # may be replaced within the horizon
