@@ -9,6 +9,8 @@ import json
 
 from opgov.core.prgate import PrFinding, PrReport
 from opgov.render.github import annotation
+from opgov.results.plain import to_json
+from opgov.results.prgate import PrFindingOut, PrReportOut, PrSummary
 
 SEVERITY_ORDER = ("error", "warning", "waived", "info")
 _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
@@ -72,10 +74,8 @@ def render_text(report: PrReport, *, base: str = "", head: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def report_model(report: PrReport, *, base: str = "", head: str = ""):
-    """The pydantic model of ``--format json`` (:mod:`opgov.results.prgate`, loaded only then)."""
-    from opgov.results.prgate import PrFindingOut, PrReportOut, PrSummary
-
+def report_model(report: PrReport, *, base: str = "", head: str = "") -> PrReportOut:
+    """The result of ``--format json`` (:class:`opgov.results.prgate.PrReportOut`)."""
     return PrReportOut(
         base=base, head=head,
         findings=[PrFindingOut(rule=f.rule, severity=f.severity, kind=f.kind, operator=f.operator, message=f.message,
@@ -87,18 +87,8 @@ def report_model(report: PrReport, *, base: str = "", head: str = ""):
 
 
 def render_json(report: PrReport, *, base: str = "", head: str = "") -> str:
-    """The text of ``report_model(...).model_dump_json(indent=2)``, written without pydantic (the
-    model is the documented shape; tests/core/test_prgate.py checks the two agree)."""
-    data = {"base": base, "head": head,
-            "findings": [{"rule": f.rule, "severity": f.severity, "kind": f.kind, "operator": f.operator,
-                          "message": f.message, "file": f.file, "line": f.line, "old_schema": f.old_schema,
-                          "new_schema": f.new_schema, "reviewers": list(f.reviewers), "labels": list(f.labels)}
-                         for f in report.findings],
-            "summary": {"errors": report.count("error"), "warnings": report.count("warning"),
-                        "waived": report.count("waived"), "infos": report.count("info")},
-            "reviewers": list(report.reviewers), "labels": list(report.labels),
-            "not_compared": list(report.not_compared)}
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    """``--format json``: :func:`report_model`'s JSON, written without pydantic."""
+    return to_json(report_model(report, base=base, head=head))
 
 
 def render_requests(report: PrReport) -> str:

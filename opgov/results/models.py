@@ -7,9 +7,9 @@ UTC datetimes (JSON: ISO 8601 ending in ``Z``), dates are ``YYYY-MM-DD``.
 
 The other areas have their modules beside this one: :mod:`opgov.results.runtimes`,
 :mod:`~opgov.results.upgraders`, :mod:`~opgov.results.decomps`, :mod:`~opgov.results.pages`,
-:mod:`~opgov.results.report` (the weekly report), :mod:`~opgov.results.prgate`, and the two
-declared as standard-library dataclasses, :mod:`~opgov.results.compat` (check-bc) and
-:mod:`~opgov.results.imports` (``opgov import``).
+:mod:`~opgov.results.report` (the weekly report), and those declared as standard-library
+dataclasses: :mod:`~opgov.results.compat` (check-bc), :mod:`~opgov.results.imports` (``opgov
+import``) and :mod:`~opgov.results.prgate` (check-pr).
 
 pydantic is imported here, and this module only by the services: ``opgov --help`` never loads it.
 """

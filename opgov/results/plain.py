@@ -1,11 +1,11 @@
 """The JSON of the results declared as frozen standard-library dataclasses, without pydantic.
 
-The results that a command prints without touching a database (``opgov check-bc`` of two files,
-``opgov import``'s text) are dataclasses, not pydantic models, so that such a command never loads
+The results of the commands that must stay fast (``opgov check-bc`` of two files, ``opgov
+check-pr``, ``opgov import``) are dataclasses, not pydantic models, so that such a command never loads
 pydantic (about 0.15 s with its first schema). The API serves the same dataclasses (FastAPI takes
 them as response models) and the CLI parses them back with pydantic's ``TypeAdapter``; their
 ``--json`` is :func:`to_json`, whose text is that of ``TypeAdapter(type).dump_json(value,
-indent=2)`` (tests/core/test_compat.py checks that the two agree).
+indent=2)`` (tests/core/test_compat.py and test_prgate.py check that the two agree).
 """
 
 from __future__ import annotations

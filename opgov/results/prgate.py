@@ -1,17 +1,20 @@
-"""The JSON shape of ``opgov check-pr --format json`` (pydantic models; imported only for JSON, by
-:func:`opgov.render.prgate.render_json`)."""
+"""The result of ``opgov check-pr --format json``: both sides, the findings, and what to request
+of the PR (built from core's :class:`~opgov.core.prgate.PrReport` by
+:func:`opgov.render.prgate.report_model`).
 
-from __future__ import annotations
+Frozen standard-library dataclasses, not pydantic models: ``check-pr`` never loads pydantic, and
+:func:`opgov.results.plain.to_json` writes their JSON, the same text as pydantic's.
+"""
 
+from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+__all__ = ["PrFindingOut", "PrReportOut", "PrSummary"]
 
 
-class PrFindingOut(BaseModel):
+@dataclass(frozen=True)
+class PrFindingOut:
     """One finding: a rule id, a severity, where (file and line) and what the PR author can do."""
-
-    model_config = ConfigDict(frozen=True)
 
     rule: str
     severity: Literal["error", "warning", "waived", "info"]
@@ -22,11 +25,12 @@ class PrFindingOut(BaseModel):
     line: int | None
     old_schema: str | None = None
     new_schema: str | None = None
-    reviewers: list[str] = []
-    labels: list[str] = []
+    reviewers: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
 
 
-class PrSummary(BaseModel):
+@dataclass(frozen=True)
+class PrSummary:
     """Counts by severity; ``errors`` decides the exit code."""
 
     errors: int
@@ -35,7 +39,8 @@ class PrSummary(BaseModel):
     infos: int
 
 
-class PrReportOut(BaseModel):
+@dataclass(frozen=True)
+class PrReportOut:
     """``opgov check-pr --format json``: both sides, the findings, and what to request of the PR."""
 
     base: str
@@ -44,6 +49,6 @@ class PrReportOut(BaseModel):
     summary: PrSummary
     reviewers: list[str]
     labels: list[str]
-    not_compared: list[str] = Field(default=[], description=(
+    not_compared: list[str] = field(default_factory=list, metadata={"description": (
         "operators the head added that only an autogen: line declares: no schema text to compare, so no "
-        "finding counts them (as check-bc's `not_compared`)"))
+        "finding counts them (as check-bc's `not_compared`)")})
