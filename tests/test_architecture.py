@@ -198,6 +198,25 @@ def test_layers_import_only_what_the_table_allows():
     assert gone == [], "fixed: remove these from EXCEPTIONS (and regenerate docs/architecture.md)"
 
 
+def _models_declared(package: Path, layers: tuple[str, ...]) -> list[str]:
+    """Classes of those layers deriving from pydantic's ``BaseModel`` or from a result
+    (``opgov.results.models.Result``), as ``module.Class``."""
+    found = []
+    for name, path in _modules(package).items():
+        if layer_of(name) not in layers:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b).rpartition(".")[2] in ("BaseModel", "Result")
+                                                      for b in node.bases):
+                found.append(f"{name}.{node.name}")
+    return found
+
+
+def test_results_are_declared_in_results():
+    # a service builds a result and a renderer renders one: neither declares one (opgov/results/ does)
+    assert _models_declared(PACKAGE, ("services", "render", "web")) == []
+
+
 def _plant(path: Path, text: str) -> int:
     """Append ``text`` to the file; the line of its last line."""
     old = path.read_text(encoding="utf-8")

@@ -70,7 +70,9 @@ class CheckReport:
 
     findings: list[FindingOut]
     summary: Summary
-    expired_exceptions: list[ExceptionOut] = ()  # type: ignore[assignment]  # JSON: []
+    # the defaults are empty tuples, immutable as the report is (the schema shows them as []);
+    # :meth:`of` gives lists, what pydantic reads back from JSON
+    expired_exceptions: list[ExceptionOut] = ()  # type: ignore[assignment]
     not_compared: list[str] = field(default=(), metadata={"description": (  # type: ignore[arg-type]
         "operators of NEW that only an autogen: line declares and OLD did not hold: they have no schema text to "
         "compare, so no finding counts them among `new` (`opgov import` lists them among its added ones)")})

@@ -291,6 +291,21 @@ def test_runs_without_any_database(tmp_path):
     assert proc.returncode == 2 and "v1: no such file" in proc.stderr
 
 
+@pytest.mark.parametrize("args", [[], ["--format", "json"], ["--format", "github"]])
+def test_two_files_load_neither_pydantic_nor_a_database_layer(tmp_path, args):
+    # the report is a dataclass (opgov.results.compat) printed with the standard library's json
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") and k != "XDG_DATA_HOME"}
+    env["HOME"] = str(tmp_path)
+    probe = ("import json, sys\nfrom opgov.cli.main import run\n"
+             f"try:\n    run({['check-bc', str(V1), str(V2), *args]!r})\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write(json.dumps(sorted({m.partition('.')[0] for m in sys.modules})))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=60)
+    assert "aten::glu" in proc.stdout
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert loaded & {"pydantic", "pydantic_core", "sqlalchemy", "fastapi"} == set()
+
+
 # --- snapshot labels and the database's policy --------------------------------------------------------------
 
 

@@ -175,3 +175,26 @@ def test_concurrent_imports_are_serialised(make_cli, any_db_url):
     assert sorted(r.baseline for r in results.values()) == [False, True]  # exactly one baseline
     second = next(r for r in results.values() if not r.baseline)
     assert len(second.added) + len(second.removed) + len(second.changed) > 0  # a real diff
+
+
+@pytest.mark.parametrize("args", [[], ["--json"]])
+def test_import_loads_no_pydantic(sqlite_url, tmp_path, args):
+    # its result is a dataclass (opgov.results.imports), printed with the standard library's json
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from opgov.db.engine import make_engine, upgrade
+
+    upgrade(make_engine(sqlite_url, create=True))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")}
+    env.update(HOME=str(tmp_path), OPGOV_ACTOR="bot")
+    argv = ["--db", sqlite_url, "import", str(V1), "--tags-yaml", str(TAGS), "--label", "v1", *args]
+    probe = ("import json, sys\nfrom opgov.cli.main import run\n"
+             f"try:\n    run({argv!r})\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write(json.dumps(sorted({m.partition('.')[0] for m in sys.modules})))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=120)
+    assert "v1" in proc.stdout, proc.stderr
+    assert "pydantic" not in json.loads(proc.stderr.strip().splitlines()[-1])
