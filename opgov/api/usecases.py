@@ -5,23 +5,23 @@ Each declaration becomes one route: its method and path, the ``Reader`` or ``Wri
 request as path parameters (the fields its path names), query parameters (GET) or a JSON body
 (the other fields), or, for a request with files, a multipart form: its files the parts, read
 into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
-form fields. A declaration with ``formats`` takes a ``format`` query parameter that answers the
-result's text in that media type instead of the result (``GET /api/v1/runtimes/coverage?format=md``).
-A declaration without a path (in-process only) or whose route is hand-written (``route=False``)
-gets none here. The contract hook (opgov.api.contract) adds the errors and the security from
-the dependencies, as for a hand-written route.
+form fields. A declaration with ``formats`` answers a text rendering with its media type when the
+request's ``format`` asks for one; one with ``transactions`` gives its service ``begin`` (write
+transactions it opens itself, opgov.api.deps.writing) and marks the route as writing. The
+contract hook (opgov.api.contract) adds the errors and the security from the dependencies, as for
+a hand-written route. A declaration whose route is hand-written (``route=False``) gets none here.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
 
-from opgov.api.deps import Reader, Writer
+from opgov.api.deps import Authorization, Reader, Writer
 from opgov.usecases import USE_CASES, UseCase
 
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
@@ -37,32 +37,50 @@ def _parameter(name: str, field: FieldInfo, where: Any) -> inspect.Parameter:
     others = [m for m in field.metadata if not any(getattr(m, c, None) is not None for c in _CONSTRAINTS)]
     annotation = Annotated[(field.annotation, *others, where(**options))] if others else \
         Annotated[field.annotation, where(**options)]
-    default = inspect.Parameter.empty if field.is_required() else field.default
+    default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
 
 
 def _body(use_case: UseCase, fields: dict[str, FieldInfo]) -> type[BaseModel]:
-    """The JSON body: the request model itself, or a model of the fields the path does not name."""
+    """The JSON body: the request model itself, or a model of the fields the path does not name,
+    with the bounds only the server applies (opgov.usecases.fields.HttpBound)."""
+    from pydantic import Field
+
+    from opgov.usecases.fields import HttpBound, marker
+
     model = use_case.request_model
-    if len(fields) == len(model.model_fields):
+    bounds = {name: marker(field, HttpBound) for name, field in fields.items()}
+    if len(fields) == len(model.model_fields) and not any(bounds.values()):
         return model
-    return create_model(f"{model.__name__}Body", __config__=model.model_config,
-                        **{name: (field.annotation, field) for name, field in fields.items()})
+    name = model.__name__ if len(fields) == len(model.model_fields) else f"{model.__name__}Body"
+
+    def annotation(field_name: str, field: FieldInfo) -> Any:
+        bound = bounds[field_name]
+        return Annotated[field.annotation, Field(**bound.bounds)] if bound else field.annotation
+
+    return create_model(name, __config__=model.model_config, __doc__=model.__doc__,
+                        **{name: (annotation(name, field), field) for name, field in fields.items()})
 
 
 def endpoint(use_case: UseCase):
     """The route's function: its signature says FastAPI what to read from the request."""
-    parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
-                                    annotation=Writer if use_case.writes else Reader)]
+    if use_case.transactions:  # the service opens its write transactions (deps.writing) itself
+        parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request),
+                      inspect.Parameter("authorization", inspect.Parameter.KEYWORD_ONLY, annotation=Authorization)]
+    else:
+        parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
+                                        annotation=Writer if use_case.writes else Reader)]
     model = use_case.request_model
     body_model = None
     uploads = use_case.upload_fields
     if model is not None:
         in_path = use_case.path_fields
-        rest = {name: field for name, field in model.model_fields.items() if name not in in_path}
+        rest = {name: field for name, field in model.model_fields.items()
+                if name not in in_path and name not in use_case.local_fields}
         parameters += [_parameter(name, model.model_fields[name], Path) for name in in_path]
         if uploads:
-            parameters.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request))
+            if not use_case.transactions:
+                parameters.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request))
             for name, field in rest.items():
                 if name in uploads:
                     kind = list[UploadFile] if uploads[name] else UploadFile
@@ -77,20 +95,17 @@ def endpoint(use_case: UseCase):
         elif rest:
             body_model = _body(use_case, rest)
             parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=body_model))
-    formats = dict(use_case.formats)
-    if formats:  # ?format= picks the result (json) or one of its texts
-        assert model is None or "format" not in model.model_fields, use_case.name
-        choice = Literal[("json", *formats)]  # type: ignore[valid-type]
-        parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
-                                            annotation=Annotated[choice, Query(description="the answer: json (the "
-                                                                               "result) or its text as " + ", ".join(formats))]))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
-    def run(ctx: Any, **given: Any) -> Any:
+    def run(ctx: Any = None, **given: Any) -> Any:
         body = given.pop("body", None)
         request = given.pop("request", None)
-        answer = given.pop("format", "json")
+        if use_case.transactions:
+            from opgov.api.deps import clock, writing
+
+            authorization = given.pop("authorization")
+            ctx = lambda: writing(request, authorization, clock())  # noqa: E731 - a new transaction each call
         fields = {**(dict(body) if body is not None else {}), **given}
         if uploads:
             from opgov.api.uploads import read_upload
@@ -101,8 +116,12 @@ def endpoint(use_case: UseCase):
                     fields[name] = [read_upload(u, limit) for u in fields[name]] if many else \
                         read_upload(fields[name], limit)
         result = use_case.function(ctx, **fields)
-        if answer != "json":
-            return Response(use_case.format_text(result, answer), media_type=f"{formats[answer]}; charset=utf-8")
+        if use_case.formats:
+            from opgov.results.rendered import Rendered
+
+            if isinstance(result, Rendered):  # a text rendering the request's format asked for
+                media_type = dict(use_case.formats)[fields["format"]]
+                return Response(result.text, media_type=f"{media_type}; charset=utf-8")
         return result
 
     run.__name__ = use_case.operation_id
@@ -113,13 +132,23 @@ def endpoint(use_case: UseCase):
 
 def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
+    from fastapi import Depends
+
+    from opgov.api.contract import ONE_OF
+    from opgov.api.deps import writes
+
     routes = APIRouter()
-    for use_case in use_cases:
-        if not use_case.served or not use_case.route:  # in-process only, or a hand-written route serves it
+    # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
+    for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
+        if not use_case.route:  # a hand-written route serves it (opgov.api.routers.checks: check-model)
             continue
-        texts = {use_case.status: {"content": {media: {} for _, media in use_case.formats}}} if use_case.formats else None
-        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], responses=texts,
+        extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
+        # the text renderings a GET also answers, beside the result's JSON
+        responses = {use_case.status: {"content": {media: {} for _, media in use_case.formats}}} \
+            if use_case.formats else None
+        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
-                             operation_id=use_case.operation_id, name=use_case.operation_id)
+                             operation_id=use_case.operation_id, name=use_case.operation_id, responses=responses,
+                             dependencies=[Depends(writes)] if use_case.transactions else None)
     return routes

@@ -5,9 +5,9 @@ from one of two clients that say the same, errors included (one line, the same e
   (``--actor``) on the clock (``--now`` on a simulation database): opgov.cli.runtime.command;
 - :class:`OverHttp` asks an ``opgov serve`` server (``--server``) as the member whose token
   ``OPGOV_TOKEN`` is, on the server's clock: the declaration's method and path, the request's
-  fields as path parameters, the query or a JSON body; an error answer's one-line ``detail`` is the
-  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote). A use case that runs only
-  in-process (no path: its input is on this machine) is refused in the words of its ``local``.
+  fields as path parameters, the query or a JSON body (a field naming something on this machine,
+  a corpus, is refused: opgov.usecases.fields.OnThisMachine); an error answer's one-line ``detail`` is the
+  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote).
 
 A command builds its request with ``use_case.ask(**fields)``, which checks it against the
 request's model as the server would, so a bad value is refused before anything runs or is sent.
@@ -31,6 +31,8 @@ class InProcess:
     def call(self, use_case: UseCase, request: Any = None) -> Any:
         from opgov.cli.runtime import command
 
+        if use_case.transactions:  # the service opens its write transactions itself
+            return use_case.run(lambda: command(write=True, orm=use_case.orm), request)
         with command(write=use_case.writes, orm=use_case.orm) as ctx:
             return use_case.run(ctx, request)
 
@@ -44,17 +46,22 @@ class OverHttp:
     def call(self, use_case: UseCase, request: Any = None) -> Any:
         from urllib.parse import quote
 
-        if not use_case.served:  # its input is on this machine
-            from opgov.core.errors import BadInput
-
-            raise BadInput(use_case.local)
         fields = {}
         if request is not None:
+            for name, refusal in use_case.local_fields.items():  # something on this machine
+                if getattr(request, name) is not None:
+                    from opgov.core.errors import BadInput
+
+                    raise BadInput(refusal)
             uploads = use_case.upload_fields
-            fields = request.model_dump(mode="json", by_alias=True, exclude=set(uploads))
+            fields = request.model_dump(mode="json", by_alias=True, exclude={*uploads, *use_case.local_fields})
         path = use_case.path
         for name in use_case.path_fields:
             path = path.replace("{" + name + "}", quote(str(fields.pop(name)), safe=""))
+        if use_case.media_type(request) is not None:  # a text rendering the server makes
+            from opgov.results.rendered import Rendered
+
+            return Rendered(self.remote.get_text(path, **fields))
         if use_case.method == "GET":
             return self.remote.get(path, use_case.result_type, **fields)
         if use_case.upload_fields:  # a multipart form: the files as parts, named as the user gave them

@@ -122,10 +122,8 @@ def runtimes_coverage(
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    # the models of a corpus on this machine (in-process only), else those the database's side bundles
-    use_case = named("runtimes coverage" if models is None else "runtimes coverage of a corpus")
-    given = {} if models is None else {"models": models}
-    result = call(use_case, use_case.ask(stage=stage.value, **given))
+    use_case = named("runtimes coverage")
+    result = call(use_case, use_case.ask(stage=stage.value, models=models))  # --models: with --db only
     text = render_matrix(result, fmt.value)
     if out is None:
         sys.stdout.write(text)

@@ -44,22 +44,31 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``; none for ``export-check``, which the Python entry
-    point opgov.export_check asks).
-    ``formats``: for a GET, the other answers its ``format`` query parameter picks, as
-    ``(format, media type)`` pairs (``json``, the result, stays the default), each the text of
-    ``formatter`` (``module:function`` of the result and the format).
+    ``propose-*`` commands ask one ``propose``).
+    ``formats``: (format, media type) of the text renderings a GET also answers: the request's
+    ``format`` field names one (its other values, e.g. ``json``, the result), the service then
+    answers its text (opgov.results.rendered.Rendered), served with that type (``opset build``).
+    ``transactions``: the service opens its write transactions itself, so that slow work between
+    them holds no write lock (``decomps import-torch`` traces torch between two): it is called with
+    ``begin`` (a function whose call is a context manager yielding the ctx of a new write
+    transaction) in place of the ctx, in-process and on the server alike.
+    A request field marked opgov.usecases.fields ``OnThisMachine`` (a corpus folder) is not a
+    route's: the server cannot read it, so the client refuses it with ``--server``; one marked
+    ``HttpBound`` has bounds only the route applies.
+    ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
+    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination.
+    ``asked_by``: who asks it when no CLI command does (``export-check``: the Python entry point
+    opgov.export_check); it then adds no command to those that work with ``--server``.
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
     ``route``: False when a hand-written route serves the path (it takes more than the request:
     ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
-    ``local``: a use case that runs only in-process (``path`` None: the CLI's input names something
-    on this machine, e.g. a corpus folder); with ``--server`` the client refuses it in these words."""
+    ``result`` may be ``A | B``: a use case that answers one of two results (``check-model``)."""
 
     name: str
     result: str
     service: str
     method: str
-    path: str | None
+    path: str
     summary: str
     request: str | None = None
     writes: bool = False
@@ -67,39 +76,35 @@ class UseCase:
     orm: bool = True
     render: str | None = None
     description: str | None = None
-    commands: tuple[str, ...] | None = None
+    commands: tuple[str, ...] = ()
+    one_of: tuple[tuple[str, ...], ...] = ()
     formats: tuple[tuple[str, str], ...] = ()
-    formatter: str | None = None
+    transactions: bool = False
+    asked_by: str | None = None
     group: str | None = None
     route: bool = True
-    local: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
             raise ValueError(f"{self.name}: method {self.method!r}")
         if self.writes == (self.method == "GET") and not (self.method == "POST" and not self.writes):
             raise ValueError(f"{self.name}: a GET reads, a PUT or DELETE writes, a POST writes or reads")
-        if (self.path is None) != (self.local is not None):
-            raise ValueError(f"{self.name}: a use case without a path runs only in-process (say why: local=)")
-        if self.path is not None and not self.path.startswith(PREFIX + "/"):
+        if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
-        if bool(self.formats) != bool(self.formatter) or (self.formats and self.method != "GET"):
-            raise ValueError(f"{self.name}: formats (of a GET) and their formatter go together")
-
-    @property
-    def served(self) -> bool:
-        """Whether the API serves it (derived or hand-written): it works with ``--server``."""
-        return self.path is not None
+        if self.formats and self.method != "GET":
+            raise ValueError(f"{self.name}: only a GET answers text formats")
+        if self.transactions and not self.writes:
+            raise ValueError(f"{self.name}: a service opens write transactions only")
 
     @property
     def tag(self) -> str:
         """The API's tag: ``group``, else the path's first segment after the prefix (``members``)."""
-        return self.group or (self.path or "")[len(PREFIX) + 1:].split("/", 1)[0]
+        return self.group or self.path[len(PREFIX) + 1:].split("/", 1)[0]
 
     @property
     def cli(self) -> tuple[str, ...]:
-        """The CLI commands that call this use case."""
-        return (self.name,) if self.commands is None else self.commands
+        """The CLI commands that call this use case (none when ``asked_by`` says who does)."""
+        return () if self.asked_by else self.commands or (self.name,)
 
     @property
     def operation_id(self) -> str:
@@ -115,11 +120,27 @@ class UseCase:
         kinds = {name: upload_kind(field.annotation) for name, field in self.request_model.model_fields.items()}
         return {name: kind == "many" for name, kind in kinds.items() if kind is not None}
 
+    @cached_property
+    def local_fields(self) -> dict[str, str]:
+        """The request's fields only the CLI in-process fills, each with the refusal ``--server`` gives."""
+        from opgov.usecases.fields import OnThisMachine, marker
+
+        if self.request_model is None:
+            return {}
+        marks = {name: marker(field, OnThisMachine) for name, field in self.request_model.model_fields.items()}
+        return {name: mark.refusal for name, mark in marks.items() if mark is not None}
+
+    def media_type(self, request: Any) -> str | None:
+        """The media type of the text rendering ``request`` asks for, None for the result's JSON."""
+        if not self.formats or request is None:
+            return None
+        return dict(self.formats).get(getattr(request, "format", None))
+
     @property
     def path_fields(self) -> list[str]:
         import re
 
-        return re.findall(r"\{(\w+)\}", self.path or "")
+        return re.findall(r"\{(\w+)\}", self.path)
 
     @cached_property
     def request_model(self) -> Any:
@@ -137,13 +158,10 @@ class UseCase:
     def renderer(self) -> Callable[[Any], str] | None:
         return _resolve(self.render) if self.render else None
 
-    @cached_property
-    def format_text(self) -> Callable[[Any, str], str] | None:
-        return _resolve(self.formatter) if self.formatter else None
-
-    def ask(self, **fields: Any) -> Any:
+    def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field
-        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses."""
+        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses.
+        ``shown`` names fields as the caller's user knows them (``{"expires_days": "--expires"}``)."""
         if self.request_model is None:
             if fields:
                 raise TypeError(f"{self.name} takes no request")
@@ -156,7 +174,7 @@ class UseCase:
             from opgov.core.errors import BadInput
             from opgov.usecases.invalid import describe
 
-            raise BadInput(describe(err.errors())) from None
+            raise BadInput(describe(err.errors(), shown)) from None
 
     def fields_of(self, request: Any) -> dict[str, Any]:
         """A request's fields, as the service takes them."""
@@ -165,7 +183,7 @@ class UseCase:
         return {name: getattr(request, name) for name in type(request).model_fields}
 
     def run(self, ctx: Any, request: Any) -> Any:
-        """The service, in the caller's transaction."""
+        """The service, in the caller's transaction (``transactions``: ``ctx`` is ``begin``)."""
         return self.function(ctx, **self.fields_of(request))
 
 

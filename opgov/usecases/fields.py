@@ -74,3 +74,33 @@ def upload_kind(annotation: Any) -> str | None:
     if origin is list:
         return "many" if upload_kind(typing.get_args(annotation)[0]) == "one" else None
     return None
+
+
+class OnThisMachine:
+    """A field only the CLI in-process can fill: it names something on the user's machine (a
+    corpus folder) that a server cannot read. The route does not take it (the service gets its
+    default); with ``--server`` the client refuses a request that sets it, in ``refusal``'s words."""
+
+    def __init__(self, refusal: str) -> None:
+        self.refusal = refusal
+
+
+class HttpBound:
+    """Bounds the server applies to a field and the CLI in-process does not (a request is not the
+    place for an hour of work; a local run may take it): the route's schema says them, so a value
+    past them is refused with 422 over HTTP alone."""
+
+    def __init__(self, **bounds: float) -> None:
+        for name, value in bounds.items():
+            setattr(self, name, value)
+        self.bounds = bounds
+
+
+def marker(field: Any, kind: type) -> Any:
+    """The ``kind`` marker among a request field's metadata (pydantic FieldInfo), or None."""
+    return next((meta for meta in field.metadata if isinstance(meta, kind)), None)
+
+
+# --models: a corpus JSON, a .pt2 archive or a folder of them, read in-process only
+Corpus = Annotated[str | None, OnThisMachine("--models with --server: a corpus on this machine cannot be read by "
+                                             "the server; run it with --db")]

@@ -65,9 +65,6 @@ def test_every_declaration_is_a_documented_route(twins):
     hand_written_write = spec["paths"]["/api/v1/exceptions/{exception_id}"]["delete"]
     hand_written_read = spec["paths"]["/api/v1/exceptions"]["get"]
     for use_case in USE_CASES:
-        if not use_case.served:  # in-process only: no route
-            assert use_case.path is None and use_case.path not in spec["paths"]
-            continue
         op = spec["paths"][use_case.path][use_case.method.lower()]
         assert op["operationId"] == use_case.operation_id and op["tags"] == [use_case.tag]
         assert op["summary"] == use_case.summary
@@ -109,6 +106,8 @@ def test_a_request_is_refused_the_same_before_it_is_sent(twins):
         remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
         same(remote, local)
         assert remote.returncode == 2 and remote.stdout == ""
+        if args[0] == "tokens":  # the CLI's option, not the request's field
+            assert remote.stderr == "opgov: error: --expires: Input should be greater than or equal to 1\n"
 
 
 def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
@@ -116,7 +115,7 @@ def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     listed = refused.stderr.split("(only ", 1)[1].split(" do);", 1)[0]
     names = [name for part in listed.split(", ") for name in part.split(" and ")]
-    assert {command for use_case in USE_CASES if use_case.served for command in use_case.cli} <= set(names)
+    assert {command for use_case in USE_CASES for command in use_case.cli} <= set(names)
     # export-check is asked by the Python entry point opgov.export_check, not by a command
     assert "export-check" not in names
 
@@ -125,3 +124,29 @@ def test_a_use_case_is_called_by_name():
     assert named("status").path == "/api/v1/status" and not named("status").writes
     with pytest.raises(KeyError):
         named("no such use case")
+
+
+# the modules whose tests run a command with --server and with --db and compare what a user sees
+TWIN_MODULES = ("test_api_remote", "test_api_remote_admin", "test_api_runtimes", "test_api_serve", "test_usecases",
+                "test_api_log_pages")
+
+
+def test_every_declared_command_has_a_twin_case():
+    """A declaration makes its commands work with --server (remote_commands()); each of them is run
+    both ways by a twin test, so a new declaration without one fails here."""
+    import re
+    from pathlib import Path
+
+    from opgov.usecases import remote_commands
+
+    sources = "\n".join((Path(__file__).parent / f"{name}.py").read_text() for name in TWIN_MODULES)
+    missing = []
+    for command in remote_commands():
+        words = command.split()
+        as_args = r",\s*".join(f'"{re.escape(word)}"' for word in words)
+        if not re.search(rf"(?<![\w-]){as_args}", sources) and not (len(words) == 1 and command in DERIVED_NAMES):
+            missing.append(command)
+    assert missing == [], f"declared commands no twin test runs: {missing}"
+
+
+DERIVED_NAMES = {u.name for u in USE_CASES if u.render is not None}
