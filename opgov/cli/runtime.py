@@ -36,7 +36,7 @@ GLOBALS = Globals()
 # those of the declared use cases (opgov.usecases) are added by remote_commands()
 HAND_WRITTEN_REMOTE = ("ops list", "ops show", "proposals", "proposals show", "log", "log verify", "propose-*", "review",
                        "withdraw", "triage", "deprecate", "mark-deprecated", "delete", "undeprecate", "tick",
-                       "exceptions", "decisions load", "check-bc", "report weekly", "runtimes add",
+                       "exceptions", "decisions load", "check-bc", "report weekly",
                        "upgraders", "import", "snapshots", "decomps", "check-decomps", "opset build", "sync-yaml")
 
 

@@ -10,6 +10,11 @@ SERVICE = "opgov.services.runtimes"  # the runtime results are still declared th
 CHECKED = f"opgov.render.decomps:ModelCheckReport | {SERVICE}:RuntimeModelCheck"
 
 DECLARED: tuple[UseCase, ...] = (
+    UseCase("runtimes add", request=f"{REQUESTS}:RuntimeUpload", result=f"{SERVICE}:RuntimeAdded",
+            service=f"{SERVICE}:add_runtime", orm=False, writes=True, method="POST", path="/api/v1/runtimes", status=201,
+            summary="Register a runtime at a version with the operators of the uploaded files (their union; "
+                    "maintainers).",
+            description="The same operators again change nothing; others are refused (409) without `replace`."),
     UseCase("runtimes list", result=f"{SERVICE}:RuntimeList", service=f"{SERVICE}:list_runtimes", orm=False,
             method="GET", path="/api/v1/runtimes",
             summary="Every registered runtime, oldest version first: kernels, core coverage, gains over the previous "
