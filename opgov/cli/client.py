@@ -30,6 +30,8 @@ class InProcess:
     def call(self, use_case: UseCase, request: Any = None) -> Any:
         from opgov.cli.runtime import command
 
+        if use_case.prepare is not None:
+            use_case.preparation(request)
         with command(write=use_case.writes, orm=use_case.orm) as ctx:
             return use_case.run(ctx, request)
 

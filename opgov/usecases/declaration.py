@@ -42,7 +42,9 @@ class UseCase:
     ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
     keeps in its answer cache while the database's stamp and the date are those it was computed at
     (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
-    (``Deprecation``, ``Sunset``), the CLI ignores them."""
+    (``Deprecation``, ``Sunset``), the CLI ignores them.
+    ``prepare``: a function of the request the in-process client calls before it opens the
+    database, to begin work that overlaps loading it (``import`` parses its file meanwhile)."""
 
     name: str
     result: str
@@ -59,6 +61,7 @@ class UseCase:
     commands: tuple[str, ...] = ()
     cached: bool = False
     headers: str | None = None
+    prepare: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -115,6 +118,10 @@ class UseCase:
     @cached_property
     def header_function(self) -> Callable[[Any], dict[str, str]] | None:
         return _resolve(self.headers) if self.headers else None
+
+    @cached_property
+    def preparation(self) -> Callable[[Any], None] | None:
+        return _resolve(self.prepare) if self.prepare else None
 
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:
