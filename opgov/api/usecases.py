@@ -179,9 +179,13 @@ CACHED = {200: {"headers": {"ETag": {"description": "strong validator of this an
 
 def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     """An APIRoute for each declaration."""
+    from opgov.api.contract import ONE_OF
+
     routes = APIRouter()
-    for use_case in use_cases:
-        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method],
+    # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
+    for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
+        extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
+        routes.add_api_route(use_case.path, endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
                              operation_id=use_case.operation_id, name=use_case.operation_id,

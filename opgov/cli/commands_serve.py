@@ -81,7 +81,7 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
     from opgov.usecases import named
 
     use_case = named("tokens create")
-    created = call(use_case, use_case.ask(member=member, expires_days=expires))
+    created = call(use_case, use_case.ask({"expires_days": "--expires"}, member=member, expires_days=expires))
     if json_out:
         print_json(created)
         return

@@ -39,6 +39,8 @@ class UseCase:
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
     ``propose-*`` commands ask one ``propose``).
+    ``one_of``: groups of request fields of which exactly one must be given (the OpenAPI document
+    says so: opgov.api.contract's ``x-one-of``); the service refuses any other combination.
     ``cached``: a read the server answers with a strong ``ETag`` (304 for ``If-None-Match``) and
     keeps in its answer cache while the database's stamp and the date are those it was computed at
     (opgov.api.cache); ``headers``: a function of the result to the HTTP answer's extra headers
@@ -59,6 +61,7 @@ class UseCase:
     render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
+    one_of: tuple[tuple[str, ...], ...] = ()
     cached: bool = False
     headers: str | None = None
     prepare: str | None = None
@@ -127,9 +130,10 @@ class UseCase:
     def renderer(self) -> Callable[[Any], str] | None:
         return _resolve(self.render) if self.render else None
 
-    def ask(self, **fields: Any) -> Any:
+    def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field
-        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses."""
+        (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses.
+        ``shown`` names fields as the caller's user knows them (``{"expires_days": "--expires"}``)."""
         if self.request_model is None:
             if fields:
                 raise TypeError(f"{self.name} takes no request")
@@ -142,7 +146,7 @@ class UseCase:
             from opgov.core.errors import BadInput
             from opgov.usecases.invalid import describe
 
-            raise BadInput(describe(err.errors())) from None
+            raise BadInput(describe(err.errors(), shown)) from None
 
     def fields_of(self, request: Any) -> dict[str, Any]:
         """A request's fields, as the service takes them."""

@@ -11,9 +11,9 @@ from typing import Any, Iterable
 COLUMNS = {"name": "members.name", "member": "members.name"}
 
 
-def message(error: dict[str, Any]) -> str:
+def message(error: dict[str, Any], shown: dict[str, str] | None = None) -> str:
     """One schema error as the CLI says it where the CLI checks the same (a blank text, an operator
-    name), else as pydantic does, after the field's path."""
+    name), else as pydantic does, after the field's path (or its name in ``shown``: a CLI option)."""
     from opgov.core.names import NAME_PATTERN
     from opgov.usecases.fields import DATE_TIME_PATTERN, NOT_BLANK, RUNTIME_PATTERN
 
@@ -37,10 +37,12 @@ def message(error: dict[str, Any]) -> str:
         return f"{value!r} is not a runtime (expected NAME@VERSION, e.g. executorch@1.3.0)"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == NAME_PATTERN:
         return f"{value!r} is not an operator name (expected e.g. aten::add.Tensor)"
+    if shown and loc and loc[0] in shown:
+        loc = [shown[loc[0]], *loc[1:]]
     where = ".".join(loc)
     return f"{where}: {error.get('msg')}" if where else str(error.get("msg"))
 
 
-def describe(errors: Iterable[dict[str, Any]]) -> str:
-    """Every error of a request, in one line."""
-    return "; ".join(message(e) for e in errors) or "invalid request"
+def describe(errors: Iterable[dict[str, Any]], shown: dict[str, str] | None = None) -> str:
+    """Every error of a request, in one line (``shown``: names to give fields, as :func:`message`)."""
+    return "; ".join(message(e, shown) for e in errors) or "invalid request"

@@ -105,6 +105,8 @@ def test_a_request_is_refused_the_same_before_it_is_sent(twins):
         remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
         same(remote, local)
         assert remote.returncode == 2 and remote.stdout == ""
+        if args[0] == "tokens":  # the CLI's option, not the request's field
+            assert remote.stderr == "opgov: error: --expires: Input should be greater than or equal to 1\n"
 
 
 def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
@@ -119,3 +121,29 @@ def test_a_use_case_is_called_by_name():
     assert named("status").path == "/api/v1/status" and not named("status").writes
     with pytest.raises(KeyError):
         named("no such use case")
+
+
+# the modules whose tests run a command with --server and with --db and compare what a user sees
+TWIN_MODULES = ("test_api_remote", "test_api_remote_admin", "test_api_runtimes", "test_api_serve", "test_usecases",
+                "test_api_log_pages")
+
+
+def test_every_declared_command_has_a_twin_case():
+    """A declaration makes its commands work with --server (remote_commands()); each of them is run
+    both ways by a twin test, so a new declaration without one fails here."""
+    import re
+    from pathlib import Path
+
+    from opgov.usecases import remote_commands
+
+    sources = "\n".join((Path(__file__).parent / f"{name}.py").read_text() for name in TWIN_MODULES)
+    missing = []
+    for command in remote_commands():
+        words = command.split()
+        as_args = r",\s*".join(f'"{re.escape(word)}"' for word in words)
+        if not re.search(rf"(?<![\w-]){as_args}", sources) and not (len(words) == 1 and command in DERIVED_NAMES):
+            missing.append(command)
+    assert missing == [], f"declared commands no twin test runs: {missing}"
+
+
+DERIVED_NAMES = {u.name for u in USE_CASES if u.render is not None}
