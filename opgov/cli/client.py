@@ -37,6 +37,8 @@ class InProcess:
         from opgov.cli.runtime import command
 
         use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
+        if use_case.prepare is not None:
+            use_case.preparation(request)
         if use_case.transactions:  # the service opens its write transactions itself
             result = use_case.run(lambda: command(write=True, orm=use_case.orm), request)
             if then is not None:

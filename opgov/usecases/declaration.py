@@ -75,7 +75,10 @@ class UseCase:
     ``reads_unless``: a flag of the request without which a use case that ``writes`` only reads
     (``tick`` without ``apply``): in-process it then runs in a read transaction, which waits for
     no writer and honours ``--now`` as a read does; over HTTP it is the same write route.
-    A JSON body whose fields all have defaults may be left out (``delete`` with no reason)."""
+    A JSON body whose fields all have defaults may be left out (``delete`` with no reason).
+
+    ``prepare``: a function of the request the in-process client calls before it opens the
+    database, to begin work that overlaps loading it (``import`` parses its file meanwhile)."""
 
     name: str
     result: str
@@ -100,6 +103,7 @@ class UseCase:
     reads_unless: str | None = None
     transactions: bool = False
     asked_by: str | None = None
+    prepare: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -179,6 +183,10 @@ class UseCase:
     @cached_property
     def header_function(self) -> Callable[[Any], dict[str, str]] | None:
         return _resolve(self.headers) if self.headers else None
+
+    @cached_property
+    def preparation(self) -> Callable[[Any], None] | None:
+        return _resolve(self.prepare) if self.prepare else None
 
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:
