@@ -8,10 +8,9 @@ into memory (opgov.api.uploads: bounded, named as the client named them), and it
 form fields. The contract hook (opgov.api.contract) adds the errors and the security from
 the dependencies, as for a hand-written route. A ``cached`` read is answered with a strong ETag
 from the answer cache (opgov.api.cache), its token, stamp and answer read in one trip to the thread
-pool; a declaration's ``headers`` are added to its answer. A declaration's ``renderings`` add a
-``format`` query parameter: the result's JSON, or its text in one of those media types; one with
-``formats`` answers the text its service wrote (``Rendered``) when the request's ``format`` asks for
-it. One with ``transactions`` gives its service ``begin`` (write transactions it opens itself,
+pool; a declaration's ``headers`` are added to its answer. A declaration with ``formats`` answers
+the text its service wrote (``Rendered``) in its media type when the request's ``format`` asks
+for it. One with ``transactions`` gives its service ``begin`` (write transactions it opens itself,
 opgov.api.deps.writing) and marks the route as writing. A declaration whose route is
 hand-written (``route=False``) gets none here.
 """
@@ -19,7 +18,7 @@ hand-written (``route=False``) gets none here.
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Path, Query, Request, Response, UploadFile
 from pydantic import BaseModel, create_model
@@ -111,18 +110,10 @@ def endpoint(use_case: UseCase):
         return _cached(use_case, parameters[1:])
     if use_case.headers:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
-    renderings = {name: (media, ref) for name, media, ref in use_case.renderings}
-    if renderings:  # ?format= picks the result's JSON or a rendering of it
-        assert model is None or "format" not in model.model_fields, use_case.name
-        said = "json (the result), or " + ", ".join(f"{name} ({media})" for name, (media, _) in renderings.items())
-        choice = Literal[("json", *renderings)]  # type: ignore[valid-type]
-        parameters.append(inspect.Parameter("format", inspect.Parameter.KEYWORD_ONLY, default="json",
-                                            annotation=Annotated[choice, Query(description=said)]))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
 
     def run(ctx: Any = None, **given: Any) -> Any:
-        rendering = renderings.get(given.pop("format", "json")) if renderings else None
         body = given.pop("body", None)
         if body is None and body_model is not None:  # a body left out: its fields' defaults
             body = body_model()
@@ -145,11 +136,6 @@ def endpoint(use_case: UseCase):
         result = use_case.function(ctx, **fields)
         if response is not None:
             response.headers.update(use_case.header_function(result))
-        if rendering is not None:  # a rendering of the result, in its media type
-            from opgov.usecases.declaration import _resolve
-
-            media, renderer = rendering
-            return Response(_resolve(renderer)(result), media_type=f"{media}; charset=utf-8")
         if use_case.formats:
             from opgov.results.rendered import Rendered
 
@@ -259,9 +245,8 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
             continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
         responses = dict(CACHED) if use_case.cached else {}
-        texts = [*(media for _, media in use_case.formats), *(media for _, media, _ in use_case.renderings)]
-        if texts:  # the text renderings a GET also answers, beside the result's JSON
-            responses[use_case.status] = {"content": {media: {} for media in texts}}
+        if use_case.formats:  # the texts a GET also answers, beside the result's JSON
+            responses[use_case.status] = {"content": {media: {} for _, media in use_case.formats}}
         routes.add_api_route(_route_path(use_case), endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
                              response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",

@@ -103,16 +103,6 @@ def _lifecycle(n) -> str:
     return text
 
 
-def matrix_markdown(matrix: CoverageMatrix) -> str:
-    """The coverage matrix as Markdown (``runtimes coverage --format md``)."""
-    return render_matrix(matrix, "md")
-
-
-def matrix_text(matrix: CoverageMatrix) -> str:
-    """The coverage matrix as text (``runtimes coverage``)."""
-    return render_matrix(matrix, "text")
-
-
 def render_matrix(matrix: CoverageMatrix, fmt: str = "text") -> str:
     if fmt == "json":
         return matrix.model_dump_json(indent=2) + "\n"

@@ -58,14 +58,21 @@ def suggestion_reason(category: str, source: str) -> str:
     return "not tagged core and no CompositeImplicitAutograd kernel"
 
 
-def weekly(ctx: Ctx, *, as_of: str | None = None, since: str | None = None) -> WeeklyReport:
+def weekly(ctx: Ctx, *, as_of: str | None = None, since: str | None = None, format: str = "json"):  # noqa: A002
     """``opgov report weekly`` (``GET /api/v1/report/weekly``): :func:`weekly_report` for the period
-    given as ISO 8601 dates or times (``as_of`` default now, ``since`` default 7 days earlier)."""
+    given as ISO 8601 dates or times (``as_of`` default now, ``since`` default 7 days earlier);
+    ``format`` md or html answers its text (opgov.render.report)."""
     from opgov.core.clock import parse_time
 
     end = parse_time(as_of, what="as_of") if as_of else None
     start = parse_time(since, what="since") if since else None
-    return weekly_report(ctx, as_of=end, since=start)
+    report = weekly_report(ctx, as_of=end, since=start)
+    if format == "json":
+        return report
+    from opgov.render import report as render
+    from opgov.results.rendered import Rendered
+
+    return Rendered(render.render_markdown(report) if format == "md" else render.render_html(report))
 
 
 def report_period(as_of: datetime, since: datetime | None) -> tuple[datetime, datetime]:

@@ -49,13 +49,10 @@ class UseCase:
     ``asked_by``: who asks it when no CLI command does (``export-check``: the Python entry point
     opgov.export_check); it then adds no command to those that work with ``--server``.
     ``result`` may be ``A | B``: a use case that answers one of two results (``check-model``).
-    ``renderings``: other forms the API answers in besides the result's JSON, each ``(format, media
-    type, renderer)`` (the renderer a ``module:attribute`` function of the result to text): the
-    route takes a ``format`` query parameter (``json`` or one of them); the CLI asks for the
-    result and renders it itself (the weekly report, the coverage matrix).
-    ``formats``: (format, media type) of the text renderings a GET answers that only the service can
-    write (``opset build``: its selective-build yaml needs the database): the request's own
-    ``format`` field names one, and the service answers its text (opgov.results.rendered.Rendered).
+    ``formats``: (format, media type) of the texts a GET also answers besides the result's JSON:
+    the request's own ``format`` field names one, and the service answers that text
+    (opgov.results.rendered.Rendered), served with its media type (``opset build``, whose
+    selective-build yaml needs the database; the coverage matrix; the weekly report).
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
     ``route``: False when a hand-written route serves the path (it takes more than the request:
     ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
@@ -97,7 +94,6 @@ class UseCase:
     cached: bool = False
     headers: str | None = None
     formats: tuple[tuple[str, str], ...] = ()
-    renderings: tuple[tuple[str, str, str], ...] = ()
     group: str | None = None
     route: bool = True
     reads_unless: str | None = None
@@ -114,9 +110,9 @@ class UseCase:
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
         if self.reads_unless and not self.writes:
             raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
-        if self.cached and (self.method != "GET" or self.formats or self.renderings):
+        if self.cached and (self.method != "GET" or self.formats):
             raise ValueError(f"{self.name}: only a read (GET) of JSON is cached")
-        if (self.formats or self.renderings) and self.method != "GET":
+        if self.formats and self.method != "GET":
             raise ValueError(f"{self.name}: only a GET answers text formats")
         if self.transactions and not self.writes:
             raise ValueError(f"{self.name}: a service opens write transactions only")

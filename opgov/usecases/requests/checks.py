@@ -33,6 +33,8 @@ class WeeklyQuery(Request):
                               description="end of the period (default now): ISO 8601 date or time")
     since: str | None = Field(default=None, pattern=DATE_TIME_PATTERN, max_length=40,
                               description="start (default 7 days earlier): ISO 8601 date or time")
+    format: Literal["json", "md", "html"] = Field(default="json", description="json: the report; md: Markdown to "
+                                                  "post; html: one page")
 
 
 # form fields (the request is a multipart form): a plain bool reads "true" as the hand-written route did
