@@ -304,7 +304,7 @@ def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | N
         raise BadInput("models: upload at least one model file (.pt2, selected_operators.yaml, op list)")
     if runtime is not None and "@" in runtime:
         return check_model_on_runtime(ctx, models, runtime)
-    from opgov.render.decomps import ModelCheckReport
+    from opgov.results.decomps import ModelCheckReport
     from opgov.services.decompositions import check_model as against_registry
 
     return ModelCheckReport.of(against_registry(ctx, list(models), runtime=runtime))
@@ -323,7 +323,7 @@ def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | Non
     ops = list(dict.fromkeys(ops))
     if runtime is not None and "@" in runtime:
         return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], runtime)
-    from opgov.render.decomps import ModelCheckReport
+    from opgov.results.decomps import ModelCheckReport
     from opgov.services.decompositions import check_model_ops
 
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=runtime))
