@@ -252,11 +252,6 @@ def test_governance_remote_like_local(twins):
     assert same(twins, "withdraw", "2", who="dev") == "proposal 2 withdrawn\n"
     same(twins, "withdraw", "2", who="dev", code=1)
     same(twins, "propose-core", "aten::hardswsh", "--rationale", "typo", who="dev", code=2)
-    # the review queue in bulk: a dry run names the selection, --apply opens a proposal each
-    same(twins, "triage", "custom", "--match", "aten::_foreach_*", "--rationale", "a kernel family", who="dev")
-    same(twins, "triage", "custom", "--match", "aten::_foreach_*", "--rationale", "a kernel family", "--apply",
-         who="dev")
-    same(twins, "triage", "core", "--match", "aten::*", "--rationale", " ", who="dev", code=2)  # a blank rationale
     # triage: the review queue of this import is empty, so nothing matches (2) and a named operator is refused (1)
     same(twins, "triage", "custom", "--rationale", "fused kernels", "--match", "aten::_foreach_*", who="dev", code=2)
     (twins.work / "queued.txt").write_text("aten::glu  # not queued\n")
