@@ -48,7 +48,7 @@ DECLARED: tuple[UseCase, ...] = (
     UseCase("undeprecate", request=f"{REQUESTS}:UndeprecateRequest", result=f"{MODELS}:LifecycleStepResult",
             service="opgov.services.lifecycle:undeprecate", writes=True, method="POST",
             path="/api/v1/operators/{name}/undeprecate", summary="Back to active from deprecating or deprecated."),
-    UseCase("tick", request=f"{REQUESTS}:TickRequest", result=f"{MODELS}:TickResult",
+    UseCase("tick", group="lifecycle", request=f"{REQUESTS}:TickRequest", result=f"{MODELS}:TickResult",
             service="opgov.services.lifecycle:tick", writes=True, reads_unless="apply", method="POST",
             path="/api/v1/tick",
             summary="Lifecycle transitions due now (and within `within_days`); `apply` performs the due ones."),
