@@ -32,7 +32,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     from opgov.api.cache import AnswerCache, Stamps, read_generation
     from opgov.api import html
     from opgov.api import usecases
-    from opgov.api.routers import checks, events, pages, runtimes, system
+    from opgov.api.routers import checks, events, pages, system
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     config = config or Config.from_env()
@@ -65,7 +65,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)
     app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
-    for router in (system.router, events.router, usecases.router(), checks.router, runtimes.router, pages.router,
+    for router in (system.router, events.router, usecases.router(), checks.router, pages.router,
                    html.router):
         app.include_router(router)
     return app

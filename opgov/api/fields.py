@@ -18,7 +18,5 @@ OperatorPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=300,
                                    description="an operator, e.g. aten::add.Tensor, URL-encoded")]
 OperatorQuery = Annotated[str | None, Query(pattern=NAME_PATTERN, max_length=300,
                                             description="an operator, e.g. aten::add.Tensor")]
-RuntimePath = Annotated[str, Path(pattern=RUNTIME_PATTERN, max_length=200,
-                                  description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
 # any integer: one opgov did not give is unknown (404), as the CLI says it
 IdPath = Annotated[int, Path(description="an id opgov gave")]

@@ -12,8 +12,8 @@ pool; a declaration's ``headers`` are added to its answer. A declaration's ``ren
 ``format`` query parameter: the result's JSON, or its text in one of those media types; one with
 ``formats`` answers the text its service wrote (``Rendered``) when the request's ``format`` asks for
 it. One with ``transactions`` gives its service ``begin`` (write transactions it opens itself,
-opgov.api.deps.writing) and marks the route as writing. A declaration without a path (in-process
-only) or whose route is hand-written (``route=False``) gets none here.
+opgov.api.deps.writing) and marks the route as writing. A declaration whose route is
+hand-written (``route=False``) gets none here.
 """
 
 from __future__ import annotations
@@ -254,8 +254,8 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
 
     routes = APIRouter()
     # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
-    for use_case in sorted(use_cases, key=lambda u: (u.path or "").replace("{", "\uffff")):
-        if not use_case.served or not use_case.route:  # in-process only, or a hand-written route serves it
+    for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
+        if not use_case.route:  # a hand-written route serves it (opgov.api.routers.checks: check-model)
             continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
         responses = dict(CACHED) if use_case.cached else {}

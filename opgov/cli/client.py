@@ -7,8 +7,7 @@ from one of two clients that say the same, errors included (one line, the same e
   ``OPGOV_TOKEN`` is, on the server's clock: the declaration's method and path, the request's
   fields as path parameters, the query or a JSON body (a field naming something on this machine,
   a corpus, is refused: opgov.usecases.fields.OnThisMachine); an error answer's one-line ``detail`` is the
-  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote). A use case that runs only
-  in-process (no path: its input is on this machine) is refused in the words of its ``local``.
+  message, 400/401/404/422 exit 2, 403/409 exit 1 (opgov.cli.remote).
 
 A command builds its request with ``use_case.ask(**fields)``, which checks it against the
 request's model as the server would, so a bad value is refused before anything runs or is sent.
@@ -38,6 +37,8 @@ class InProcess:
         from opgov.cli.runtime import command
 
         use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
+        if use_case.prepare is not None:
+            use_case.preparation(request)
         if use_case.transactions:  # the service opens its write transactions itself
             result = use_case.run(lambda: command(write=True, orm=use_case.orm), request)
             if then is not None:
@@ -65,10 +66,6 @@ class OverHttp:
     def _ask(self, use_case: UseCase, request: Any) -> Any:
         from urllib.parse import quote
 
-        if not use_case.served:  # its input is on this machine
-            from opgov.core.errors import BadInput
-
-            raise BadInput(use_case.local)
         fields = {}
         if request is not None:
             for name, refusal in use_case.local_fields.items():  # something on this machine

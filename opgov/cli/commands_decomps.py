@@ -200,19 +200,18 @@ def check_model_cmd(
     from opgov.cli.client import call
     from opgov.usecases import named
 
+    use_case = named("check-model")
     if all(Path(spec).is_file() for spec in models):  # read here, and sent as they are with --server
         from opgov.formats.files import read_content
 
-        use_case = named("check-model")
         request = use_case.ask(models=[read_content(spec) for spec in models], runtime=runtime)
-    else:  # CORPUS#model: a corpus on this machine
+    else:  # CORPUS#model: a corpus on this machine (with --db only)
         from opgov.formats.corpus import resolve_model_ops
 
         for spec in models:
             if "#" not in spec and not Path(spec).is_file():
                 resolve_model_ops(spec)  # says what it is not
-        use_case = named("check-model of a corpus")
-        request = use_case.ask(models=list(models), runtime=runtime)
+        request = use_case.ask(specs=list(models), runtime=runtime)
     checked = call(use_case, request)
     from opgov.results.runtimes import RuntimeModelCheck
 

@@ -87,8 +87,8 @@ def import_cmd(
     from opgov.usecases import named
 
     use_case = named("import")  # both files are read here, and uploaded with --server
-    result = call(use_case, use_case.ask(native_functions=read_content(native_functions_yaml), label=label,
-                                         tags=None if tags_yaml is None else read_content(tags_yaml),
+    result = call(use_case, use_case.ask({"label": "--label"}, native_functions=read_content(native_functions_yaml),
+                                         label=label, tags=None if tags_yaml is None else read_content(tags_yaml),
                                          historical=historical))
     _imported(result, json_out)
 

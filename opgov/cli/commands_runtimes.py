@@ -44,16 +44,15 @@ def runtimes_add(
     An out= kernel (`add.out`) gives the runtime the functional operators of its torchgen family
     (`aten::add.Tensor`), by the latest snapshot's schemas. Registering the same operators again
     changes nothing; other operators for a registered runtime are refused (exit 1) without --replace."""
+    from opgov.cli.client import call
     from opgov.core.clock import parse_time
-    from opgov.services.runtimes import add_runtime
-
-    from opgov.cli.remote import send
-    from opgov.results.runtimes import RuntimeAdded
+    from opgov.formats.files import read_content
+    from opgov.usecases import named
 
     day = parse_time(released, what="--released").date() if released else None
-    result = send("/api/v1/runtimes", RuntimeAdded, files=[("ops", path) for path in ops],
-                  fields={"runtime": runtime, "released": day.isoformat() if day else None, "replace": replace},
-                  orm=False, local=lambda ctx: add_runtime(ctx, runtime, ops, released=day, replace=replace))
+    use_case = named("runtimes add")
+    result = call(use_case, use_case.ask(runtime=runtime, ops=[read_content(path) for path in ops], released=day,
+                                         replace=replace))
     if json_out:
         print_json(result)
         return
@@ -122,10 +121,8 @@ def runtimes_coverage(
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    # the models of a corpus on this machine (in-process only), else those the database's side bundles
-    use_case = named("runtimes coverage" if models is None else "runtimes coverage of a corpus")
-    given = {} if models is None else {"models": models}
-    result = call(use_case, use_case.ask(stage=stage.value, **given))
+    use_case = named("runtimes coverage")
+    result = call(use_case, use_case.ask(stage=stage.value, models=models))  # --models: with --db only
     text = render_matrix(result, fmt.value)
     if out is None:
         sys.stdout.write(text)

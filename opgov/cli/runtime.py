@@ -34,7 +34,7 @@ GLOBALS = Globals()
 
 # the commands that work with --server through a hand-written branch (cli/remote.py's fetch and send);
 # those of the declared use cases (opgov.usecases) are added by remote_commands()
-HAND_WRITTEN_REMOTE = ("runtimes add",)
+HAND_WRITTEN_REMOTE: tuple[str, ...] = ()
 
 
 def remote_commands() -> str:

@@ -202,6 +202,10 @@ def parse_registry(content: str | bytes, name: str, *, tags: Content | None = No
                    buildable: bool = True) -> Registry:
     """:func:`read_registry` of a native_functions.yaml already in memory (an upload): messages
     and the registry's ``path`` name it ``name``; ``tags``: its tags.yaml, also in memory."""
+    for at, (native, declared_tags, read) in enumerate(_AHEAD):
+        if native.data is content and native.name == name and declared_tags is tags and buildable:
+            del _AHEAD[at]
+            return read.result()  # parsed ahead (parse_in_background)
     text = text_of(content, name)
     declared = parse_tags_yaml(tags.data, tags.name) if tags is not None else None
     return _registry(text, name, declared, None if tags is None else tags.name, buildable)
@@ -301,10 +305,10 @@ _OP_FIELDS = tuple(f.name for f in fields(RegistryOp))
 
 
 class BackgroundRead:
-    """A registry being read in a child process (see :func:`read_registry_in_background`)."""
+    """A registry being read in a child process (see :func:`parse_in_background`): ``read()``."""
 
-    def __init__(self, path: str, tags_yaml: str | None) -> None:
-        self.path, self.tags_yaml = path, tags_yaml
+    def __init__(self, path: str, read) -> None:
+        self.path, self._read = path, read
         self._pid: int | None = None
         self._fd: int | None = None
         if hasattr(os, "fork"):
@@ -315,7 +319,7 @@ class BackgroundRead:
                 try:
                     os.close(read_fd)
                     try:
-                        registry = read_registry(path, tags_yaml=tags_yaml)
+                        registry = read()
                         payload = ("ok", registry.path, registry.content_hash,
                                    [tuple(getattr(op, f) for f in _OP_FIELDS) for op in registry.ops.values()])
                     except BadInput as err:
@@ -332,7 +336,7 @@ class BackgroundRead:
 
     def result(self) -> Registry:
         if self._pid is None:
-            return read_registry(self.path, tags_yaml=self.tags_yaml)
+            return self._read()
         with os.fdopen(self._fd, "rb") as pipe:
             data = pipe.read()
         os.waitpid(self._pid, 0)
@@ -350,9 +354,15 @@ class BackgroundRead:
         return registry
 
 
-def read_registry_in_background(path: str | Path, *, tags_yaml: str | Path | None = None) -> BackgroundRead:
-    """Start reading a registry in a forked child process, so that the caller can meanwhile load
-    the database layer (importing SQLAlchemy costs about as much as parsing the file): on two
-    cores ``opgov import`` then takes about the longer of the two rather than their sum. Where
-    ``fork`` is unavailable the read happens in :meth:`BackgroundRead.result`."""
-    return BackgroundRead(str(path), None if tags_yaml is None else str(tags_yaml))
+# the reads begun by parse_in_background: (its content, its tags.yaml, the read)
+_AHEAD: list[tuple[Content, Content | None, BackgroundRead]] = []
+
+
+def parse_in_background(content: Content, *, tags: Content | None = None) -> None:
+    """Start :func:`parse_registry` of ``content`` (and its ``tags``) in a forked child process, so
+    that the caller can meanwhile load the database layer (importing SQLAlchemy costs about as much
+    as parsing the file): on two cores ``opgov import`` then takes about the longer of the two
+    rather than their sum. The next :func:`parse_registry` of these very contents answers the
+    child's result (or its error). Where ``fork`` is unavailable that call parses them itself."""
+    read = BackgroundRead(content.name, lambda: parse_registry(content.data, content.name, tags=tags))
+    _AHEAD.append((content, tags, read))

@@ -12,6 +12,7 @@ from sqlalchemy import func, insert, select
 
 from opgov.core.clock import Clock
 from opgov.core.eventlog import GENESIS, event_hash, plain_json
+from opgov.core.settings import SETTING_RANGE  # the values each setting may take
 from opgov.db import tables
 from opgov.core.errors import BadInput, Forbidden, NotFound, Unauthenticated
 from opgov.core.names import parse_op_name
@@ -51,12 +52,6 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "deprecating_days": "14",
     "deprecated_days": "180",
     "simulation": "false",
-}
-# the values each setting may take: beyond them the lifecycle timers and reports cannot compute dates
-SETTING_RANGE: dict[str, tuple[int, int]] = {
-    "quorum": (1, 100),
-    "deprecating_days": (1, 36500),
-    "deprecated_days": (1, 36500),
 }
 SETTING_HELP = {
     "quorum": "approvals a proposal needs to be decided",

@@ -79,8 +79,8 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     """Record a snapshot: operators added, removed and schema-changed since the previous one.
 
     ``ctx.session`` may be a Core connection: this use case needs no ORM. ``registry`` is the
-    file already read (by :func:`opgov.formats.registry.read_registry_in_background`, or from an upload by
-    :func:`opgov.formats.registry.parse_registry`), else it is read here.
+    file already read (:func:`opgov.formats.registry.parse_registry` of what a command read or a client
+    uploaded: :func:`import_file`), else it is read here.
 
     A release older than the latest snapshot (by their labels read as versions: ``2.6.0`` after
     ``2.13.0``) is refused (exit 1): it would become the latest and report the newer operators as

@@ -290,13 +290,16 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
         earliest_version_after_lowering=after_lowering, runtimes_running=running)
 
 
-def check_model(ctx: Ctx, models: Sequence[str | Content], runtime: str | None = None):
+def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | None = None,
+                specs: Sequence[str] | None = None):
     """``opgov check-model``: with ``runtime`` a registered ``NAME@VERSION``, does it run the union
     of ``models`` (:func:`check_model_on_runtime`: a :class:`RuntimeModelCheck`)? Otherwise their
     operators against the registry and, with ``runtime`` a snapshot label, that snapshot (a
     ``ModelCheckReport``: ``ok`` is false on deleted, deprecated or missing operators). ``models``
-    are uploads (:class:`~opgov.formats.files.Content`), or on this machine files and
-    ``CORPUS#model`` specs."""
+    are uploads (:class:`~opgov.formats.files.Content`); ``specs``, instead, files and
+    ``CORPUS#model`` specs on this machine."""
+    if specs is not None:
+        models = specs
     if not models:
         raise BadInput("models: upload at least one model file (.pt2, selected_operators.yaml, op list)")
     if runtime is not None and "@" in runtime:
@@ -362,13 +365,22 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 
 
-def bundled_coverage(ctx: Ctx, *, stage: str = "core-aten") -> CoverageMatrix:
-    """:func:`coverage_matrix` with the models of ``OPGOV_MODELS_DIR`` when it names a folder (on
-    the server: the models it bundles), else none."""
+def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models: str | None = None):  # noqa: A002
+    """``opgov runtimes coverage``: :func:`coverage_matrix` with the models of ``models`` (a corpus
+    on this machine), else those of ``OPGOV_MODELS_DIR`` when it names a folder (on the server: the
+    models it bundles); ``format`` md or text answers its text (opgov.render.runtimes.render_matrix)."""
     from opgov.services.decompositions import corpora_dir
 
-    models = corpora_dir()
-    return coverage_matrix(ctx, models=str(models) if models is not None and models.is_dir() else None, stage=stage)
+    if models is None:
+        bundled = corpora_dir()
+        models = str(bundled) if bundled is not None and bundled.is_dir() else None
+    result = coverage_matrix(ctx, models=models, stage=stage)
+    if format == "json":
+        return result
+    from opgov.render.runtimes import render_matrix
+    from opgov.results.rendered import Rendered
+
+    return Rendered(render_matrix(result, format))
 
 
 

@@ -34,4 +34,4 @@ def named(name: str) -> UseCase:
 
 def remote_commands() -> list[str]:
     """The CLI commands the declarations make work with ``--server``."""
-    return list(dict.fromkeys(command for use_case in USE_CASES if use_case.served for command in use_case.cli))
+    return list(dict.fromkeys(command for use_case in USE_CASES for command in use_case.cli))

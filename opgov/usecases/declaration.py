@@ -45,8 +45,10 @@ class UseCase:
     ``render``: a function of the result to the command's text, for a command derived whole from
     this declaration (None: a hand-written command in cli/ calls it).
     ``commands``: the CLI commands that call it, when they are not just ``name`` (three
-    ``propose-*`` commands ask one ``propose``; none for ``export-check``, which the Python entry
-    point opgov.export_check asks).
+    ``propose-*`` commands ask one ``propose``).
+    ``asked_by``: who asks it when no CLI command does (``export-check``: the Python entry point
+    opgov.export_check); it then adds no command to those that work with ``--server``.
+    ``result`` may be ``A | B``: a use case that answers one of two results (``check-model``).
     ``renderings``: other forms the API answers in besides the result's JSON, each ``(format, media
     type, renderer)`` (the renderer a ``module:attribute`` function of the result to text): the
     route takes a ``format`` query parameter (``json`` or one of them); the CLI asks for the
@@ -59,8 +61,6 @@ class UseCase:
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
     ``route``: False when a hand-written route serves the path (it takes more than the request:
     ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
-    ``local``: a use case that runs only in-process (``path`` None: the CLI's input names something
-    on this machine, e.g. a corpus folder); with ``--server`` the client refuses it in these words.
     ``transactions``: the service opens its write transactions itself, so that slow work between
     them holds no write lock (``decomps import-torch`` traces torch between two): it is called with
     ``begin`` (a function whose call is a context manager yielding the ctx of a new write
@@ -77,13 +77,16 @@ class UseCase:
     ``reads_unless``: a flag of the request without which a use case that ``writes`` only reads
     (``tick`` without ``apply``): in-process it then runs in a read transaction, which waits for
     no writer and honours ``--now`` as a read does; over HTTP it is the same write route.
-    A JSON body whose fields all have defaults may be left out (``delete`` with no reason)."""
+    A JSON body whose fields all have defaults may be left out (``delete`` with no reason).
+
+    ``prepare``: a function of the request the in-process client calls before it opens the
+    database, to begin work that overlaps loading it (``import`` parses its file meanwhile)."""
 
     name: str
     result: str
     service: str
     method: str
-    path: str | None
+    path: str
     summary: str
     request: str | None = None
     writes: bool = False
@@ -91,7 +94,7 @@ class UseCase:
     orm: bool = True
     render: str | None = None
     description: str | None = None
-    commands: tuple[str, ...] | None = None
+    commands: tuple[str, ...] = ()
     one_of: tuple[tuple[str, ...], ...] = ()
     cached: bool = False
     headers: str | None = None
@@ -99,9 +102,10 @@ class UseCase:
     renderings: tuple[tuple[str, str, str], ...] = ()
     group: str | None = None
     route: bool = True
-    local: str | None = None
     reads_unless: str | None = None
     transactions: bool = False
+    asked_by: str | None = None
+    prepare: str | None = None
     operation: str | None = None
 
     def __post_init__(self) -> None:
@@ -109,9 +113,7 @@ class UseCase:
             raise ValueError(f"{self.name}: method {self.method!r}")
         if self.writes == (self.method == "GET") and not (self.method == "POST" and not self.writes):
             raise ValueError(f"{self.name}: a GET reads, a PUT or DELETE writes, a POST writes or reads")
-        if (self.path is None) != (self.local is not None):
-            raise ValueError(f"{self.name}: a use case without a path runs only in-process (say why: local=)")
-        if self.path is not None and not self.path.startswith(PREFIX + "/"):
+        if not self.path.startswith(PREFIX + "/"):
             raise ValueError(f"{self.name}: the path must be under {PREFIX}")
         if self.reads_unless and not self.writes:
             raise ValueError(f"{self.name}: reads_unless is for a use case that writes")
@@ -122,20 +124,16 @@ class UseCase:
         if self.transactions and not self.writes:
             raise ValueError(f"{self.name}: a service opens write transactions only")
 
-    @property
-    def served(self) -> bool:
-        """Whether the API serves it (derived or hand-written): it works with ``--server``."""
-        return self.path is not None
 
     @property
     def tag(self) -> str:
         """The API's tag: ``group``, else the path's first segment after the prefix (``members``)."""
-        return self.group or (self.path or "")[len(PREFIX) + 1:].split("/", 1)[0]
+        return self.group or self.path[len(PREFIX) + 1:].split("/", 1)[0]
 
     @property
     def cli(self) -> tuple[str, ...]:
-        """The CLI commands that call this use case."""
-        return (self.name,) if self.commands is None else self.commands
+        """The CLI commands that call this use case (none when ``asked_by`` says who does)."""
+        return () if self.asked_by else self.commands or (self.name,)
 
     @property
     def operation_id(self) -> str:
@@ -173,7 +171,7 @@ class UseCase:
     def path_fields(self) -> list[str]:
         import re
 
-        return re.findall(r"\{(\w+)\}", self.path or "")
+        return re.findall(r"\{(\w+)\}", self.path)
 
     @cached_property
     def request_model(self) -> Any:
@@ -190,6 +188,10 @@ class UseCase:
     @cached_property
     def header_function(self) -> Callable[[Any], dict[str, str]] | None:
         return _resolve(self.headers) if self.headers else None
+
+    @cached_property
+    def preparation(self) -> Callable[[Any], None] | None:
+        return _resolve(self.prepare) if self.prepare else None
 
     @cached_property
     def renderer(self) -> Callable[[Any], str] | None:

@@ -18,8 +18,8 @@ from pydantic import BeforeValidator, Field, Strict, WithJsonSchema
 
 from opgov.core.names import NAME_PATTERN
 from opgov.formats.files import Content
+from opgov.core.settings import SETTING_RANGE
 from opgov.resources import SHIPPED_DECISIONS
-from opgov.services.common import SETTING_RANGE
 
 OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
                                     description="an operator, e.g. aten::add.Tensor (add.Tensor and aten.add.Tensor "

@@ -12,7 +12,8 @@ DECLARED: tuple[UseCase, ...] = (
             summary="Every imported snapshot, in the order of history (an older release imported as historical in "
                     "its place)."),
     UseCase("import", request=f"{REQUESTS}:ImportRequest", result="opgov.results.imports:ImportResult",
-            service="opgov.services.imports:import_file", writes=True, orm=False, method="POST",
+            service="opgov.services.imports:import_file", prepare=f"{__name__}:read_ahead", writes=True, orm=False,
+            method="POST",
             path="/api/v1/snapshots", status=201,
             summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
                     "the previous one, and their compatibility findings.",
@@ -39,3 +40,11 @@ DECLARED: tuple[UseCase, ...] = (
             summary="Walk the event log's hash chain, oldest first: `intact`, or the first broken link (an event "
                     "changed, removed or inserted since it was written)."),
 )
+
+
+def read_ahead(request) -> None:
+    """``import`` in-process: its files are parsed in a child process while the database layer
+    loads (opgov.formats.registry.parse_in_background)."""
+    from opgov.formats.registry import parse_in_background
+
+    parse_in_background(request.native_functions, tags=request.tags)

@@ -11,24 +11,21 @@ SERVICE = "opgov.services.runtimes"
 CHECKED = f"opgov.results.decomps:ModelCheckReport | {RESULTS}:RuntimeModelCheck"
 
 DECLARED: tuple[UseCase, ...] = (
+    UseCase("runtimes add", request=f"{REQUESTS}:RuntimeUpload", result=f"{RESULTS}:RuntimeAdded",
+            service=f"{SERVICE}:add_runtime", orm=False, writes=True, method="POST", path="/api/v1/runtimes", status=201,
+            summary="Register a runtime at a version with the operators of the uploaded files (their union; "
+                    "maintainers).",
+            description="The same operators again change nothing; others are refused (409) without `replace`."),
     UseCase("runtimes list", result=f"{RESULTS}:RuntimeList", service=f"{SERVICE}:list_runtimes", orm=False,
             method="GET", path="/api/v1/runtimes",
             summary="Every registered runtime, oldest version first: kernels, core coverage, gains over the previous "
                     "version."),
-    # before `runtimes show`: its path would take "coverage" for a runtime
     UseCase("runtimes coverage", request=f"{REQUESTS}:CoverageQuery", result=f"{RESULTS}:CoverageMatrix",
-            service=f"{SERVICE}:bundled_coverage", orm=False, method="GET", path="/api/v1/runtimes/coverage",
-            renderings=(("md", "text/markdown", "opgov.render.runtimes:matrix_markdown"),
-                        ("text", "text/plain", "opgov.render.runtimes:matrix_text")),
+            service=f"{SERVICE}:coverage", orm=False, method="GET", path="/api/v1/runtimes/coverage",
+            formats=(("md", "text/markdown"), ("text", "text/plain")),
             summary="Core operators × registered runtimes, and which of the bundled models each runtime runs.",
             description="The models are those of `OPGOV_MODELS_DIR` on the server, when it is set. `format` md or "
                         "text answers the matrix as `opgov runtimes coverage --format md|text` prints it."),
-    UseCase("runtimes coverage of a corpus", request=f"{REQUESTS}:CoverageOfCorpus",
-            result=f"{RESULTS}:CoverageMatrix", service=f"{SERVICE}:coverage_matrix", orm=False, method="GET",
-            path=None, commands=("runtimes coverage",),
-            summary="The coverage matrix with the models of a corpus on this machine (`--models`).",
-            local="--models with --server: the server uses the models it bundles (OPGOV_MODELS_DIR on the "
-                  "server); leave out --models"),
     UseCase("runtimes show", request=f"{REQUESTS}:RuntimeRef", result=f"{RESULTS}:RuntimeDetail",
             service=f"{SERVICE}:show_runtime", orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
             summary="One runtime (`NAME@VERSION`): its sources, kernels, the functional operators they give, the "
@@ -43,14 +40,9 @@ DECLARED: tuple[UseCase, ...] = (
                         "snapshot: `ok` is false on deleted, deprecated or missing operators. The model is a "
                         "multipart form (`models`: .pt2 archives, selected_operators.yaml, op lists; several give "
                         "their union), or the JSON body `{operators, runtime}`. Writes nothing."),
-    UseCase("check-model of a corpus", request=f"{REQUESTS}:ModelCheckOfCorpus", result=CHECKED,
-            service=f"{SERVICE}:check_model", orm=False, method="POST", path=None, writes=False,
-            commands=("check-model",), summary="check-model of CORPUS#model specs (a corpus on this machine).",
-            local="CORPUS#model with --server: the server cannot read a corpus on this machine; name model files "
-                  "(.pt2, selected_operators.yaml, op lists), or run it with --db"),
     UseCase("export-check", request=f"{REQUESTS}:ExportCheckRequest", result=f"{RESULTS}:ExportCheck",
             service=f"{SERVICE}:export_check", orm=False, method="POST", path="/api/v1/export-check",
-            writes=False, group="checks", commands=(),
+            writes=False, group="checks", asked_by="the Python entry point opgov.export_check",
             summary="The export-time check (the Python entry point `opgov.export_check`).",
             description="The program's deprecating operators (warn), deprecated or deleted ones (stop), with dates "
                         "and replacements, and which registered runtimes run it. Writes nothing."),

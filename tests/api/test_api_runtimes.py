@@ -252,6 +252,11 @@ def test_governance_remote_like_local(twins):
     assert same(twins, "withdraw", "2", who="dev") == "proposal 2 withdrawn\n"
     same(twins, "withdraw", "2", who="dev", code=1)
     same(twins, "propose-core", "aten::hardswsh", "--rationale", "typo", who="dev", code=2)
+    # triage: the review queue of this import is empty, so nothing matches (2) and a named operator is refused (1)
+    same(twins, "triage", "custom", "--rationale", "fused kernels", "--match", "aten::_foreach_*", who="dev", code=2)
+    (twins.work / "queued.txt").write_text("aten::glu  # not queued\n")
+    same(twins, "triage", "core", "--rationale", "r", "--file", "queued.txt", "--apply", who="dev", code=1)
+    same(twins, "triage", "decompose", "--rationale", "r", "--match", "aten::*", who="dev", code=2)
     assert "deprecating" in same(twins, "deprecate", "aten::_foobar", "--reason", "unused", timed=True)
     same(twins, "mark-deprecated", "aten::_foobar", code=1)  # too early
     same(twins, "delete", "aten::_foobar", code=1)  # not deprecated

@@ -4,11 +4,11 @@ checks of a model or an exported program against them."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from opgov.usecases.fields import OperatorName, Runtime, Upload
+from opgov.usecases.fields import OnThisMachine, OperatorName, Runtime, Upload
 from opgov.usecases.requests import Request
 
 Stage = Literal["core-aten", "exported"]
@@ -22,12 +22,14 @@ class CoverageQuery(Request):
     stage: Stage = Field(default="core-aten", description="the models' operators after torch.export's core ATen "
                                                           "decompositions (what an edge runtime receives), or as "
                                                           "exported")
-
-
-class CoverageOfCorpus(CoverageQuery):
-    # a path on this machine: in-process only
-    models: str = Field(description="a corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 "
-                                    "archives")
+    format: Literal["json", "md", "text"] = Field(default="json", description="JSON, or the matrix as `opgov "
+                                                                              "runtimes coverage --format md|text` "
+                                                                              "prints it")
+    models: Annotated[str | None, OnThisMachine(
+        "--models with --server: the server uses the models it bundles (OPGOV_MODELS_DIR on the server); leave out "
+        "--models")] = Field(default=None, description="a corpus on this machine (the CLI's --models: a corpus JSON, a "
+                                                       ".pt2 archive, or a folder of them); else the models of "
+                                                       "OPGOV_MODELS_DIR")
 
 
 class RuntimeUpload(Request):
@@ -41,15 +43,13 @@ class RuntimeUpload(Request):
 
 
 class ModelCheckUpload(Request):
-    models: list[Upload] = Field(min_length=1, description="model files: .pt2 archives, selected_operators.yaml, "
-                                                           "op lists (their union)")
+    models: list[Upload] = Field(default_factory=list, description="model files: .pt2 archives, "
+                                                                   "selected_operators.yaml, op lists (their union)")
     runtime: str | None = Field(default=None, description="a registered runtime NAME@VERSION, or a snapshot label")
-
-
-class ModelCheckOfCorpus(Request):
-    # files and CORPUS#model specs on this machine: in-process only
-    models: list[str] = Field(min_length=1, description="files, or CORPUS#model[@stage] specs")
-    runtime: str | None = Field(default=None, description="a registered runtime NAME@VERSION, or a snapshot label")
+    specs: Annotated[list[str] | None, OnThisMachine(
+        "CORPUS#model with --server: the server cannot read a corpus on this machine; name model files (.pt2, "
+        "selected_operators.yaml, op lists), or run it with --db")] = Field(
+        default=None, description="instead of models: files and CORPUS#model specs on this machine (the CLI's)")
 
 
 class ExportCheckRequest(Request):
