@@ -5,9 +5,8 @@ models and renders them exactly as it does locally; an error response's one-line
 the message the command would print, with the same exit code (400/401/404/422 → 2, 403/409 → 1).
 Only the standard library is used for HTTP. The actor is the token's member: ``--actor`` is refused.
 
-A declared use case (opgov.usecases) is called through opgov.cli.client, which uses :class:`Remote`;
-the other commands ask :func:`fetch` (a read) or :func:`send` (a write) for their result: the
-server's answer with ``--server``, else their service run locally in one transaction.
+Every command that works with ``--server`` calls a declared use case (opgov.usecases) through
+opgov.cli.client, which asks the server through :class:`Remote`.
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any
 
-from opgov.cli.runtime import GLOBALS, command
+from opgov.cli.runtime import GLOBALS
 from opgov.core.errors import BadInput, PolicyRefusal
 
-__all__ = ["Remote", "fetch", "model_files", "path_segment", "send", "server"]
-
-T = TypeVar("T")
+__all__ = ["Remote", "server"]
 
 
 def server() -> Remote | None:
@@ -34,29 +31,6 @@ def server() -> Remote | None:
         raise BadInput("--actor cannot be used with --server: the server acts as the member whose token "
                        "OPGOV_TOKEN is")
     return Remote(url.rstrip("/"), os.environ.get("OPGOV_TOKEN") or None)
-
-
-def fetch(path: str, result_type: Any, *, local: Callable[[Any], T], orm: bool = True, **params: Any) -> T:
-    """A read: with ``--server`` the answer to ``GET path?params`` parsed as ``result_type``; else
-    ``local(ctx)`` (the same service) in one read-only transaction on the database."""
-    remote = server()
-    if remote is not None:
-        return remote.get(path, result_type, **params)
-    with command(write=False, orm=orm) as ctx:
-        return local(ctx)
-
-
-def send(path: str, result_type: Any, *, local: Callable[[Any], T], orm: bool = True, method: str = "POST",
-         json_body: Any = None, files: list[tuple[str, str]] | None = None,
-         fields: dict[str, Any] | None = None) -> T:
-    """A write: with ``--server`` the answer to ``method path`` (POST, PUT, DELETE; a JSON body, or a
-    multipart form of ``files`` and ``fields``) parsed as ``result_type``, acting as the token's
-    member on the server's clock; else ``local(ctx)`` in one write transaction on the database."""
-    remote = server()
-    if remote is not None:
-        return remote.send(method, path, result_type, json_body=json_body, files=files, fields=fields)
-    with command(write=True, orm=orm) as ctx:
-        return local(ctx)
 
 
 @dataclass(frozen=True)
@@ -78,15 +52,10 @@ class Remote:
         query = urllib.parse.urlencode({k: v for k, v in params.items() if v not in (None, False)}, doseq=True)
         return self._send("GET", path + (f"?{query}" if query else ""), None).decode("utf-8")
 
-    def post(self, path: str, result_type: Any, *, json_body: Any = None,
-             files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
-        """POST a JSON body, or a multipart form of ``files`` ([(field, local path)]) and ``fields``;
-        parse the answer as ``result_type``."""
-        return self.send("POST", path, result_type, json_body=json_body, files=files, fields=fields)
-
     def send(self, method: str, path: str, result_type: Any, *, json_body: Any = None,
              files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
-        """``method`` (POST, PUT, DELETE) with a JSON body or a multipart form, as :meth:`post`."""
+        """``method`` (POST, PUT, DELETE) with a JSON body, or a multipart form of ``files`` ([(field, a
+        local path or a Content)]) and ``fields``; parse the answer as ``result_type``."""
         if files is None:
             data = json.dumps(json_body if json_body is not None else {}).encode("utf-8")
             return self._send(method, path, result_type, data, "application/json")
@@ -165,24 +134,3 @@ def _error(status: int, body: bytes):
     if status in (403, 409):
         return PolicyRefusal(str(detail))
     return BadInput(str(detail))
-
-
-def model_files(specs: list[str]) -> list[tuple[str, str]]:
-    """check-model's MODEL... as files to upload; CORPUS#model names a corpus on this machine, which
-    a server cannot read: refused, as a spec that is neither is, with the local message."""
-    from pathlib import Path
-
-    from opgov.formats.corpus import resolve_model_ops
-
-    for spec in specs:
-        if not Path(spec).is_file():
-            resolve_model_ops(spec)  # raises the message a local run gives for what is not a file
-            raise BadInput(f"{spec}: with --server, name model files (.pt2, selected_operators.yaml, op lists); "
-                           "CORPUS#model works only with --db")
-    return [("models", spec) for spec in specs]
-
-
-def path_segment(text: str) -> str:
-    import urllib.parse
-
-    return urllib.parse.quote(text, safe="")
