@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal,
-                               Unauthenticated)
+                               Unauthenticated, Unprocessable)
 from opgov.db.engine import DatabaseBusy
 
 MEDIA_TYPE = "application/problem+json"
@@ -33,6 +33,8 @@ def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> 
 def status_of(err: OpgovError) -> int:
     if isinstance(err, NotFound):
         return 404
+    if isinstance(err, Unprocessable):
+        return 422
     if isinstance(err, Unauthenticated):
         return 401
     if isinstance(err, Forbidden):

@@ -22,16 +22,6 @@ def read_upload(upload: UploadFile, limit: int, *, default: str = "upload") -> C
     return Content(data, shown_name(upload))
 
 
-def read_text(upload: UploadFile, limit: int) -> tuple[str, str]:
-    """(a safe file name, the text) of an upload, its line endings as they are (the sync bot
-    rewrites files byte for byte); 413 past ``limit`` bytes, 400 for binary, not UTF-8 or empty,
-    in the words a local run uses for such a file, naming it as the client did."""
-    from opgov.formats.files import text_of
-
-    content = read_upload(upload, limit, default="upload.yaml")
-    return safe_name(upload, "upload.yaml"), text_of(content.data, content.name, exact=True)
-
-
 def shown_name(upload: UploadFile) -> str:
     """The file name the client sent, as messages and results show it (printable characters only)."""
     name = "".join(ch for ch in (upload.filename or "") if ch.isprintable())[:300]

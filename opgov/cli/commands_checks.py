@@ -64,21 +64,8 @@ def check_bc_cmd(
         raise BadInput("check-bc needs OLD and NEW")
     from opgov.cli.remote import server as remote
 
-    server = remote()
-    if server is not None:
-        # a file here is uploaded; anything else names a snapshot the server holds
-        files, fields = [], {}
-        for key, side in (("old", old), ("new", new)):
-            if side.startswith("git:"):
-                raise BadInput(f"{side}: with --server, OLD and NEW are native_functions.yaml files or snapshot "
-                               "labels the server holds (git: refs work only with --db or without a database)")
-            if Path(side).exists():
-                files.append((key, side))
-            else:
-                fields[f"{key}_snapshot"] = side
-        from opgov.results.compat import CheckReport
-
-        report = server.post("/api/v1/check-bc", CheckReport, files=files, fields=fields)
+    if remote() is not None:
+        report = _check_bc_on_server(old, new)
     elif _database_configured():
         with command(write=False) as ctx:
             report = check_bc(old, new, session=ctx.session, today=ctx.now().date())
@@ -92,6 +79,27 @@ def check_bc_cmd(
         _print_colored(compat_report.render_text(report))
     if report.summary.errors:
         raise typer.Exit(1)
+
+
+def _check_bc_on_server(old: str, new: str):
+    """The check asked of the server (``--server``): a file here is uploaded, anything else names a
+    snapshot the server holds; a git ref is read only on this machine."""
+    from opgov.cli.client import call
+    from opgov.core.errors import BadInput
+    from opgov.formats.files import read_content
+    from opgov.usecases import named
+
+    sides = {}
+    for key, side in (("old", old), ("new", new)):
+        if side.startswith("git:"):
+            raise BadInput(f"{side}: with --server, OLD and NEW are native_functions.yaml files or snapshot "
+                           "labels the server holds (git: refs work only with --db or without a database)")
+        if Path(side).exists():
+            sides[key] = read_content(side)
+        else:
+            sides[f"{key}_snapshot"] = side
+    use_case = named("check-bc")
+    return call(use_case, use_case.ask(**sides))
 
 
 def _print_colored(text: str) -> None:

@@ -21,6 +21,7 @@ from opgov.core.errors import BadInput, PolicyRefusal
 
 __all__ = ["Remote", "server"]
 
+
 def server() -> Remote | None:
     """The server to talk to (``--server``, else ``OPGOV_SERVER``), or None to use the database."""
     url = GLOBALS.server or os.environ.get("OPGOV_SERVER")
@@ -51,15 +52,10 @@ class Remote:
         query = urllib.parse.urlencode({k: v for k, v in params.items() if v not in (None, False)}, doseq=True)
         return self._send("GET", path + (f"?{query}" if query else ""), None).decode("utf-8")
 
-    def post(self, path: str, result_type: Any, *, json_body: Any = None,
-             files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
-        """POST a JSON body, or a multipart form of ``files`` ([(field, local path)]) and ``fields``;
-        parse the answer as ``result_type``."""
-        return self.send("POST", path, result_type, json_body=json_body, files=files, fields=fields)
-
     def send(self, method: str, path: str, result_type: Any, *, json_body: Any = None,
              files: list[tuple[str, str]] | None = None, fields: dict[str, Any] | None = None) -> Any:
-        """``method`` (POST, PUT, DELETE) with a JSON body or a multipart form, as :meth:`post`."""
+        """``method`` (POST, PUT, DELETE) with a JSON body, or a multipart form of ``files`` ([(field, a
+        local path or a Content)]) and ``fields``; parse the answer as ``result_type``."""
         if files is None:
             data = json.dumps(json_body if json_body is not None else {}).encode("utf-8")
             return self._send(method, path, result_type, data, "application/json")

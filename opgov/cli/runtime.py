@@ -32,16 +32,11 @@ class Globals:
 
 GLOBALS = Globals()
 
-# the commands that work with --server through a hand-written branch (cli/remote.py's fetch and send);
-# those of the declared use cases (opgov.usecases) are added by remote_commands()
-HAND_WRITTEN_REMOTE = ("check-bc",)
-
-
 def remote_commands() -> str:
     """The commands that work with --server, in one line."""
     from opgov.usecases import remote_commands as declared
 
-    names = [*HAND_WRITTEN_REMOTE, *declared()]
+    names = declared()
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 

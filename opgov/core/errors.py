@@ -37,6 +37,11 @@ class NotFound(BadInput):
     """An unknown operator, proposal, exception, token or snapshot. Exit code 2 (HTTP 404)."""
 
 
+class Unprocessable(BadInput):
+    """A request whose fields do not go together (neither or both of two that exclude each other):
+    exit code 2, HTTP 422 as a request its schema refuses."""
+
+
 class SchemaParseError(BadInput):
     """A function schema that does not parse. The message names the schema text."""
 

@@ -14,6 +14,7 @@ from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 
 if TYPE_CHECKING:
     from opgov.db.models import BcException
+    from opgov.formats.files import Content
     from opgov.services.common import Ctx
     from opgov.results.compat import CheckReport
     from opgov.results.models import ExceptionAdded, ExceptionView
@@ -341,6 +342,23 @@ def check_bc_texts(old: tuple[str, str] | str, new: tuple[str, str] | str, *, se
     from opgov.services.upgraders import cover_findings  # as check_bc: breaks an upgrader covers
 
     return cover_findings(session, report, old_side.core)
+
+
+def check_bc_sides(ctx: Ctx, old: Content | None = None, new: Content | None = None, old_snapshot: str | None = None,
+                   new_snapshot: str | None = None) -> CheckReport:
+    """``check-bc`` asked of the service (``opgov check-bc --server``, POST /api/v1/check-bc): each
+    side an uploaded native_functions.yaml (findings name it as the client named it) or the label
+    of a snapshot the database holds, exactly one of the two (:func:`check_bc_texts`)."""
+    from opgov.core.errors import Unprocessable
+    from opgov.formats.files import text_of
+
+    sides: list[tuple[str, str] | str] = []
+    for name, upload, label in (("old", old, old_snapshot), ("new", new, new_snapshot)):
+        if (upload is None) == (label is None):  # as a form that does not match its schema: 422
+            raise Unprocessable(f"{name}: give either the file `{name}` or the snapshot label `{name}_snapshot`")
+        # line endings as they are, as the upload was read before
+        sides.append((upload.name, text_of(upload.data, upload.name, exact=True)) if upload is not None else label)
+    return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 
 # --- exceptions ---------------------------------------------------------------------------------------

@@ -53,6 +53,8 @@ class UseCase:
     the request's own ``format`` field names one, and the service answers that text
     (opgov.results.rendered.Rendered), served with its media type (``opset build``, whose
     selective-build yaml needs the database; the coverage matrix; the weekly report).
+    ``operation``: the operationId, when it is not derived from ``name`` (``check-bc`` keeps the one its
+    hand-written route had: clients generated from the document call it so).
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
     ``route``: False when a hand-written route serves the path (it takes more than the request:
     ``check-model`` takes a JSON body of operators too); the CLI's client asks it all the same.
@@ -100,6 +102,7 @@ class UseCase:
     transactions: bool = False
     asked_by: str | None = None
     prepare: str | None = None
+    operation: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -130,6 +133,8 @@ class UseCase:
 
     @property
     def operation_id(self) -> str:
+        if self.operation is not None:
+            return self.operation
         return self.name.replace(" ", "_").replace("-", "_")
 
     @cached_property

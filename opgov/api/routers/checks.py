@@ -1,55 +1,19 @@
-"""Checks: compatibility of two uploaded native_functions.yaml, and whether a model's operators run."""
+"""Checks: whether a model's operators run (check-bc's route is derived from its declaration,
+opgov.usecases.compat)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
-from opgov.api.contract import ONE_OF
 from opgov.api.deps import Reader
-from opgov.api.fields import NOT_BLANK, OperatorName
-from opgov.api.uploads import read_text
+from opgov.api.fields import OperatorName
 from opgov.formats.files import Content
 from opgov.usecases import PREFIX, named
 
 router = APIRouter(prefix="/api/v1", tags=["checks"])
-
-
-def _check_report():
-    from opgov.results.compat import CheckReport
-
-    return CheckReport
-
-
-@router.post("/check-bc", response_model=_check_report(),
-             openapi_extra={ONE_OF: [["old", "old_snapshot"], ["new", "new_snapshot"]]})
-def check_bc(request: Request, ctx: Reader,
-             old: UploadFile | None = File(None, description="the old native_functions.yaml (or old_snapshot)"),
-             new: UploadFile | None = File(None, description="the new native_functions.yaml (or new_snapshot)"),
-             old_snapshot: str | None = Form(None, min_length=1, max_length=200, pattern=NOT_BLANK,
-                                             description="the label of a snapshot the server holds, as OLD"),
-             new_snapshot: str | None = Form(None, min_length=1, max_length=200, pattern=NOT_BLANK,
-                                             description="the label of a snapshot the server holds, as NEW")):
-    """BC/FC findings of old → new with PyTorch's semantics and the core policy (the database's
-    decisions, exceptions and completed deletions apply). Each side is an uploaded file or the
-    label of a snapshot the server holds (`opgov check-bc 2.12.0 2.13.0 --server …`).
-    ``summary.errors`` > 0 is what makes ``opgov check-bc`` exit 1. Writes nothing."""
-    from fastapi import HTTPException
-
-    from opgov.services.compat_checks import check_bc_texts
-
-    from opgov.api.uploads import shown_name
-
-    limit = request.app.state.config.max_upload_bytes
-    sides = []
-    for name, upload, label in (("old", old, old_snapshot), ("new", new, new_snapshot)):
-        if (upload is None) == (label is None):  # the form does not match its schema: 422, as a missing field is
-            raise HTTPException(422, f"{name}: give either the file `{name}` or the snapshot label `{name}_snapshot`")
-        # the findings name the files as the client named them
-        sides.append((shown_name(upload), read_text(upload, limit)[1]) if upload is not None else label)
-    return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 
 class ModelCheckRequest(BaseModel):

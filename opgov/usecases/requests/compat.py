@@ -1,0 +1,19 @@
+"""What the compatibility check asks (opgov.usecases.compat): two native_functions.yaml, each an
+upload or the label of a snapshot the server holds."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from opgov.usecases.fields import NOT_BLANK, Upload
+from opgov.usecases.requests import Request
+
+# form fields (the request is a multipart form), bounded as the hand-written route bounded them
+_LABEL = {"default": None, "min_length": 1, "max_length": 200, "pattern": NOT_BLANK}
+
+
+class CheckBcSides(Request):
+    old: Upload | None = Field(default=None, description="the old native_functions.yaml (or old_snapshot)")
+    new: Upload | None = Field(default=None, description="the new native_functions.yaml (or new_snapshot)")
+    old_snapshot: str | None = Field(**_LABEL, description="the label of a snapshot the server holds, as OLD")
+    new_snapshot: str | None = Field(**_LABEL, description="the label of a snapshot the server holds, as NEW")
