@@ -6,7 +6,7 @@ from __future__ import annotations
 from opgov.usecases.declaration import MODELS, UseCase
 
 REQUESTS = "opgov.usecases.requests.governance"
-UPGRADERS = "opgov.services.upgraders"  # its results are declared there
+UPGRADERS = "opgov.services.upgraders"
 
 DECLARED: tuple[UseCase, ...] = (
     # --- proposals and votes
@@ -53,18 +53,18 @@ DECLARED: tuple[UseCase, ...] = (
             path="/api/v1/tick",
             summary="Lifecycle transitions due now (and within `within_days`); `apply` performs the due ones."),
     # --- upgraders
-    UseCase("upgraders list", result=f"{UPGRADERS}:UpgraderList", service=f"{UPGRADERS}:list_upgraders", orm=False,
+    UseCase("upgraders list", result=f"opgov.results.upgraders:UpgraderList", service=f"{UPGRADERS}:list_upgraders", orm=False,
             method="GET", path="/api/v1/upgraders",
             summary="Every recorded upgrader, the recorded version bumps, and the current operator version."),
-    UseCase("upgraders timers", request=f"{REQUESTS}:TimersQuery", result=f"{UPGRADERS}:UpgraderTimers",
+    UseCase("upgraders timers", request=f"{REQUESTS}:TimersQuery", result=f"opgov.results.upgraders:UpgraderTimers",
             service=f"{UPGRADERS}:upgrader_timers", orm=False, method="GET", path="/api/v1/upgraders/timers",
             commands=("tick",),
             summary="Upgraders that may be replaced now (180 days after their version bump), and those that may "
                     "within `within_days`: what `opgov tick` reports besides the lifecycle."),
-    UseCase("upgraders show", request=f"{REQUESTS}:UpgraderName", result=f"{UPGRADERS}:UpgraderView",
+    UseCase("upgraders show", request=f"{REQUESTS}:UpgraderName", result=f"opgov.results.upgraders:UpgraderView",
             service=f"{UPGRADERS}:show_upgrader", orm=False, method="GET", path="/api/v1/upgraders/{name}",
             summary="One upgrader by name (`<name>_<overload>_<start>_<end>`)."),
-    UseCase("upgraders add", request=f"{REQUESTS}:UpgraderRequest", result=f"{UPGRADERS}:UpgraderAdded",
+    UseCase("upgraders add", request=f"{REQUESTS}:UpgraderRequest", result=f"opgov.results.upgraders:UpgraderAdded",
             service=f"{UPGRADERS}:add_upgrader", orm=False, writes=True, method="POST", path="/api/v1/upgraders",
             status=201, summary="Record an upgrader and the version bump it came with.",
             description="Replacing one is refused (409) until 180 days after its bump."),

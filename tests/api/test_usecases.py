@@ -245,3 +245,18 @@ def test_a_dry_run_reads():
     with pytest.raises(ValueError):
         UseCase("x", result="builtins:dict", service="builtins:dict", method="GET", path="/api/v1/x", summary="x",
                 reads_unless="apply")
+
+
+def test_every_result_is_declared_in_the_results_package():
+    """What a use case answers is one of opgov.results' types (the CLI's --json, the API and the
+    pages serialize the same), named there by its declaration, not through a re-export."""
+    import typing
+
+    def leaves(kind):
+        args = typing.get_args(kind)
+        return [leaf for arg in args for leaf in leaves(arg)] if args else [kind]
+
+    for use_case in USE_CASES:
+        assert use_case.result.replace("list[", "").startswith("opgov.results."), use_case.name
+        for kind in leaves(use_case.result_type):
+            assert kind.__module__.startswith("opgov.results."), (use_case.name, kind)
