@@ -66,6 +66,10 @@ class OverHttp:
     def _ask(self, use_case: UseCase, request: Any) -> Any:
         from urllib.parse import quote
 
+        from opgov.usecases.declaration import Unchecked
+
+        if isinstance(request, Unchecked):  # checked before it is sent, as every request is
+            request = use_case.check(request.fields, request.shown)
         fields = {}
         if request is not None:
             for name, refusal in use_case.local_fields.items():  # something on this machine

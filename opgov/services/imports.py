@@ -92,7 +92,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     require(ctx, "import", "import snapshots")
     serialize(ctx, "import")
     if not label.strip():
-        raise BadInput("the snapshot label must not be empty")
+        raise BadInput("the label must not be empty")
     say = progress or (lambda _msg: None)
     say(f"reading {path}")
     if registry is None:

@@ -53,6 +53,10 @@ class UseCase:
     the request's own ``format`` field names one, and the service answers that text
     (opgov.results.rendered.Rendered), served with its media type (``opset build``, whose
     selective-build yaml needs the database; the coverage matrix; the weekly report).
+    ``light``: a command whose time is the point (``import``): in-process its request is not checked
+    against its model — loading pydantic would cost a third of the command — since its service
+    checks every field a user gives, in the words the model's check uses (``invalid.COLUMNS``);
+    sent with ``--server`` it is checked first, as any other.
     ``operation``: the operationId, when it is not derived from ``name`` (``check-bc`` keeps the one its
     hand-written route had: clients generated from the document call it so).
     ``group``: the API's tag, when it is not the path's first segment (``checks``).
@@ -101,6 +105,7 @@ class UseCase:
     reads_unless: str | None = None
     transactions: bool = False
     asked_by: str | None = None
+    light: bool = False
     prepare: str | None = None
     operation: str | None = None
 
@@ -196,11 +201,18 @@ class UseCase:
     def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field
         (opgov.usecases.invalid, as the server says it) and exit 2 for a value it refuses.
-        ``shown`` names fields as the caller's user knows them (``{"expires_days": "--expires"}``)."""
-        if self.request_model is None:
+        ``shown`` names fields as the caller's user knows them (``{"expires_days": "--expires"}``).
+        A ``light`` use case's request is checked only when it is sent (:class:`Unchecked`)."""
+        if self.request is None:
             if fields:
                 raise TypeError(f"{self.name} takes no request")
             return None
+        if self.light:
+            return Unchecked(fields, shown)
+        return self.check(fields, shown)
+
+    def check(self, fields: dict[str, Any], shown: dict[str, str] | None = None) -> Any:
+        """The request model of ``fields``, or one line of BadInput (see :meth:`ask`)."""
         from pydantic import ValidationError
 
         try:
@@ -215,6 +227,8 @@ class UseCase:
         """A request's fields, as the service takes them."""
         if request is None:
             return {}
+        if isinstance(request, Unchecked):
+            return dict(request.fields)
         return {name: getattr(request, name) for name in type(request).model_fields}
 
     def writes_for(self, request: Any) -> bool:
@@ -229,3 +243,17 @@ class UseCase:
 
 # where the result models are (one package: opgov.results)
 MODELS = "opgov.results.models"
+
+
+class Unchecked:
+    """A ``light`` use case's request as the command gave it (its fields as attributes), checked
+    against its model only when it is sent (opgov.cli.client.OverHttp)."""
+
+    def __init__(self, fields: dict[str, Any], shown: dict[str, str] | None = None) -> None:
+        self.fields, self.shown = dict(fields), shown
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None

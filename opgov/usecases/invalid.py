@@ -8,7 +8,8 @@ from typing import Any, Iterable
 
 
 # request fields bounded by a column's length (opgov.db.limits refuses the same value in those words)
-COLUMNS = {"name": "members.name", "member": "members.name", "pattern": "bc_exceptions.pattern"}
+COLUMNS = {"name": "members.name", "member": "members.name", "pattern": "bc_exceptions.pattern",
+           "label": "snapshots.label"}
 
 
 def message(error: dict[str, Any], shown: dict[str, str] | None = None) -> str:

@@ -12,7 +12,7 @@ DECLARED: tuple[UseCase, ...] = (
             summary="Every imported snapshot, in the order of history (an older release imported as historical in "
                     "its place)."),
     UseCase("import", request=f"{REQUESTS}:ImportRequest", result="opgov.results.imports:ImportResult",
-            service="opgov.services.imports:import_file", prepare=f"{__name__}:read_ahead", writes=True, orm=False,
+            service="opgov.services.imports:import_file", prepare=f"{__name__}:read_ahead", light=True, writes=True, orm=False,
             method="POST",
             path="/api/v1/snapshots", status=201,
             summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
