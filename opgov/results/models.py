@@ -410,49 +410,6 @@ class ExceptionAdded(ExceptionView):
 # --- sync-yaml ----------------------------------------------------------------------------------------
 
 
-class SyncChange(Result):
-    operator: str
-    action: str = Field(description="add-tag, remove-tag, delete-entry or remove-autogen")
-    tag: str | None
-    line: int = Field(description="line in the file before the edit")
-    entry: str = Field(description="the entry holding it (differs for autogen: operators)")
-
-
-class SyncConflict(Result):
-    operator: str
-    kind: str = Field(description="missing-in-file, missing-in-database, schema-differs, autogen-tags, "
-                                   "autogen-blocked or family-split")
-    reason: str
-    line: int | None
-
-
-class SyncReport(Result):
-    """``opgov sync-yaml``: what is out of sync, and for ``write`` what was written."""
-
-    file: str
-    mode: Literal["check", "diff", "write"]
-    in_sync: bool = Field(description="nothing to write (conflicts may remain: they are never written)")
-    written: bool
-    changes: list[SyncChange]
-    conflicts: list[SyncConflict]
-    tags_file: str | None
-    tags_declared: list[str]
-    tags_checked: bool = Field(default=True, description="the tags were checked against a tags.yaml (--tags-yaml, "
-                                                         "or the one beside the file); false when there is none")
-    summary: str = Field(description="Markdown, fit for the bot's pull-request description")
-    diff: str = Field(default="", exclude=True, description="the unified diff (mode diff)")
-
-
-class SyncAnswer(Result):
-    """``opgov sync-yaml`` through `opgov serve`: the report, the diff (mode diff), and for a write
-    the new texts the client writes (null: that file stays as it is)."""
-
-    report: SyncReport
-    diff: str = Field(default="", description="the unified diff (mode diff)")
-    native_functions: str | None = Field(default=None, description="the new native_functions.yaml (mode write)")
-    tags: str | None = Field(default=None, description="the new tags.yaml (mode write)")
-
-
 # --- decompositions -------------------------------------------------------------------------------------
 
 

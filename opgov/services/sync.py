@@ -38,7 +38,7 @@ from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
-    from opgov.results.models import SyncAnswer, SyncReport
+    from opgov.results.sync import SyncAnswer, SyncReport
 
 LIFECYCLE_TAGS = {state.value: state.value for state in (Lifecycle.deprecating, Lifecycle.deprecated)}
 _DELEGATE_RE = re.compile(r"\n  structured_delegate:[ \t]*([A-Za-z0-9_.]+)")
@@ -49,7 +49,7 @@ MODES = ("check", "diff", "write")
 @dataclass
 class SyncResult:
     """What one ``sync-yaml`` run found (and, for ``write``, will write), while it runs; the service
-    returns it as a :class:`~opgov.results.models.SyncReport`."""
+    returns it as a :class:`~opgov.results.sync.SyncReport`."""
 
     file: str
     mode: str  # check | diff | write
@@ -253,7 +253,7 @@ def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | No
     serve`: for ``write`` the answer holds the new texts, for the client to write
     (:func:`write_synced`), and the sync is logged (unless ``dry_run``: the client found it cannot
     write them)."""
-    from opgov.results.models import SyncAnswer
+    from opgov.results.sync import SyncAnswer
 
     _may_run(ctx, mode)
     result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
@@ -394,7 +394,7 @@ def summary_markdown(result: SyncResult) -> str:
 
 def report(result: SyncResult) -> SyncReport:
     """The typed result of a run (the ``--json`` shape, and the diff)."""
-    from opgov.results.models import SyncChange, SyncConflict, SyncReport
+    from opgov.results.sync import SyncChange, SyncConflict, SyncReport
 
     return SyncReport(
         file=result.file, mode=result.mode, in_sync=result.in_sync, written=result.written,
@@ -403,5 +403,4 @@ def report(result: SyncResult) -> SyncReport:
         conflicts=[SyncConflict(operator=f"aten::{c.operator}", kind=c.kind, reason=c.reason, line=c.line)
                    for c in result.conflicts],
         tags_file=result.tags_file, tags_declared=list(result.tags_declared), tags_checked=not result.tags_unchecked,
-        summary=summary_markdown(result),
-        diff=result.diff)
+        summary=summary_markdown(result))
