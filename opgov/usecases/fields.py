@@ -24,10 +24,12 @@ from opgov.resources import SHIPPED_DECISIONS
 OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
                                     description="an operator, e.g. aten::add.Tensor (add.Tensor and aten.add.Tensor "
                                                 "are read the same)")]
-RUNTIME_PATTERN = r"^[^@\s]+@[^@\s]+$"
+# \x85 (NEL) spelled out: the server's regex (Rust's, in pydantic) and Python count it as
+# whitespace, a JSON Schema (ECMA-262) \s does not, so a client would think it valid
+RUNTIME_PATTERN = r"^[^@\s\x85]+@[^@\s\x85]+$"
 Runtime = Annotated[str, Field(pattern=RUNTIME_PATTERN, max_length=200,
                                description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
-NOT_BLANK = r"\S"
+NOT_BLANK = r"[^\s\x85]"
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="text, not blank")]
 # a member's name as the log records it: not blank, at most the column's 200 characters once stripped
 MemberName = Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)]

@@ -539,8 +539,11 @@ def _wait_for_temp(ws: Workspace, proc: subprocess.Popen, prefix: str, *, partia
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         for name in os.listdir(ws.dir):
-            if name.startswith(prefix) and (not partial or os.path.getsize(ws.dir / name) > 0):
-                return True
+            try:  # a lock the writer releases (and takes again) may be gone by the time it is looked at
+                if name.startswith(prefix) and (not partial or os.path.getsize(ws.dir / name) > 0):
+                    return True
+            except FileNotFoundError:
+                continue
     return False
 
 
