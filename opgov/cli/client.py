@@ -36,9 +36,9 @@ class InProcess:
     def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any:
         from opgov.cli.runtime import command
 
-        use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
-        if use_case.prepare is not None:
+        if use_case.prepare is not None:  # first: its work overlaps the loading of the service's module
             use_case.preparation(request)
+        use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
         if use_case.transactions:  # the service opens its write transactions itself
             result = use_case.run(lambda: command(write=True, orm=use_case.orm), request)
             if then is not None:

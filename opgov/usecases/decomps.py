@@ -31,6 +31,7 @@ DECLARED: tuple[UseCase, ...] = (
             description="The server needs torch installed. Other writes go on while torch traces: the role and "
                         "the names are checked first, in a transaction of their own."),
     UseCase("opset build", group="reports", request=f"{REQUESTS}:OpsetRequest", result=f"{REPORTS}:OpsetReport",
+            light=True,
             service=f"{SERVICES}:opset_report", orm=False, method="GET", path="/api/v1/opset",
             formats=(("text", "text/plain"), ("selective-build", "application/yaml"), ("python", "text/x-python")),
             summary="The operators a backend must implement after the chosen decompositions.",
