@@ -198,6 +198,55 @@ def test_layers_import_only_what_the_table_allows():
     assert gone == [], "fixed: remove these from EXCEPTIONS (and regenerate docs/architecture.md)"
 
 
+def declaration_references(use_case) -> list[tuple[str, str]]:
+    """What a use case's declaration names, as (what, the opgov module defining it): its request,
+    every class of its result (``list[A]``, ``A | B``) and its service, a ``lazy`` one imported now
+    (a reference that does not resolve fails here, not when a user first asks it)."""
+    import typing
+
+    from opgov.usecases.declaration import Lazy
+
+    def leaves(kind):
+        args = typing.get_args(kind)
+        return [leaf for arg in args for leaf in leaves(arg)] if args else [kind]
+
+    found = [("request", use_case.request.__module__)] if use_case.request is not None else []
+    found += [("result", kind.__module__) for kind in leaves(use_case.result)]
+    service = use_case.service
+    if isinstance(service, Lazy):
+        assert callable(service.load()), f"{use_case.name}: {service!r} is not a function"
+        found.append(("service", service.module))
+    else:
+        found.append(("service", service.__module__))
+    return found
+
+
+def upward_references(use_cases) -> list[str]:
+    """Each reference of a declaration to a layer usecases/ may not import (api/, cli/, web/ are above
+    it), as ``name: what → module``."""
+    allowed = LAYERS["usecases"][1] | {"usecases"}
+    return [f"{u.name}: {what} → {module}" for u in use_cases for what, module in declaration_references(u)
+            if module.partition(".")[0] == "opgov" and layer_of(module) not in allowed]
+
+
+def test_every_declaration_resolves_to_a_layer_below_it():
+    from opgov.usecases import USE_CASES
+
+    assert upward_references(USE_CASES) == []
+
+
+def test_an_upward_reference_of_a_declaration_is_caught():
+    from opgov.usecases.declaration import UseCase, lazy
+    from opgov.usecases.requests.registry import OperatorRef
+
+    planted = UseCase("planted", request=OperatorRef, result=dict, service=lazy("opgov.api.headers", "deprecation"),
+                      method="GET", path="/api/v1/planted", summary="planted")
+    assert upward_references([planted]) == ["planted: service → opgov.api.headers"]
+    with pytest.raises((ImportError, AttributeError, AssertionError)):
+        declaration_references(UseCase("gone", result=dict, service=lazy("opgov.services.ops", "no_such_service"),
+                                       method="GET", path="/api/v1/gone", summary="gone"))
+
+
 def _models_declared(package: Path, layers: tuple[str, ...]) -> list[str]:
     """Classes of those layers deriving from pydantic's ``BaseModel`` or from a result
     (``opgov.results.models.Result``), as ``module.Class``."""

@@ -1,5 +1,4 @@
-"""Headers an answer of the API carries besides its JSON (a declaration's ``headers``:
-opgov.usecases)."""
+"""Headers an answer of the API carries besides its JSON (opgov.api.usecases.HEADERS)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,11 @@ from pydantic import BaseModel, create_model
 from pydantic.fields import FieldInfo
 
 from opgov.api.deps import Authorization, Reader, Writer
+from opgov.api.headers import deprecation
 from opgov.usecases import USE_CASES, UseCase
+
+# the headers an answer carries besides its JSON, a function of the result (opgov.api.headers)
+HEADERS = {"ops show": deprecation}
 
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
 
@@ -108,7 +112,7 @@ def endpoint(use_case: UseCase):
                                                 default=None if optional else inspect.Parameter.empty))
     if use_case.cached:
         return _cached(use_case, parameters[1:])
-    if use_case.headers:
+    if use_case.name in HEADERS:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
@@ -135,7 +139,7 @@ def endpoint(use_case: UseCase):
                         read_upload(fields[name], limit)
         result = use_case.function(ctx, **fields)
         if response is not None:
-            response.headers.update(use_case.header_function(result))
+            response.headers.update(HEADERS[use_case.name](result))
         if use_case.formats:
             from opgov.results.rendered import Rendered
 
@@ -196,7 +200,7 @@ def _answer(use_case: UseCase, request: Request, authorization: str | None, key:
                     result = use_case.function(orm, **fields)
             else:
                 result = use_case.function(ctx, **fields)
-            headers = use_case.header_function(result) if use_case.headers else {}
+            headers = HEADERS[use_case.name](result) if use_case.name in HEADERS else {}
             answer = Answer.of(_adapter(use_case).dump_json(result), headers)
             if answers.enabled:
                 answers.put(key, generation, answer)

@@ -16,9 +16,10 @@ request's model as the server would, so a bad value is refused before anything r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from opgov.usecases import UseCase
+if TYPE_CHECKING:  # importing opgov.usecases imports every declaration (and pydantic): not at start-up
+    from opgov.usecases import UseCase
 
 # what a command does with the result that must succeed for the use case to count (writing the files
 # a sync answers): in-process inside its transaction, so an error there undoes it; over HTTP after
@@ -37,7 +38,7 @@ class InProcess:
         from opgov.cli.runtime import command
 
         if use_case.prepare is not None:  # first: its work overlaps the loading of the service's module
-            use_case.preparation(request)
+            use_case.prepare(request)
         use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
         if use_case.transactions:  # the service opens its write transactions itself
             result = use_case.run(lambda: command(write=True, orm=use_case.orm), request)

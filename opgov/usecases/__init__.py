@@ -4,13 +4,13 @@ does it, whether it writes, and where the HTTP API serves it.
 The API derives its routes from :data:`USE_CASES` (opgov.api.usecases); the CLI calls a use case
 through a client (opgov.cli.client) that runs its service in-process, in one transaction, or asks
 an ``opgov serve`` server over HTTP (``--server``), so a command knows neither a URL nor a JSON key.
-A declaration whose ``render`` is set is a whole CLI command by itself (opgov.cli.commands_usecases):
-its ``--json`` prints the result, its text is the renderer's. The list of commands that work with
-``--server`` is derived from the declarations too.
+The list of commands that work with ``--server`` is derived from the declarations too.
 
-The declarations are grouped by area, one module each (their requests in opgov.usecases.requests);
-a declaration names its models, service and renderer as ``module:attribute`` references, imported
-when first used, so reading the list costs nothing: ``opgov --help`` stays fast.
+The declarations are grouped by area, one module each (their requests in opgov.usecases.requests).
+A declaration holds its request and result classes themselves, and its service as
+``lazy(module, name)``: a service module loads the database layer, which a command that does not
+call it must not pay for. Importing this package imports every request (pydantic), so the CLI
+imports it inside the commands that ask a use case, never at start-up.
 """
 
 from __future__ import annotations

@@ -4,13 +4,14 @@ command without a request (opgov.cli.commands_checks)."""
 
 from __future__ import annotations
 
-from opgov.usecases.declaration import UseCase
+from opgov.results.compat import CheckReport
+from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.requests.compat import CheckBcSides
 
-REQUESTS = "opgov.usecases.requests.compat"
 
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("check-bc", request=f"{REQUESTS}:CheckBcSides", result="opgov.results.compat:CheckReport",
-            service="opgov.services.compat_checks:check_bc_sides", method="POST", path="/api/v1/check-bc",
+    UseCase("check-bc", request=CheckBcSides, result=CheckReport,
+            service=lazy("opgov.services.compat_checks", "check_bc_sides"), method="POST", path="/api/v1/check-bc",
             one_of=(("old", "old_snapshot"), ("new", "new_snapshot")), group="checks",
             operation="check_bc_api_v1_check_bc_post",  # the hand-written route's, kept for clients
             summary="BC/FC findings of old → new: `opgov check-bc OLD NEW --server`.",

@@ -7,24 +7,34 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable
 
-__all__ = ["MODELS", "PREFIX", "UseCase"]
+__all__ = ["PREFIX", "UseCase", "lazy"]
 
 PREFIX = "/api/v1"
 
 
-def _resolve(ref: str) -> Any:
-    """``module:attribute`` imported; ``list[module:attribute]`` as ``list`` of it; ``A | B`` as
-    either (a use case that answers one of two results)."""
-    import importlib
+class Lazy:
+    """A service imported when first called (:func:`lazy`): a service module loads the database layer,
+    which a command that never calls it must not pay for (``opgov --help``, ``check-bc``)."""
 
-    if " | " in ref:
-        from typing import Union
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
 
-        return Union[tuple(_resolve(part) for part in ref.split(" | "))]  # type: ignore[return-value]
-    if ref.startswith("list[") and ref.endswith("]"):
-        return list[_resolve(ref[5:-1])]  # type: ignore[misc]
-    module, _, attribute = ref.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    def load(self) -> Callable[..., Any]:
+        import importlib
+
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"lazy({self.module!r}, {self.name!r})"
+
+
+def lazy(module: str, name: str) -> Lazy:
+    """The function ``name`` of ``module``, imported when first called: how a declaration names its
+    service (tests/test_architecture.py imports each and checks its layer)."""
+    return Lazy(module, name)
 
 
 @dataclass(frozen=True)
@@ -84,21 +94,19 @@ class UseCase:
     database, to begin work that overlaps loading it (``import`` parses its file meanwhile)."""
 
     name: str
-    result: str
-    service: str
+    result: Any
+    service: Callable[..., Any]
     method: str
     path: str
     summary: str
-    request: str | None = None
+    request: Any = None
     writes: bool = False
     status: int = 200
     orm: bool = True
-    render: str | None = None
     description: str | None = None
     commands: tuple[str, ...] = ()
     one_of: tuple[tuple[str, ...], ...] = ()
     cached: bool = False
-    headers: str | None = None
     formats: tuple[tuple[str, str], ...] = ()
     group: str | None = None
     route: bool = True
@@ -106,7 +114,7 @@ class UseCase:
     transactions: bool = False
     asked_by: str | None = None
     light: bool = False
-    prepare: str | None = None
+    prepare: Callable[[Any], None] | None = None
     operation: str | None = None
 
     def __post_init__(self) -> None:
@@ -174,29 +182,18 @@ class UseCase:
 
         return re.findall(r"\{(\w+)\}", self.path)
 
-    @cached_property
+    @property
     def request_model(self) -> Any:
-        return _resolve(self.request) if self.request else None
+        return self.request
 
-    @cached_property
+    @property
     def result_type(self) -> Any:
-        return _resolve(self.result)
+        return self.result
 
     @cached_property
     def function(self) -> Callable[..., Any]:
-        return _resolve(self.service)
-
-    @cached_property
-    def header_function(self) -> Callable[[Any], dict[str, str]] | None:
-        return _resolve(self.headers) if self.headers else None
-
-    @cached_property
-    def preparation(self) -> Callable[[Any], None] | None:
-        return _resolve(self.prepare) if self.prepare else None
-
-    @cached_property
-    def renderer(self) -> Callable[[Any], str] | None:
-        return _resolve(self.render) if self.render else None
+        """The service, imported (a :func:`lazy` one is imported now)."""
+        return self.service.load() if isinstance(self.service, Lazy) else self.service
 
     def ask(self, shown: dict[str, str] | None = None, /, **fields: Any) -> Any:
         """The request of these fields, checked against its model: one line naming the field
@@ -239,10 +236,6 @@ class UseCase:
         """The service, in the caller's transaction (``transactions``: ``ctx`` is ``begin``)."""
         return self.function(ctx, **self.fields_of(request))
 
-
-
-# where the result models are (one package: opgov.results)
-MODELS = "opgov.results.models"
 
 
 class Unchecked:

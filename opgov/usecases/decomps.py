@@ -3,36 +3,36 @@ the build-your-own opset."""
 
 from __future__ import annotations
 
-from opgov.usecases.declaration import MODELS, UseCase
+from opgov.results.decomps import OpsetReport, ViolationsReport
+from opgov.results.models import RuleView, RulesLoaded, TorchRulesImported
+from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.requests.decomps import DecompsCheck, OpsetRequest, RulesFile, TorchImportRequest
 
-REQUESTS = "opgov.usecases.requests.decomps"
-SERVICES = "opgov.services.decompositions"
-REPORTS = "opgov.results.decomps"
 
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("decomps list", group="decompositions", result=f"list[{MODELS}:RuleView]", service=f"{SERVICES}:list_rules", orm=False,
+    UseCase("decomps list", group="decompositions", result=list[RuleView], service=lazy("opgov.services.decompositions", "list_rules"), orm=False,
             method="GET", path="/api/v1/decomps",
             summary="Every rule (operator → targets) with where it came from, by operator."),
-    UseCase("check-decomps", group="decompositions", request=f"{REQUESTS}:DecompsCheck", result=f"{REPORTS}:ViolationsReport",
-            service=f"{SERVICES}:check_report", orm=False, method="GET", path="/api/v1/decomps/check",
+    UseCase("check-decomps", group="decompositions", request=DecompsCheck, result=ViolationsReport,
+            service=lazy("opgov.services.decompositions", "check_report"), orm=False, method="GET", path="/api/v1/decomps/check",
             summary="Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.",
             description="What `opgov check-decomps` prints (`errors` > 0 is what makes it exit 1). Writes nothing."),
-    UseCase("decomps load", group="decompositions", request=f"{REQUESTS}:RulesFile", result=f"{MODELS}:RulesLoaded",
-            service=f"{SERVICES}:load_rules_upload", writes=True, orm=False, method="POST", path="/api/v1/decomps",
+    UseCase("decomps load", group="decompositions", request=RulesFile, result=RulesLoaded,
+            service=lazy("opgov.services.decompositions", "load_rules_upload"), writes=True, orm=False, method="POST", path="/api/v1/decomps",
             status=201, summary="Record the rules of an uploaded rules file (maintainers).",
             description="Refused (409, nothing recorded) when a rule would make a decomposition produce a non-core "
                         "operator, a cycle or a deprecated target; a committee decision's rule is kept over a file's "
                         "(decision > file > torch)."),
-    UseCase("decomps import-torch", group="decompositions", request=f"{REQUESTS}:TorchImportRequest", result=f"{MODELS}:TorchRulesImported",
-            service=f"{SERVICES}:import_torch", writes=True, transactions=True, orm=False, method="POST",
+    UseCase("decomps import-torch", group="decompositions", request=TorchImportRequest, result=TorchRulesImported,
+            service=lazy("opgov.services.decompositions", "import_torch"), writes=True, transactions=True, orm=False, method="POST",
             path="/api/v1/decomps/import-torch",
             summary="Record the rules of torch.export's default decomposition table, traced on the server "
                     "(maintainers).",
             description="The server needs torch installed. Other writes go on while torch traces: the role and "
                         "the names are checked first, in a transaction of their own."),
-    UseCase("opset build", group="reports", request=f"{REQUESTS}:OpsetRequest", result=f"{REPORTS}:OpsetReport",
+    UseCase("opset build", group="reports", request=OpsetRequest, result=OpsetReport,
             light=True,
-            service=f"{SERVICES}:opset_report", orm=False, method="GET", path="/api/v1/opset",
+            service=lazy("opgov.services.decompositions", "opset_report"), orm=False, method="GET", path="/api/v1/opset",
             formats=(("text", "text/plain"), ("selective-build", "application/yaml"), ("python", "text/x-python")),
             summary="The operators a backend must implement after the chosen decompositions.",
             description="JSON, or what `opgov opset build --format text|selective-build|python` prints (the "

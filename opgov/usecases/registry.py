@@ -2,44 +2,10 @@
 
 from __future__ import annotations
 
-from opgov.usecases.declaration import MODELS, UseCase
-
-REQUESTS = "opgov.usecases.requests.registry"
-
-DECLARED: tuple[UseCase, ...] = (
-    UseCase("snapshots", result=f"list[{MODELS}:SnapshotView]", service="opgov.services.imports:list_snapshots",
-            method="GET", path="/api/v1/snapshots", orm=False,
-            summary="Every imported snapshot, in the order of history (an older release imported as historical in "
-                    "its place)."),
-    UseCase("import", request=f"{REQUESTS}:ImportRequest", result="opgov.results.imports:ImportResult",
-            service="opgov.services.imports:import_file", prepare=f"{__name__}:read_ahead", light=True, writes=True, orm=False,
-            method="POST",
-            path="/api/v1/snapshots", status=201,
-            summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
-                    "the previous one, and their compatibility findings.",
-            description="An older release than the latest snapshot is refused (409) unless `historical`. Messages "
-                        "and the snapshot's source name the files as the client named them."),
-    UseCase("ops list", request=f"{REQUESTS}:OperatorsQuery", result=f"list[{MODELS}:OperatorSummary]",
-            service="opgov.services.ops:list_operators", method="GET", path="/api/v1/operators",
-            summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "
-                    "filters by a part of the name."),
-    UseCase("ops show", request=f"{REQUESTS}:OperatorRef", result=f"{MODELS}:OperatorDetail",
-            service="opgov.services.ops:show_op", method="GET", path="/api/v1/operators/{name}", cached=True,
-            headers="opgov.api.headers:deprecation",
-            summary="One operator (`aten::add.Tensor`, URL-encoded): schema per snapshot, category and its decisions "
-                    "with rationale, proposals, lifecycle with dates, compatibility findings.",
-            description="A deprecating or deprecated operator's answer carries `Deprecation` and `Sunset`. The "
-                        "answer has a strong `ETag`: send it back in `If-None-Match` to get 304 while nothing "
-                        "changed."),
-    UseCase("log", request=f"{REQUESTS}:EventsQuery", result=f"{MODELS}:EventsPage",
-            service="opgov.services.admin:events_page", method="GET", path="/api/v1/events",
-            summary="The newest `limit` events matching the filters (older than `before`), oldest first.",
-            description="`opgov log` asks for the older pages itself (`next_before`) up to its `--limit`."),
-    UseCase("log verify", result=f"{MODELS}:LogVerification", service="opgov.services.admin:verify_log",
-            method="GET", path="/api/v1/events/verify",
-            summary="Walk the event log's hash chain, oldest first: `intact`, or the first broken link (an event "
-                    "changed, removed or inserted since it was written)."),
-)
+from opgov.results.imports import ImportResult
+from opgov.results.models import EventsPage, LogVerification, OperatorDetail, OperatorSummary, SnapshotView
+from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.requests.registry import EventsQuery, ImportRequest, OperatorRef, OperatorsQuery
 
 
 def read_ahead(request) -> None:
@@ -48,3 +14,39 @@ def read_ahead(request) -> None:
     from opgov.formats.registry import parse_in_background
 
     parse_in_background(request.native_functions, tags=request.tags)
+
+
+DECLARED: tuple[UseCase, ...] = (
+    UseCase("snapshots", result=list[SnapshotView], service=lazy("opgov.services.imports", "list_snapshots"),
+            method="GET", path="/api/v1/snapshots", orm=False,
+            summary="Every imported snapshot, in the order of history (an older release imported as historical in "
+                    "its place)."),
+    UseCase("import", request=ImportRequest, result=ImportResult,
+            service=lazy("opgov.services.imports", "import_file"), prepare=read_ahead, light=True, writes=True, orm=False,
+            method="POST",
+            path="/api/v1/snapshots", status=201,
+            summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
+                    "the previous one, and their compatibility findings.",
+            description="An older release than the latest snapshot is refused (409) unless `historical`. Messages "
+                        "and the snapshot's source name the files as the client named them."),
+    UseCase("ops list", request=OperatorsQuery, result=list[OperatorSummary],
+            service=lazy("opgov.services.ops", "list_operators"), method="GET", path="/api/v1/operators",
+            summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "
+                    "filters by a part of the name."),
+    UseCase("ops show", request=OperatorRef, result=OperatorDetail,
+            service=lazy("opgov.services.ops", "show_op"), method="GET", path="/api/v1/operators/{name}", cached=True,
+            summary="One operator (`aten::add.Tensor`, URL-encoded): schema per snapshot, category and its decisions "
+                    "with rationale, proposals, lifecycle with dates, compatibility findings.",
+            description="A deprecating or deprecated operator's answer carries `Deprecation` and `Sunset`. The "
+                        "answer has a strong `ETag`: send it back in `If-None-Match` to get 304 while nothing "
+                        "changed."),
+    UseCase("log", request=EventsQuery, result=EventsPage,
+            service=lazy("opgov.services.admin", "events_page"), method="GET", path="/api/v1/events",
+            summary="The newest `limit` events matching the filters (older than `before`), oldest first.",
+            description="`opgov log` asks for the older pages itself (`next_before`) up to its `--limit`."),
+    UseCase("log verify", result=LogVerification, service=lazy("opgov.services.admin", "verify_log"),
+            method="GET", path="/api/v1/events/verify",
+            summary="Walk the event log's hash chain, oldest first: `intact`, or the first broken link (an event "
+                    "changed, removed or inserted since it was written)."),
+)
+

@@ -2,36 +2,40 @@
 
 from __future__ import annotations
 
-from opgov.usecases.declaration import UseCase
+from opgov.results.decomps import ModelCheckReport
+from opgov.results.runtimes import (
+    CoverageMatrix, ExportCheck, RuntimeAdded, RuntimeDetail, RuntimeList, RuntimeModelCheck,
+)
+from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.requests.runtimes import (
+    CoverageQuery, ExportCheckRequest, ModelCheckUpload, RuntimeRef, RuntimeUpload,
+)
 
-REQUESTS = "opgov.usecases.requests.runtimes"
-RESULTS = "opgov.results.runtimes"
-SERVICE = "opgov.services.runtimes"
-# check-model answers a check against the registry, or one against a runtime
-CHECKED = f"opgov.results.decomps:ModelCheckReport | {RESULTS}:RuntimeModelCheck"
 
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("runtimes add", request=f"{REQUESTS}:RuntimeUpload", result=f"{RESULTS}:RuntimeAdded",
-            service=f"{SERVICE}:add_runtime", orm=False, writes=True, method="POST", path="/api/v1/runtimes", status=201,
+    UseCase("runtimes add", request=RuntimeUpload, result=RuntimeAdded,
+            service=lazy("opgov.services.runtimes", "add_runtime"), orm=False, writes=True, method="POST", path="/api/v1/runtimes", status=201,
             summary="Register a runtime at a version with the operators of the uploaded files (their union; "
                     "maintainers).",
             description="The same operators again change nothing; others are refused (409) without `replace`."),
-    UseCase("runtimes list", result=f"{RESULTS}:RuntimeList", service=f"{SERVICE}:list_runtimes", orm=False,
+    UseCase("runtimes list", result=RuntimeList, service=lazy("opgov.services.runtimes", "list_runtimes"), orm=False,
             method="GET", path="/api/v1/runtimes",
             summary="Every registered runtime, oldest version first: kernels, core coverage, gains over the previous "
                     "version."),
-    UseCase("runtimes coverage", request=f"{REQUESTS}:CoverageQuery", result=f"{RESULTS}:CoverageMatrix",
-            service=f"{SERVICE}:coverage", orm=False, method="GET", path="/api/v1/runtimes/coverage",
+    UseCase("runtimes coverage", request=CoverageQuery, result=CoverageMatrix,
+            service=lazy("opgov.services.runtimes", "coverage"), orm=False, method="GET", path="/api/v1/runtimes/coverage",
             formats=(("md", "text/markdown"), ("text", "text/plain")),
             summary="Core operators × registered runtimes, and which of the bundled models each runtime runs.",
             description="The models are those of `OPGOV_MODELS_DIR` on the server, when it is set. `format` md or "
                         "text answers the matrix as `opgov runtimes coverage --format md|text` prints it."),
-    UseCase("runtimes show", request=f"{REQUESTS}:RuntimeRef", result=f"{RESULTS}:RuntimeDetail",
-            service=f"{SERVICE}:show_runtime", orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
+    UseCase("runtimes show", request=RuntimeRef, result=RuntimeDetail,
+            service=lazy("opgov.services.runtimes", "show_runtime"), orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
             summary="One runtime (`NAME@VERSION`): its sources, kernels, the functional operators they give, the "
                     "core operators it lacks."),
     # a hand-written route serves it (opgov.api.routers.checks): it takes a JSON body of operators as well
-    UseCase("check-model", request=f"{REQUESTS}:ModelCheckUpload", result=CHECKED, service=f"{SERVICE}:check_model",
+    # a check against the registry, or one against a runtime
+    UseCase("check-model", request=ModelCheckUpload, result=ModelCheckReport | RuntimeModelCheck,
+            service=lazy("opgov.services.runtimes", "check_model"),
             orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks", route=False,
             summary="Can a runtime run a model?",
             description="With `runtime` a registered `NAME@VERSION`: a runtime check (`runs`; the missing operators "
@@ -40,8 +44,8 @@ DECLARED: tuple[UseCase, ...] = (
                         "snapshot: `ok` is false on deleted, deprecated or missing operators. The model is a "
                         "multipart form (`models`: .pt2 archives, selected_operators.yaml, op lists; several give "
                         "their union), or the JSON body `{operators, runtime}`. Writes nothing."),
-    UseCase("export-check", request=f"{REQUESTS}:ExportCheckRequest", result=f"{RESULTS}:ExportCheck",
-            service=f"{SERVICE}:export_check", orm=False, method="POST", path="/api/v1/export-check",
+    UseCase("export-check", request=ExportCheckRequest, result=ExportCheck,
+            service=lazy("opgov.services.runtimes", "export_check"), orm=False, method="POST", path="/api/v1/export-check",
             writes=False, group="checks", asked_by="the Python entry point opgov.export_check",
             summary="The export-time check (the Python entry point `opgov.export_check`).",
             description="The program's deprecating operators (warn), deprecated or deleted ones (stop), with dates "
