@@ -3,16 +3,19 @@
 Each declaration becomes one route: its method and path, the ``Reader`` or ``Writer`` dependency
 (opgov.api.deps: a transaction, the token's member), its result as the response model, and its
 request as path parameters (the fields its path names), query parameters (GET) or a JSON body
-(the other fields), or, for a request with files, a multipart form: its files the parts, read
-into memory (opgov.api.uploads: bounded, named as the client named them), and its other fields
-form fields. The contract hook (opgov.api.contract) adds the errors and the security from
-the dependencies, as for a hand-written route. A ``cached`` read is answered with a strong ETag
-from the answer cache (opgov.api.cache), its token, stamp and answer read in one trip to the thread
-pool; a declaration's ``headers`` are added to its answer. A declaration with ``formats`` answers
-the text its service wrote (``Rendered``) in its media type when the request's ``format`` asks
-for it. One with ``transactions`` gives its service ``begin`` (write transactions it opens itself,
-opgov.api.deps.writing) and marks the route as writing. A declaration whose route is
-hand-written (``route=False``) gets none here.
+(the other fields; one whose fields all have defaults may be left out), or, for a request with
+files, a multipart form: its files the parts, read into memory (opgov.api.uploads: bounded, named
+as the client named them), and its other fields form fields. The contract hook
+(opgov.api.contract) adds the errors and the security from the dependencies, as for a
+hand-written route. A request with ``FORMATS`` is answered the text its service wrote
+(``Rendered``) in its media type when its ``format`` asks for it; a service that opens its own
+transactions (its first parameter ``begin``) gets them from opgov.api.deps.writing, and the route
+is marked as writing.
+
+What one route alone needs is here, not in its declaration: :data:`CACHED` reads are answered with
+a strong ETag from the answer cache (opgov.api.cache), their token, stamp and answer read in one
+trip to the thread pool; :data:`HEADERS` adds headers to an answer; :data:`HAND_WRITTEN` routes are
+not derived; :data:`OPERATION_IDS` keeps an older operationId.
 """
 
 from __future__ import annotations
@@ -28,8 +31,22 @@ from opgov.api.deps import Authorization, Reader, Writer
 from opgov.api.headers import deprecation
 from opgov.usecases import USE_CASES, UseCase
 
+# What a route alone needs, beside its declaration:
+# the reads answered with a strong ETag from the answer cache (opgov.api.cache)
+CACHED = frozenset({"ops show"})
 # the headers an answer carries besides its JSON, a function of the result (opgov.api.headers)
 HEADERS = {"ops show": deprecation}
+# the use cases whose route is hand-written (opgov.api.routers.checks: check-model's one path takes a
+# multipart form of model files or a JSON body of operators); the CLI's client asks them all the same
+HAND_WRITTEN = frozenset({"check-model"})
+# operationIds kept from before the route was derived: clients generated from the document call them so
+OPERATION_IDS = {"check-bc": "check_bc_api_v1_check_bc_post"}
+
+
+def operation_id(use_case: UseCase) -> str:
+    """The route's operationId: the declaration's, unless an older one is kept (:data:`OPERATION_IDS`)."""
+    return OPERATION_IDS.get(use_case.name, use_case.operation_id)
+
 
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
 
@@ -59,7 +76,7 @@ def _body(use_case: UseCase, fields: dict[str, FieldInfo]) -> type[BaseModel]:
 
     from opgov.usecases.fields import HttpBound, marker
 
-    model = use_case.request_model
+    model = use_case.request
     bounds = {name: marker(field, HttpBound) for name, field in fields.items()}
     if len(fields) == len(model.model_fields) and not any(bounds.values()):
         return model
@@ -75,13 +92,13 @@ def _body(use_case: UseCase, fields: dict[str, FieldInfo]) -> type[BaseModel]:
 
 def endpoint(use_case: UseCase):
     """The route's function: its signature says FastAPI what to read from the request."""
-    if use_case.transactions:  # the service opens its write transactions (deps.writing) itself
+    if use_case.opens_transactions:  # the service opens its write transactions (deps.writing) itself
         parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request),
                       inspect.Parameter("authorization", inspect.Parameter.KEYWORD_ONLY, annotation=Authorization)]
     else:
         parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
                                         annotation=Writer if use_case.writes else Reader)]
-    model = use_case.request_model
+    model = use_case.request
     body_model = None
     uploads = use_case.upload_fields
     if model is not None:
@@ -90,7 +107,7 @@ def endpoint(use_case: UseCase):
                 if name not in in_path and name not in use_case.local_fields}
         parameters += [_parameter(name, model.model_fields[name], Path) for name in in_path]
         if uploads:
-            if not use_case.transactions:
+            if not use_case.opens_transactions:
                 parameters.append(inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY, annotation=Request))
             for name, field in rest.items():
                 if name in uploads:
@@ -110,7 +127,7 @@ def endpoint(use_case: UseCase):
             parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY,
                                                 annotation=body_model | None if optional else body_model,
                                                 default=None if optional else inspect.Parameter.empty))
-    if use_case.cached:
+    if use_case.name in CACHED:
         return _cached(use_case, parameters[1:])
     if use_case.name in HEADERS:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
@@ -123,7 +140,7 @@ def endpoint(use_case: UseCase):
             body = body_model()
         request = given.pop("request", None)
         response = given.pop("response", None)
-        if use_case.transactions:
+        if use_case.opens_transactions:
             from opgov.api.deps import clock, writing
 
             authorization = given.pop("authorization")
@@ -144,11 +161,11 @@ def endpoint(use_case: UseCase):
             from opgov.results.rendered import Rendered
 
             if isinstance(result, Rendered):  # a text the request's own format asked the service for
-                media_type = dict(use_case.formats)[fields["format"]]
+                media_type = use_case.formats[fields["format"]]
                 return Response(result.text, media_type=f"{media_type}; charset=utf-8")
         return result
 
-    run.__name__ = use_case.operation_id
+    run.__name__ = operation_id(use_case)
     run.__doc__ = use_case.summary
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     return run
@@ -175,7 +192,7 @@ def _cached(use_case: UseCase, parameters: list[inspect.Parameter]):
                 return answer.response(request.headers.get("if-none-match"))
         return await run_in_threadpool(_answer, use_case, request, authorization, key, given)
 
-    run.__name__ = use_case.operation_id
+    run.__name__ = operation_id(use_case)
     run.__doc__ = use_case.summary
     run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     return run
@@ -215,12 +232,12 @@ def _adapter(use_case: UseCase) -> Any:
     if use_case.name not in _ADAPTERS:
         from pydantic import TypeAdapter
 
-        _ADAPTERS[use_case.name] = TypeAdapter(use_case.result_type)
+        _ADAPTERS[use_case.name] = TypeAdapter(use_case.result)
     return _ADAPTERS[use_case.name]
 
 
 # a cached read's answers, as the OpenAPI document shows them
-CACHED = {200: {"headers": {"ETag": {"description": "strong validator of this answer", "schema": {"type": "string"}}}},
+CACHED_ANSWERS = {200: {"headers": {"ETag": {"description": "strong validator of this answer", "schema": {"type": "string"}}}},
           304: {"description": "the answer is unchanged since the ETag given in If-None-Match"}}
 
 
@@ -230,7 +247,7 @@ def _route_path(use_case: UseCase) -> str:
     not proposal "triage" but another route, whose other methods are 405."""
     path = use_case.path
     for name in use_case.path_fields:
-        if use_case.request_model.model_fields[name].annotation is int:
+        if use_case.request.model_fields[name].annotation is int:
             path = path.replace("{" + name + "}", "{" + name + ":int}")
     return path
 
@@ -245,16 +262,16 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     routes = APIRouter()
     # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
     for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
-        if not use_case.route:  # a hand-written route serves it (opgov.api.routers.checks: check-model)
+        if use_case.name in HAND_WRITTEN:
             continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
-        responses = dict(CACHED) if use_case.cached else {}
+        responses = dict(CACHED_ANSWERS) if use_case.name in CACHED else {}
         if use_case.formats:  # the texts a GET also answers, beside the result's JSON
-            responses[use_case.status] = {"content": {media: {} for _, media in use_case.formats}}
+            responses[use_case.status] = {"content": {media: {} for media in use_case.formats.values()}}
         routes.add_api_route(_route_path(use_case), endpoint(use_case), methods=[use_case.method], openapi_extra=extra,
-                             response_model=use_case.result_type, status_code=use_case.status, tags=[use_case.tag],
+                             response_model=use_case.result, status_code=use_case.status, tags=[use_case.tag],
                              summary=use_case.summary, description=use_case.description or "",
-                             operation_id=use_case.operation_id, name=use_case.operation_id,
+                             operation_id=operation_id(use_case), name=operation_id(use_case),
                              responses=responses or None,
-                             dependencies=[Depends(writes)] if use_case.transactions else None)
+                             dependencies=[Depends(writes)] if use_case.opens_transactions else None)
     return routes

@@ -37,10 +37,8 @@ class InProcess:
     def call(self, use_case: UseCase, request: Any = None, *, then: Then | None = None) -> Any:
         from opgov.cli.runtime import command
 
-        if use_case.prepare is not None:  # first: its work overlaps the loading of the service's module
-            use_case.prepare(request)
         use_case.function  # noqa: B018 - its module imported before the transaction: no lock held (nor waited) meanwhile
-        if use_case.transactions:  # the service opens its write transactions itself
+        if use_case.opens_transactions:  # the service opens its write transactions itself
             result = use_case.run(lambda: command(write=True, orm=use_case.orm), request)
             if then is not None:
                 then(result)
@@ -67,10 +65,6 @@ class OverHttp:
     def _ask(self, use_case: UseCase, request: Any) -> Any:
         from urllib.parse import quote
 
-        from opgov.usecases.declaration import Unchecked
-
-        if isinstance(request, Unchecked):  # checked before it is sent, as every request is
-            request = use_case.check(request.fields, request.shown)
         fields = {}
         if request is not None:
             for name, refusal in use_case.local_fields.items():  # something on this machine
@@ -88,14 +82,14 @@ class OverHttp:
 
             return Rendered(self.remote.get_text(path, **fields))
         if use_case.method == "GET":
-            return self.remote.get(path, use_case.result_type, **fields)
+            return self.remote.get(path, use_case.result, **fields)
         if use_case.upload_fields:  # a multipart form: the files as parts, named as the user gave them
             files = []
             for name, many in use_case.upload_fields.items():
                 given = getattr(request, name)
                 files += [(name, content) for content in (given if many else [given] if given is not None else [])]
-            return self.remote.send(use_case.method, path, use_case.result_type, files=files, fields=fields)
-        return self.remote.send(use_case.method, path, use_case.result_type, json_body=fields)
+            return self.remote.send(use_case.method, path, use_case.result, files=files, fields=fields)
+        return self.remote.send(use_case.method, path, use_case.result, json_body=fields)
 
 
 def client() -> Client:

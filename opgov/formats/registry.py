@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import marshal
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgov.core.errors import BadInput, SchemaParseError
@@ -25,8 +24,8 @@ from opgov.formats.files import Content, read_text, text_of
 
 
 def _yaml():
-    """PyYAML, imported on first use: ``opgov import``'s parent process never needs it (a forked
-    child reads the file), and the import costs about 20 ms."""
+    """PyYAML, imported on first use: reading native_functions.yaml with rapidyaml never needs it,
+    and the import costs about 20 ms."""
     import yaml
 
     return yaml
@@ -202,10 +201,6 @@ def parse_registry(content: str | bytes, name: str, *, tags: Content | None = No
                    buildable: bool = True) -> Registry:
     """:func:`read_registry` of a native_functions.yaml already in memory (an upload): messages
     and the registry's ``path`` name it ``name``; ``tags``: its tags.yaml, also in memory."""
-    for at, (native, declared_tags, read) in enumerate(_AHEAD):
-        if native.data is content and native.name == name and declared_tags is tags and buildable:
-            del _AHEAD[at]
-            return read.result()  # parsed ahead (parse_in_background)
     text = text_of(content, name)
     declared = parse_tags_yaml(tags.data, tags.name) if tags is not None else None
     return _registry(text, name, declared, None if tags is None else tags.name, buildable)
@@ -300,69 +295,3 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
         if collecting:
             gc.enable()
 
-
-_OP_FIELDS = tuple(f.name for f in fields(RegistryOp))
-
-
-class BackgroundRead:
-    """A registry being read in a child process (see :func:`parse_in_background`): ``read()``."""
-
-    def __init__(self, path: str, read) -> None:
-        self.path, self._read = path, read
-        self._pid: int | None = None
-        self._fd: int | None = None
-        if hasattr(os, "fork"):
-            read_fd, write_fd = os.pipe()
-            gc.freeze()  # the child's collector then leaves the parent's objects (and their pages) alone
-            pid = os.fork()
-            if pid == 0:  # child: read, send the result or the error, and leave at once
-                try:
-                    os.close(read_fd)
-                    try:
-                        registry = read()
-                        payload = ("ok", registry.path, registry.content_hash,
-                                   [tuple(getattr(op, f) for f in _OP_FIELDS) for op in registry.ops.values()])
-                    except BadInput as err:
-                        payload = ("bad", err.message, err.file, err.line)
-                    except BaseException as err:  # noqa: BLE001 - reported by the parent
-                        payload = ("crash", f"{type(err).__name__}: {err}")
-                    with os.fdopen(write_fd, "wb") as pipe:
-                        pipe.write(marshal.dumps(payload))
-                finally:
-                    os._exit(0)
-            gc.unfreeze()
-            os.close(write_fd)
-            self._pid, self._fd = pid, read_fd
-
-    def result(self) -> Registry:
-        if self._pid is None:
-            return self._read()
-        with os.fdopen(self._fd, "rb") as pipe:
-            data = pipe.read()
-        os.waitpid(self._pid, 0)
-        self._pid = None
-        if not data:
-            raise RuntimeError(f"reading {self.path} failed in the background reader")
-        payload = marshal.loads(data)
-        if payload[0] == "bad":
-            raise BadInput(payload[1], file=payload[2], line=payload[3])
-        if payload[0] == "crash":
-            raise RuntimeError(payload[1])
-        _, path, content_hash, ops = payload
-        registry = Registry(path=path, content_hash=content_hash)
-        registry.ops = {fields[0]: _op(*fields) for fields in ops}
-        return registry
-
-
-# the reads begun by parse_in_background: (its content, its tags.yaml, the read)
-_AHEAD: list[tuple[Content, Content | None, BackgroundRead]] = []
-
-
-def parse_in_background(content: Content, *, tags: Content | None = None) -> None:
-    """Start :func:`parse_registry` of ``content`` (and its ``tags``) in a forked child process, so
-    that the caller can meanwhile load the database layer (importing SQLAlchemy costs about as much
-    as parsing the file): on two cores ``opgov import`` then takes about the longer of the two
-    rather than their sum. The next :func:`parse_registry` of these very contents answers the
-    child's result (or its error). Where ``fork`` is unavailable that call parses them itself."""
-    read = BackgroundRead(content.name, lambda: parse_registry(content.data, content.name, tags=tags))
-    _AHEAD.append((content, tags, read))

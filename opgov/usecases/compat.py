@@ -12,8 +12,7 @@ from opgov.usecases.requests.compat import CheckBcSides
 DECLARED: tuple[UseCase, ...] = (
     UseCase("check-bc", request=CheckBcSides, result=CheckReport,
             service=lazy("opgov.services.compat_checks", "check_bc_sides"), method="POST", path="/api/v1/check-bc",
-            one_of=(("old", "old_snapshot"), ("new", "new_snapshot")), group="checks",
-            operation="check_bc_api_v1_check_bc_post",  # the hand-written route's, kept for clients
+            group="checks",
             summary="BC/FC findings of old → new: `opgov check-bc OLD NEW --server`.",
             description="With PyTorch's semantics and the core policy (the database's decisions, exceptions and "
                         "completed deletions apply). Each side is an uploaded file or the label of a snapshot the "

@@ -24,16 +24,14 @@ DECLARED: tuple[UseCase, ...] = (
                         "operator, a cycle or a deprecated target; a committee decision's rule is kept over a file's "
                         "(decision > file > torch)."),
     UseCase("decomps import-torch", group="decompositions", request=TorchImportRequest, result=TorchRulesImported,
-            service=lazy("opgov.services.decompositions", "import_torch"), writes=True, transactions=True, orm=False, method="POST",
+            service=lazy("opgov.services.decompositions", "import_torch"), writes=True, orm=False, method="POST",
             path="/api/v1/decomps/import-torch",
             summary="Record the rules of torch.export's default decomposition table, traced on the server "
                     "(maintainers).",
             description="The server needs torch installed. Other writes go on while torch traces: the role and "
                         "the names are checked first, in a transaction of their own."),
     UseCase("opset build", group="reports", request=OpsetRequest, result=OpsetReport,
-            light=True,
             service=lazy("opgov.services.decompositions", "opset_report"), orm=False, method="GET", path="/api/v1/opset",
-            formats=(("text", "text/plain"), ("selective-build", "application/yaml"), ("python", "text/x-python")),
             summary="The operators a backend must implement after the chosen decompositions.",
             description="JSON, or what `opgov opset build --format text|selective-build|python` prints (the "
                         "selective-build yaml with the out= variants ExecuTorch's kernels implement)."),

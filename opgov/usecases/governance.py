@@ -53,7 +53,7 @@ DECLARED: tuple[UseCase, ...] = (
             service=lazy("opgov.services.lifecycle", "undeprecate"), writes=True, method="POST",
             path="/api/v1/operators/{name}/undeprecate", summary="Back to active from deprecating or deprecated."),
     UseCase("tick", group="lifecycle", request=TickRequest, result=TickResult,
-            service=lazy("opgov.services.lifecycle", "tick"), writes=True, reads_unless="apply", method="POST",
+            service=lazy("opgov.services.lifecycle", "tick"), writes=True, method="POST",
             path="/api/v1/tick",
             summary="Lifecycle transitions due now (and within `within_days`); `apply` performs the due ones."),
     # --- upgraders
@@ -75,7 +75,7 @@ DECLARED: tuple[UseCase, ...] = (
     # --- historical decisions
     UseCase("decisions load", request=DecisionsRequest, result=DecisionsLoaded,
             service=lazy("opgov.services.governance", "record_decisions"), writes=True, method="POST",
-            path="/api/v1/decisions", status=201, one_of=(("decisions", "shipped"),),
+            path="/api/v1/decisions", status=201,
             summary="Record a file of historical decisions, dated and marked as imported (maintainers).",
             description="What `opgov decisions load` prints. Loading the same file again records nothing new. "
                         "Messages and the result name an upload as the client named it."),

@@ -8,21 +8,13 @@ from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.registry import EventsQuery, ImportRequest, OperatorRef, OperatorsQuery
 
 
-def read_ahead(request) -> None:
-    """``import`` in-process: its files are parsed in a child process while the database layer
-    loads (opgov.formats.registry.parse_in_background)."""
-    from opgov.formats.registry import parse_in_background
-
-    parse_in_background(request.native_functions, tags=request.tags)
-
-
 DECLARED: tuple[UseCase, ...] = (
     UseCase("snapshots", result=list[SnapshotView], service=lazy("opgov.services.imports", "list_snapshots"),
             method="GET", path="/api/v1/snapshots", orm=False,
             summary="Every imported snapshot, in the order of history (an older release imported as historical in "
                     "its place)."),
     UseCase("import", request=ImportRequest, result=ImportResult,
-            service=lazy("opgov.services.imports", "import_file"), prepare=read_ahead, light=True, writes=True, orm=False,
+            service=lazy("opgov.services.imports", "import_file"), writes=True, orm=False,
             method="POST",
             path="/api/v1/snapshots", status=201,
             summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
@@ -34,7 +26,7 @@ DECLARED: tuple[UseCase, ...] = (
             summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "
                     "filters by a part of the name."),
     UseCase("ops show", request=OperatorRef, result=OperatorDetail,
-            service=lazy("opgov.services.ops", "show_op"), method="GET", path="/api/v1/operators/{name}", cached=True,
+            service=lazy("opgov.services.ops", "show_op"), method="GET", path="/api/v1/operators/{name}",
             summary="One operator (`aten::add.Tensor`, URL-encoded): schema per snapshot, category and its decisions "
                     "with rationale, proposals, lifecycle with dates, compatibility findings.",
             description="A deprecating or deprecated operator's answer carries `Deprecation` and `Sunset`. The "

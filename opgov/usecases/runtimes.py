@@ -24,7 +24,6 @@ DECLARED: tuple[UseCase, ...] = (
                     "version."),
     UseCase("runtimes coverage", request=CoverageQuery, result=CoverageMatrix,
             service=lazy("opgov.services.runtimes", "coverage"), orm=False, method="GET", path="/api/v1/runtimes/coverage",
-            formats=(("md", "text/markdown"), ("text", "text/plain")),
             summary="Core operators × registered runtimes, and which of the bundled models each runtime runs.",
             description="The models are those of `OPGOV_MODELS_DIR` on the server, when it is set. `format` md or "
                         "text answers the matrix as `opgov runtimes coverage --format md|text` prints it."),
@@ -36,7 +35,7 @@ DECLARED: tuple[UseCase, ...] = (
     # a check against the registry, or one against a runtime
     UseCase("check-model", request=ModelCheckUpload, result=ModelCheckReport | RuntimeModelCheck,
             service=lazy("opgov.services.runtimes", "check_model"),
-            orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks", route=False,
+            orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks",
             summary="Can a runtime run a model?",
             description="With `runtime` a registered `NAME@VERSION`: a runtime check (`runs`; the missing operators "
                         "and how each lowers by the rules on record; deprecations; the earliest version that runs "
@@ -46,7 +45,7 @@ DECLARED: tuple[UseCase, ...] = (
                         "their union), or the JSON body `{operators, runtime}`. Writes nothing."),
     UseCase("export-check", request=ExportCheckRequest, result=ExportCheck,
             service=lazy("opgov.services.runtimes", "export_check"), orm=False, method="POST", path="/api/v1/export-check",
-            writes=False, group="checks", asked_by="the Python entry point opgov.export_check",
+            writes=False, group="checks", commands=(),
             summary="The export-time check (the Python entry point `opgov.export_check`).",
             description="The program's deprecating operators (warn), deprecated or deleted ones (stop), with dates "
                         "and replacements, and which registered runtimes run it. Writes nothing."),

@@ -13,6 +13,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from opgov.api.contract import BEARER
+from opgov.api.usecases import operation_id
 from opgov.formats.files import Content
 from opgov.usecases import USE_CASES, UseCase, named
 from opgov.usecases.fields import Flag, Upload, WithinDays
@@ -60,10 +61,10 @@ def test_every_declaration_is_a_documented_route(twins):
         spec = anyone.get("/openapi.json").json()
     for use_case in USE_CASES:
         op = spec["paths"][use_case.path][use_case.method.lower()]
-        assert op["operationId"] == use_case.operation_id and op["tags"] == [use_case.tag]
+        assert op["operationId"] == operation_id(use_case) and op["tags"] == [use_case.tag]
         assert op["summary"] == use_case.summary
         ok = op["responses"][str(use_case.status)]["content"]["application/json"]["schema"]
-        result = use_case.result_type
+        result = use_case.result
         results = typing.get_args(result) or (result,)  # list[A] → A, A | B → A, B
         assert all(one.__name__ in json.dumps(ok) for one in results)
         # the contract hook saw the Reader/Writer dependency, as for a hand-written route: a write needs the
@@ -221,13 +222,24 @@ def test_a_body_of_defaults_may_be_left_out(monkeypatch):
 
 
 def test_a_dry_run_reads():
-    """`tick` writes only with `apply` (reads_unless): without it, the CLI's transaction is a read."""
+    """`tick` writes only with `apply` (its request's `reads_only`): without it, the CLI's transaction
+    is a read."""
     tick = named("tick")
     assert tick.writes and tick.writes_for(tick.ask(apply=True)) and not tick.writes_for(tick.ask(apply=False))
     assert named("deprecate").writes_for(named("deprecate").ask(name="aten::glu", reason="r"))
     with pytest.raises(ValueError):
-        UseCase("x", result=dict, service=dict, method="GET", path="/api/v1/x", summary="x",
-                reads_unless="apply")
+        UseCase("x", result=dict, service=dict, method="GET", path="/api/v1/x", summary="x", writes=True)
+
+
+def test_every_field_of_a_declaration_serves_several_use_cases():
+    """A reader learns a handful of fields: what one use case alone needs lives in its own code (its
+    request, its service, the entrypoint that serves it), not in a field of every declaration."""
+    import dataclasses
+
+    used = {field.name: sum(getattr(u, field.name) != field.default for u in USE_CASES)
+            for field in dataclasses.fields(UseCase)}
+    assert {name: n for name, n in used.items() if n < 2} == {}
+    assert len(used) <= 13
 
 
 def test_every_result_is_declared_in_the_results_package():
@@ -238,5 +250,5 @@ def test_every_result_is_declared_in_the_results_package():
         return [leaf for arg in args for leaf in leaves(arg)] if args else [kind]
 
     for use_case in USE_CASES:
-        for kind in leaves(use_case.result_type):
+        for kind in leaves(use_case.result):
             assert kind.__module__.startswith("opgov.results."), (use_case.name, kind)

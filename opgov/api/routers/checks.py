@@ -66,7 +66,7 @@ _CHECK_MODEL = named("check-model")
 
 
 # the declared use case (opgov.usecases.runtimes), by hand: one route takes its multipart form or a JSON body
-@router.post(_CHECK_MODEL.path[len(PREFIX):], response_model=_CHECK_MODEL.result_type, openapi_extra=_MODEL_BODY,
+@router.post(_CHECK_MODEL.path[len(PREFIX):], response_model=_CHECK_MODEL.result, openapi_extra=_MODEL_BODY,
              operation_id=_CHECK_MODEL.operation_id, summary=_CHECK_MODEL.summary,
              description=_CHECK_MODEL.description)  # the router's tag is the declaration's group
 def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):

@@ -4,7 +4,7 @@ report."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,8 @@ class ExceptionId(Request):
 
 
 class WeeklyQuery(Request):
+    # the texts a GET also answers besides the JSON, as ``format`` names them
+    FORMATS: ClassVar[dict[str, str]] = {"md": "text/markdown", "html": "text/html"}
     as_of: str | None = Field(default=None, pattern=DATE_TIME_PATTERN, max_length=40,
                               description="end of the period (default now): ISO 8601 date or time")
     since: str | None = Field(default=None, pattern=DATE_TIME_PATTERN, max_length=40,

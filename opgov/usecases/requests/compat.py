@@ -3,6 +3,8 @@ upload or the label of a snapshot the server holds."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from opgov.usecases.fields import NOT_BLANK, Upload
@@ -13,6 +15,8 @@ _LABEL = {"default": None, "min_length": 1, "max_length": 200, "pattern": NOT_BL
 
 
 class CheckBcSides(Request):
+    # exactly one field of each group is given (the OpenAPI document says so: x-one-of)
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("old", "old_snapshot"), ("new", "new_snapshot"))
     old: Upload | None = Field(default=None, description="the old native_functions.yaml (or old_snapshot)")
     new: Upload | None = Field(default=None, description="the new native_functions.yaml (or new_snapshot)")
     old_snapshot: str | None = Field(**_LABEL, description="the label of a snapshot the server holds, as OLD")

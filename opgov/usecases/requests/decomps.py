@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -30,6 +30,9 @@ class DecompsCheck(Request):
 
 
 class OpsetRequest(Request):
+    # the texts a GET also answers besides the JSON, as ``format`` names them
+    FORMATS: ClassVar[dict[str, str]] = {"text": "text/plain", "selective-build": "application/yaml",
+                                          "python": "text/x-python"}
     preset: PresetName = Field(default="core-aten", description="where the opset starts")
     decompose: list[OperatorName] = Field(default_factory=list, description="also decompose these operators")
     keep: list[OperatorName] = Field(default_factory=list, description="do not decompose these operators")

@@ -4,7 +4,7 @@ steps, the tick, upgraders, historical decisions."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -89,6 +89,11 @@ class TickRequest(Request):
     apply: Flag = Field(default=True, description="perform the due transitions (bots and maintainers)")
     within_days: WithinDays = Field(default=0, description="also list those coming due within this many days")
 
+    @property
+    def reads_only(self) -> bool:
+        """Without ``apply`` a tick only reads (in-process: a read transaction, which honours ``--now``)."""
+        return not self.apply
+
 
 # --- upgraders ------------------------------------------------------------------------------------
 
@@ -117,7 +122,9 @@ class TimersQuery(Request):
 
 
 class DecisionsRequest(Request):
-    # one of the two (the declaration's one_of); the service refuses neither and both
+    # exactly one field of each group is given (the OpenAPI document says so: x-one-of)
+    ONE_OF: ClassVar[tuple[tuple[str, ...], ...]] = (("decisions", "shipped"),)
+    # the service refuses neither and both
     decisions: Upload | None = Field(default=None, description="a decisions file (format in the user guide)")
     shipped: ShippedDecisions | None = Field(default=None, description="instead of a file, the name of one opgov "
                                                                        "ships")

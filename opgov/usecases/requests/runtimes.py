@@ -4,7 +4,7 @@ checks of a model or an exported program against them."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,8 @@ class RuntimeRef(Request):
 
 
 class CoverageQuery(Request):
+    # the texts a GET also answers besides the JSON, as ``format`` names them
+    FORMATS: ClassVar[dict[str, str]] = {"md": "text/markdown", "text": "text/plain"}
     stage: Stage = Field(default="core-aten", description="the models' operators after torch.export's core ATen "
                                                           "decompositions (what an edge runtime receives), or as "
                                                           "exported")
