@@ -21,15 +21,16 @@ an ``opgov serve`` (``server``, with ``token`` for a server whose reads are priv
 - A deprecated or deleted one: :class:`DeprecatedOperatorError`, naming them all with their
   dates and replacements (``strict=False`` returns instead of raising).
 
-The question is the declared use case ``export-check`` (opgov.usecases.runtimes): its service
-runs in one transaction on the database, or its method and path are asked of the server.
+The question is the declared use case ``export-check`` (opgov.usecases.runtimes), asked through
+the client the CLI uses (opgov.usecases.client): its service runs in one transaction on the
+database, or its method and path are asked of the server. A problem either way is the same
+``BadInput`` (or ``PolicyRefusal``) of opgov.core.errors, in one line.
 
 opgov itself never needs torch: this module imports neither torch nor anything that does.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import dataclass
@@ -99,7 +100,7 @@ def check_export(program: Any, *, db: str | None = None, server: str | None = No
     ops = operators_of(program)
     if not ops:
         raise ValueError("the program calls no ATen operator")
-    answer = _ask_server(server, token, ops) if server else _ask_database(db, ops)
+    answer = _ask(db, server, token, ops)
     said_warnings, said_errors = [], []
     for note in answer["lifecycle"]:
         line = _sentence(note)
@@ -127,45 +128,15 @@ def _sentence(note: dict[str, Any]) -> str:
     return text
 
 
-def _use_case(ops: list[str]) -> tuple[Any, Any]:
-    """The declared use case (opgov.usecases: its service, method and path) and its request."""
+def _ask(db: str | None, server: str | None, token: str | None, ops: list[str]) -> dict[str, Any]:
+    """The declared use case ``export-check`` (opgov.usecases.runtimes) asked through the same client
+    as the CLI's (opgov.usecases.client): of the server, or in one transaction on the database."""
+    from pydantic import TypeAdapter
+
     from opgov.usecases import named
+    from opgov.usecases.client import connect, on_database
 
     use_case = named("export-check")
-    return use_case, use_case.ask(operators=ops)
-
-
-def _ask_database(db: str | None, ops: list[str]) -> dict[str, Any]:
-    from opgov.core.clock import SystemClock
-    from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
-    from opgov.services.common import Ctx
-
-    use_case, request = _use_case(ops)
-    engine = make_engine(resolve_url(db or os.environ.get("OPGOV_DATABASE_URL")))
-    try:
-        ensure_current(engine)
-        with transaction(engine, orm=use_case.orm, write=use_case.writes) as session:
-            result = use_case.run(Ctx(session=session, actor="export-check", clock=SystemClock()), request)
-            return json.loads(result.model_dump_json())
-    finally:
-        engine.dispose()
-
-
-def _ask_server(server: str, token: str | None, ops: list[str]) -> dict[str, Any]:
-    import urllib.error
-    import urllib.request
-
-    use_case, asked = _use_case(ops)
-    request = urllib.request.Request(f"{server.rstrip('/')}{use_case.path}", method=use_case.method,
-                                     data=asked.model_dump_json().encode(),
-                                     headers={"Content-Type": "application/json", "Accept": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - the URL the caller gave
-            return json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        try:
-            detail = json.loads(err.read()).get("detail")
-        except ValueError:
-            detail = None
-        raise RuntimeError(f"{server}: {detail or f'HTTP {err.code}'}") from None
+    client = connect(server, token, begin=on_database(db or os.environ.get("OPGOV_DATABASE_URL"), "export-check"))
+    result = client.call(use_case, use_case.ask(operators=ops))
+    return TypeAdapter(use_case.result).dump_python(result, mode="json")

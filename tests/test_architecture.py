@@ -40,7 +40,8 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
     "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
     "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
     "usecases": ("`opgov/usecases/`: each use case declared once (request, result, service, method and path); "
-                 "its requests' fields", BELOW_SERVICES),
+                 "its requests' fields; the client that calls one in-process or over HTTP (`client.py`)",
+                 BELOW_SERVICES),
     "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL",
             {"core", "results", "render", "services"} | ROOT),
     "export_check": ("`opgov/export_check.py`: the torch.export users' entry point (the use case `export-check`)",

@@ -62,9 +62,9 @@ def check_bc_cmd(
         return
     if old is None or new is None:
         raise BadInput("check-bc needs OLD and NEW")
-    from opgov.cli.remote import server as remote
+    from opgov.cli.runtime import server
 
-    if remote() is not None:
+    if server():
         report = _check_bc_on_server(old, new)
     elif _database_configured():
         with command(write=False) as ctx:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import typer
 
 from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.runtime import GLOBALS, day, minute, output, print_json, say, second
+from opgov.cli.runtime import GLOBALS, day, minute, output, print_json, say, second, server
 
 db_app = typer.Typer(help="Create and migrate the database.", no_args_is_help=True)
 ops_app = typer.Typer(help="List and show operators.", no_args_is_help=True)
@@ -18,7 +17,7 @@ app.add_typer(ops_app, name="ops")
 
 def _database_only() -> None:
     """The db commands change or inspect a database itself: never through a server."""
-    if GLOBALS.server or os.environ.get("OPGOV_SERVER"):
+    if server():
         from opgov.core.errors import BadInput
 
         raise BadInput("the db commands work on a database only (--db / OPGOV_DATABASE_URL), not with --server "

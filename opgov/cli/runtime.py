@@ -32,6 +32,13 @@ class Globals:
 
 GLOBALS = Globals()
 
+
+def server() -> str | None:
+    """The server this command line asks (``--server``, else ``OPGOV_SERVER``), or None: the
+    database. Every command asks this, and opgov.usecases.client.connect decides by it."""
+    return GLOBALS.server or os.environ.get("OPGOV_SERVER") or None
+
+
 def remote_commands() -> str:
     """The commands that work with --server, in one line."""
     from opgov.usecases import remote_commands as declared
@@ -65,7 +72,7 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     A claimed time (``--now``/``OPGOV_NOW``) is honoured only on a simulation database; a write
     command on any other database is refused, so nobody can skip a timer.
     """
-    if GLOBALS.server or os.environ.get("OPGOV_SERVER"):
+    if server():
         from opgov.core.errors import BadInput
 
         raise BadInput(f"this command does not work with --server yet (only {remote_commands()} do); "

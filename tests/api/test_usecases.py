@@ -187,14 +187,14 @@ def test_a_flag_and_a_number_are_read_from_a_query_and_a_form(monkeypatch):
 
 
 def test_a_file_is_named_on_the_server_as_the_client_named_it():
-    """The CLI's multipart body (opgov.cli.remote) names a file so that the server reads back the
+    """The CLI's multipart body (opgov.usecases.client) names a file so that the server reads back the
     name it was given, quotes and backslashes included."""
     import asyncio
 
     from starlette.requests import Request as Incoming
 
     from opgov.api.uploads import shown_name
-    from opgov.cli.remote import _multipart
+    from opgov.usecases.client import _multipart
 
     for name in ('a "quoted" name.yaml', "dir\\file.yaml", "héllo wörld.yaml", "plain/path.yaml", 'end\\"\\'):
         body, content_type = _multipart([("file", Content(b"x", name))], {"flag": True, "none": None})
