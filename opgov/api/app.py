@@ -60,7 +60,11 @@ def create_app(config: Config | None = None) -> FastAPI:
                               "<token>` (`opgov tokens create`).")
     errors.install(app)
     contract.install(app, public_reads=config.public_reads)
+    from opgov.api.inputs import RequestInputs
     from opgov.api.limits import RequestLimits
+
+    # text no database stores and JSON keys given twice: 422 before any route (api/inputs.py)
+    app.add_middleware(RequestInputs)
 
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)
     app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)

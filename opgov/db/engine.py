@@ -71,9 +71,10 @@ def make_engine(url: str, *, create: bool = False, pool_size: int | None = None)
             _sqlite_transactions(engine, timeout)
         else:
             engine = create_engine(url, pool_pre_ping=False, **pool)
-        from opgov.db.limits import before_execute
+        from opgov.db.limits import before_execute, check_parameters
 
         event.listen(engine, "before_execute", before_execute)  # values must fit their columns
+        event.listen(engine, "before_cursor_execute", check_parameters)  # and be text a database stores
     except (DatabaseBehind, BadInput):
         raise
     except Exception as err:  # noqa: BLE001 - any driver or URL problem is bad input
