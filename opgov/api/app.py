@@ -39,6 +39,9 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        from opgov.api.lifetime import follow_supervisor
+
+        follow_supervisor()  # a worker of `opgov serve --workers N` ends with its supervisor
         url = resolve_url(config.db)
         engine = make_engine(url, pool_size=config.db_pool)  # one pool per worker process
         ensure_current(engine)
