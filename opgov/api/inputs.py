@@ -85,7 +85,15 @@ class RequestInputs:
             return
         why = check_url(scope.get("path", ""), scope.get("query_string", b""))
         if why is None and _is_json(scope):
-            body, receive = await _buffered(receive)
+            from fastapi import HTTPException
+
+            try:
+                body, receive = await _buffered(receive)
+            except HTTPException as err:  # the body bounds of opgov.api.limits (413, 408), before any route
+                from opgov.api.errors import problem
+
+                await problem(err.status_code, str(err.detail), headers=err.headers)(scope, receive, send)
+                return
             why = check_json(body) if body else None
         if why is not None:
             from opgov.api.errors import problem

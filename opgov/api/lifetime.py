@@ -1,4 +1,5 @@
-"""One server, one lifetime: a worker of ``opgov serve --workers N`` ends when its supervisor does.
+"""One server, one lifetime: a worker of ``opgov serve --workers N`` ends when its supervisor does;
+and what it takes in for a request it gives back (:func:`give_memory_back`).
 
 The supervisor (uvicorn's, in the process ``opgov serve`` started) names itself in
 ``OPGOV_SUPERVISOR_PID`` before it starts the workers. A worker whose parent is that process asks
@@ -51,3 +52,14 @@ def _watch(supervisor: int, every: float = 0.5) -> None:
     os.kill(os.getpid(), signal.SIGTERM)  # as the supervisor would stop it: requests in flight finish
     time.sleep(GRACE)
     os._exit(1)
+
+
+def give_memory_back() -> None:
+    """Hand the heap memory Python freed back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing): a worker that parsed a large upload does not stay that large."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
