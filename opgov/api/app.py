@@ -39,6 +39,9 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        from opgov.api.lifetime import follow_supervisor
+
+        follow_supervisor()  # a worker of `opgov serve --workers N` ends with its supervisor
         url = resolve_url(config.db)
         engine = make_engine(url, pool_size=config.db_pool)  # one pool per worker process
         ensure_current(engine)
@@ -60,10 +63,15 @@ def create_app(config: Config | None = None) -> FastAPI:
                               "<token>` (`opgov tokens create`).")
     errors.install(app)
     contract.install(app, public_reads=config.public_reads)
+    from opgov.api.inputs import RequestInputs
     from opgov.api.limits import RequestLimits
 
+    # text no database stores and JSON keys given twice: 422 before any route (api/inputs.py)
+    app.add_middleware(RequestInputs)
+
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)
-    app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads)
+    app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads,
+                       budget=max(config.upload_budget, config.max_upload_bytes), body_timeout=config.body_timeout)
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
     for router in (system.router, events.router, usecases.router(), checks.router, pages.router,
                    html.router):

@@ -17,6 +17,10 @@ class Config:
     # (the Atom feed's); a request's Host header never is
     public_url: str | None = None
     anonymous_uploads: int = 2  # requests with a body and no token handled at once per worker; more get 503
+    # the bytes of request bodies one worker takes in at once, whoever sends them (at least one whole
+    # request's): past it 503 with Retry-After (api/limits.py)
+    upload_budget: int = 2 * 32 * 1024 * 1024
+    body_timeout: int = 30  # seconds a request's whole body may take to arrive; then 408
 
     @classmethod
     def from_env(cls) -> Config:
@@ -27,7 +31,9 @@ class Config:
                    response_cache=_number("OPGOV_RESPONSE_CACHE", 1024, low=0),
                    db_pool=_number("OPGOV_DB_POOL", 8, low=1),
                    public_url=public_url(os.environ.get("OPGOV_PUBLIC_URL", "")),
-                   anonymous_uploads=_number("OPGOV_ANONYMOUS_UPLOADS", 2, low=1))
+                   anonymous_uploads=_number("OPGOV_ANONYMOUS_UPLOADS", 2, low=1),
+                   upload_budget=_number("OPGOV_UPLOAD_BUDGET_BYTES", 2 * 32 * 1024 * 1024, low=1),
+                   body_timeout=_number("OPGOV_BODY_TIMEOUT", 30, low=1))
 
 
 def public_url(text: str) -> str | None:

@@ -9,6 +9,18 @@
   time; one more is answered 503 with ``Retry-After`` at once, so a crowd of anonymous uploads
   cannot take the event loop from the operator reads. Requests with a token are members' work and
   are not queued here (a bad token is refused by the route, 401).
+- **All the uploads of a worker are bounded together.** Every request with a body, whoever sends
+  it, reserves its declared length (a chunked one the whole-body bound) from the worker's budget
+  (``OPGOV_UPLOAD_BUDGET_BYTES``, 64 MiB: two whole requests; at least one) until it is answered; one
+  that would pass the budget is answered 503 with ``Retry-After`` at once. Reads carry no body
+  and are never refused here, so they stay answered while uploads run.
+- **A body arrives in time or not at all.** The whole body must arrive within
+  ``OPGOV_BODY_TIMEOUT`` seconds (30) of the request; a slower one (a client sending a byte a
+  second to hold a slot) is answered 408 and its connection closed, which frees its slot and its
+  share of the budget.
+- **Memory goes back.** After an upload of a megabyte or more, the worker hands the memory its
+  parse freed back to the system (``malloc_trim`` where the C library has it) rather than
+  keeping it for later requests.
 """
 
 from __future__ import annotations
@@ -21,10 +33,14 @@ _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
 class RequestLimits:
-    def __init__(self, app, *, max_body: int, anonymous_uploads: int) -> None:
+    def __init__(self, app, *, max_body: int, anonymous_uploads: int, budget: int | None = None,
+                 body_timeout: float = 30.0) -> None:
         self.app = app
         self.max_body = max_body
         self.anonymous = asyncio.Semaphore(anonymous_uploads)
+        self.budget = max(budget or 2 * max_body, max_body)
+        self.body_timeout = body_timeout
+        self.in_flight = 0  # bytes reserved by the bodies being taken in (one event loop: no lock needed)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] in _NO_BODY:
@@ -40,25 +56,49 @@ class RequestLimits:
         if not chunked and (not declared.isdigit() or int(declared) == 0):
             await self.app(scope, receive, send)
             return
-        if b"authorization" in headers:
-            await self.app(scope, self._counted(receive), send)
+        size = int(declared) if declared.isdigit() else self.max_body
+        if self.in_flight + size > self.budget:
+            await self._refuse(scope, receive, send, 503, "the server is busy taking in other uploads; try again "
+                                                          "shortly", headers={"Retry-After": "2"})
             return
-        if self.anonymous.locked():  # no await between this test and the acquire below
-            await self._refuse(scope, receive, send, 503, "the server is busy with other uploads without a token; "
-                                                          "try again shortly, or send a token",
-                               headers={"Retry-After": "1"})
-            return
-        async with self.anonymous:
-            await self.app(scope, self._counted(receive), send)
+        self.in_flight += size
+        try:
+            if b"authorization" in headers:
+                await self.app(scope, self._counted(receive), send)
+                return
+            if self.anonymous.locked():  # no await between this test and the acquire below
+                await self._refuse(scope, receive, send, 503, "the server is busy with other uploads without a "
+                                                              "token; try again shortly, or send a token",
+                                   headers={"Retry-After": "1"})
+                return
+            async with self.anonymous:
+                await self.app(scope, self._counted(receive), send)
+        finally:
+            self.in_flight -= size
+            if size >= 1 << 20:
+                from opgov.api.lifetime import give_memory_back
+
+                give_memory_back()
 
     def _counted(self, receive):
         seen = 0
         limit = self.max_body
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.body_timeout
+        timeout = self.body_timeout
+        complete = False
 
         async def counted():
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, complete
+            if complete:  # the body is in: what follows (a disconnect) may take as long as it takes
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(deadline - loop.time(), 0.001))
+            except asyncio.TimeoutError:
+                raise HTTPException(408, f"the request body did not arrive within {timeout:g} s; send it at once",
+                                    headers={"Connection": "close"}) from None
             if message["type"] == "http.request":
+                complete = not message.get("more_body", False)
                 seen += len(message.get("body", b""))
                 if seen > limit:
                     # raised inside the route's body parsing: FastAPI passes an HTTPException through,

@@ -58,7 +58,16 @@ def serve_cmd(
         ensure_current(engine)  # a missing or old database is said once, before listening
     finally:
         engine.dispose()
+    from opgov.cli.ports import refusal
+
+    taken = refusal(host, port)  # said before listening, naming what holds the port
+    if taken is not None:
+        from opgov.core.errors import BadInput
+
+        raise BadInput(taken)
     os.environ["OPGOV_DATABASE_URL"] = url  # the workers read their configuration from the environment
+    if workers > 1:  # each worker ends with this process (opgov.api.lifetime.SUPERVISOR)
+        os.environ["OPGOV_SUPERVISOR_PID"] = str(os.getpid())
     if private_reads:
         os.environ["OPGOV_PUBLIC_READS"] = "0"
     say(f"opgov serving {engine.url.render_as_string(hide_password=True)} on http://{host}:{port} "

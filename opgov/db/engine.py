@@ -42,7 +42,11 @@ def default_url() -> str:
 def resolve_url(db: str | None) -> str:
     url = db or os.environ.get("OPGOV_DATABASE_URL") or default_url()
     if "://" not in url:  # a plain path means a SQLite file
-        url = f"sqlite:///{Path(url).expanduser().resolve()}"
+        try:
+            url = f"sqlite:///{Path(url).expanduser().resolve()}"
+        except (RuntimeError, OSError):  # a loop of symbolic links (RuntimeError before Python 3.13)
+            _sqlite_file(url)
+            raise BadInput(f"cannot use database {url}") from None
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     return url
@@ -58,6 +62,7 @@ def make_engine(url: str, *, create: bool = False, pool_size: int | None = None)
         if url.startswith("sqlite"):
             path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
             if path and path != ":memory:":
+                _sqlite_file(path)
                 if Path(path).is_dir():
                     raise BadInput(f"database {path} is a directory, not a SQLite file")
                 if create:
@@ -71,14 +76,36 @@ def make_engine(url: str, *, create: bool = False, pool_size: int | None = None)
             _sqlite_transactions(engine, timeout)
         else:
             engine = create_engine(url, pool_pre_ping=False, **pool)
-        from opgov.db.limits import before_execute
+        from opgov.db.limits import before_execute, check_parameters
 
         event.listen(engine, "before_execute", before_execute)  # values must fit their columns
+        event.listen(engine, "before_cursor_execute", check_parameters)  # and be text a database stores
     except (DatabaseBehind, BadInput):
         raise
     except Exception as err:  # noqa: BLE001 - any driver or URL problem is bad input
         raise BadInput(f"cannot use database {url!r}: {err}") from None
     return engine
+
+
+def _sqlite_file(path: str) -> None:
+    """A SQLite database's path names a regular file or nothing yet: a loop of symbolic links, a
+    FIFO or a device is one line of bad input, before SQLite opens (or waits on) it."""
+    import errno
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise BadInput(f"database {path} is a loop of symbolic links that never reaches a file") from None
+        raise BadInput(f"cannot use database {path}: {err.strerror or err}") from None
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or \
+            stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise BadInput(f"database {path} is {kind}, not a SQLite file")
 
 
 def _timeout(value: str | None) -> float:

@@ -13,6 +13,11 @@ newline translation.
   behind. The lock is never removed silently: the next writer is refused with a message that
   says how old it is, and a person who knows no writer is running removes it (as with git).
   A writer that fails in any other way removes its own lock.
+* **Whether a lock left behind is complete** is recorded: once the new content is whole and
+  synced in ``T.lock``, its length and SHA-256 are written (and synced) to ``T.lock.sum``, which
+  goes when the lock does. The refusal checks the lock against it and offers to install the
+  lock (``mv T.lock T``) only when they match; a lock without it, or that does not match (a writer
+  killed while writing, or one that only held the file), is to be removed, never installed.
 * **Several files** (:func:`replace_files`): every lock is taken and every new content written
   before the first rename, so an error while preparing (a full disk, a read-only file, a
   lock held) changes none of them. If a later rename fails, the files already replaced get their
@@ -39,6 +44,7 @@ from pathlib import Path
 from opgov.core.errors import BadInput
 
 LOCK_SUFFIX = ".lock"
+SUM_SUFFIX = ".sum"
 STALE_AFTER_SECONDS = 3600.0
 """Age after which a lock left behind is called stale in the refusal message (it is still never
 removed without a person)."""
@@ -80,6 +86,30 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
     return real
 
 
+def sum_path(lock: Path) -> Path:
+    """Where the length and digest of a lock's complete content are recorded."""
+    return lock.with_name(lock.name + SUM_SUFFIX)
+
+
+def lock_is_complete(lock: Path) -> tuple[int, str] | None:
+    """(length, SHA-256) of ``lock``'s content when it is the complete content its writer recorded
+    (``T.lock.sum``), else None."""
+    import hashlib
+
+    try:
+        length_text, digest = sum_path(lock).read_text(encoding="ascii").split()
+        length = int(length_text)
+        if lock.stat().st_size != length:
+            return None
+        hasher = hashlib.sha256()
+        with open(lock, "rb") as handle:
+            for chunk in iter(lambda: handle.read(_CHUNK), b""):
+                hasher.update(chunk)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return (length, digest) if hasher.hexdigest() == digest else None
+
+
 def _describe_lock(lock: Path, target: Path) -> str:
     try:
         age = time.time() - lock.lstat().st_mtime
@@ -89,8 +119,35 @@ def _describe_lock(lock: Path, target: Path) -> str:
         when = f"{age / 3600:.1f} h old: a writer was probably killed"
     else:
         when = f"{max(age, 0):.0f} s old: another writer may be running"
-    return (f"locked by {lock} ({when}); if no opgov is writing {target.name}, the lock holds the new "
-            f"content it did not finish installing: remove {lock.name} (or copy it over the file) and try again")
+    complete = lock_is_complete(lock)
+    total = sum_path(lock).name
+    if complete is not None:
+        return (f"locked by {lock} ({when}); if no opgov is writing {target.name}, the lock holds the complete new "
+                f"content it did not install ({complete[0]:,} bytes, SHA-256 {complete[1][:12]}…, as its writer "
+                f"recorded in {total}): install it with `mv {lock.name} {target.name}` or drop it, then remove "
+                f"{total}, and try again")
+    return (f"locked by {lock} ({when}); if no opgov is writing {target.name}, the lock does not hold complete new "
+            f"content (its writer was stopped before it recorded it whole): remove {lock.name}"
+            + (f" and {total}" if sum_path(lock).exists() else "") + " — never copy it over the file — and try again")
+
+
+def _record_sum(lock: Path, data: bytes) -> None:
+    """Record that ``lock`` holds all of ``data`` (its length and SHA-256), synced."""
+    import hashlib
+
+    fd = os.open(sum_path(lock), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        _write_all(fd, f"{len(data)} {hashlib.sha256(data).hexdigest()}\n".encode("ascii"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _drop_sum(lock: Path) -> None:
+    try:
+        os.unlink(sum_path(lock))
+    except FileNotFoundError:
+        pass
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -138,6 +195,7 @@ class PreparedWrite:
             os.replace(self.lock, self.target)
         self.done = True
         _fsync_directory(self.target.parent)
+        _drop_sum(self.lock)
 
     def abort(self) -> None:
         if not self.done:
@@ -145,6 +203,7 @@ class PreparedWrite:
                 os.unlink(self.lock)
             except FileNotFoundError:
                 pass
+            _drop_sum(self.lock)
 
 
 def prepare_write(path: str | os.PathLike[str], text: str | bytes, *, encoding: str = "utf-8",
@@ -182,8 +241,13 @@ def prepare_write(path: str | os.PathLike[str], text: str | bytes, *, encoding: 
             os.fsync(fd)
         finally:
             os.close(fd)
+        if data:  # (an empty lock only holds the file while a run decides)
+            _record_sum(lock, data)
+        else:
+            _drop_sum(lock)  # one a writer killed after its rename left
     except BaseException:
         os.unlink(lock)
+        _drop_sum(lock)
         raise
     return PreparedWrite(target=target, lock=lock, data=data, in_place=in_place, old=old)
 

@@ -15,6 +15,9 @@ file through a service that also takes paths; :func:`text_of` checks content as
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +25,85 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput
 
-__all__ = ["Content", "context", "read_content", "read_text", "text_of"]
+__all__ = ["MAX_FILE_BYTES", "Content", "check_file", "context", "read_bytes", "read_content", "read_text",
+           "text_of"]
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""The largest file opgov reads (64 MiB): PyTorch's native_functions.yaml is 0.6 MB, a model's
+operator list a few kB; twice what ``opgov serve`` accepts in one request (32 MiB). A larger file,
+or anything that is not a regular file (a FIFO, /dev/zero, a socket), is refused before a byte
+of it is read."""
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind_refusal(mode: int, name: str) -> BadInput | None:
+    if stat.S_ISDIR(mode):
+        return BadInput("is a directory, expected a file", file=name)
+    if not stat.S_ISREG(mode):
+        kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+        return BadInput(f"is {kind}, not a regular file: opgov reads only files", file=name)
+    return None
+
+
+def _os_refusal(err: OSError, name: str) -> BadInput:
+    if isinstance(err, FileNotFoundError):
+        return BadInput("no such file", file=name)
+    if isinstance(err, IsADirectoryError):
+        return BadInput("is a directory, expected a file", file=name)
+    if err.errno == errno.ELOOP:
+        return BadInput("a loop of symbolic links that never reaches a file", file=name)
+    return BadInput(f"cannot read: {err.strerror or err}", file=name)
+
+
+def _too_big(size: int, name: str, limit: int) -> BadInput:
+    return BadInput(f"is {size:,} bytes; opgov reads files of at most {limit:,} bytes", file=name)
+
+
+def check_file(path: str | Path, *, limit: int | None = MAX_FILE_BYTES) -> os.stat_result:
+    """The status of a regular file of at most ``limit`` bytes (None: any size, for an archive read
+    member by member), or one line of :class:`BadInput` naming it: no such file, a directory, a
+    FIFO, a device, a loop of symbolic links, too large."""
+    name = str(path)
+    try:
+        status = os.stat(path)
+    except OSError as err:
+        raise _os_refusal(err, name) from None
+    refusal = _kind_refusal(status.st_mode, name)
+    if refusal is None and limit is not None and status.st_size > limit:
+        refusal = _too_big(status.st_size, name, limit)
+    if refusal is not None:
+        raise refusal
+    return status
+
+
+def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, checked (as :func:`check_file`) on
+    the file opened, before a byte is read: opening never waits (a FIFO without a writer) and a
+    file that grows past ``limit`` while read is refused at ``limit``."""
+    name = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        raise _os_refusal(err, name) from None
+    try:
+        status = os.fstat(fd)
+        refusal = _kind_refusal(status.st_mode, name)
+        if refusal is None and status.st_size > limit:
+            refusal = _too_big(status.st_size, name, limit)
+        if refusal is not None:
+            raise refusal
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError as err:
+        raise _os_refusal(err, name) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise _too_big(len(data), name, limit)
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,37 +117,17 @@ class Content:
 
 def read_text(path: str | Path, *, exact: bool = False) -> str:
     """A UTF-8 text file, or one line of :class:`BadInput` naming it (no such file, a directory,
-    not readable, binary or not UTF-8, empty). ``exact`` keeps line endings as they are (the sync
+    not readable, binary or not UTF-8, empty; not a regular file or larger than
+    :data:`MAX_FILE_BYTES`: :func:`read_bytes`). ``exact`` keeps line endings as they are (the sync
     bot rewrites files byte for byte). Every file a command is given is read here."""
-    name = str(path)
-    try:
-        with open(path, encoding="utf-8", newline="" if exact else None) as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise BadInput("no such file", file=name) from None
-    except IsADirectoryError:
-        raise BadInput("is a directory, expected a file", file=name) from None
-    except UnicodeDecodeError as err:
-        raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=name) from None
-    except OSError as err:  # permission denied, a symlink loop, a name too long, an I/O error
-        raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
-    return _text_only(text, name)
+    return text_of(read_bytes(path), str(path), exact=exact)
 
 
 def read_content(path: str | Path) -> Content:
     """A file's bytes as :class:`Content` named as the user gave it (what a command sends a server
     and gives its service alike), or one line of :class:`BadInput` naming it, in the words of
     :func:`read_text`; the reader it goes to checks the rest (UTF-8, binary, empty)."""
-    name = str(path)
-    try:
-        with open(path, "rb") as handle:
-            return Content(handle.read(), name)
-    except FileNotFoundError:
-        raise BadInput("no such file", file=name) from None
-    except IsADirectoryError:
-        raise BadInput("is a directory, expected a file", file=name) from None
-    except OSError as err:
-        raise BadInput(f"cannot read: {err.strerror or err}", file=name) from None
+    return Content(read_bytes(path), str(path))
 
 
 def text_of(data: str | bytes, name: str, *, exact: bool = False) -> str:

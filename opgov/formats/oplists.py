@@ -59,8 +59,9 @@ def read_op_file(path: str | Path, *, accept: Sequence[str] = FORMATS) -> OpList
     """Read any of the formats in the module docstring that ``accept`` allows."""
     path = Path(path)
     name = str(path)
-    if not path.is_file():
-        raise BadInput("no such file", file=name)
+    from opgov.formats.files import check_file, read_bytes
+
+    check_file(path, limit=None)  # a FIFO, a device, a loop of links: refused before any read
     try:
         with path.open("rb") as handle:
             head = handle.read(4)
@@ -71,13 +72,7 @@ def read_op_file(path: str | Path, *, accept: Sequence[str] = FORMATS) -> OpList
         from opgov.formats.pt2 import read_pt2
 
         return OpList(path=name, format="pt2", ops=read_pt2(path))
-    try:
-        size = path.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            raise BadInput(f"{size} bytes: too big for an operator list", file=name)
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read: {exc.strerror or exc}", file=name) from None
+    data = read_bytes(path, limit=MAX_TEXT_BYTES)
     return _text_ops(_decode(data, name), name, accept)
 
 

@@ -132,10 +132,9 @@ def read_policy_config(path: Path | None) -> PolicyConfig:
     """Read ``path`` (or the defaults when None). Raises :class:`BadInput` with file and line."""
     if path is None:
         return PolicyConfig(None, Path.cwd(), DEFAULT_REGISTRY, None, None, None, Policy())
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise BadInput(f"cannot read ({err.strerror or err})", file=str(path)) from None
+    from opgov.formats.files import read_bytes
+
+    raw = read_bytes(path, limit=MAX_CONFIG_BYTES + 1)  # one more: _config words the size
     return _config(raw, str(path), path)
 
 

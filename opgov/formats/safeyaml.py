@@ -6,7 +6,9 @@ rules) has a use for YAML's sharing features, and each is a way to attack or to 
 * **aliases** (``*name``) let 500 bytes expand into gigabytes (the "billion laughs");
 * **merge keys** (``<<: *base``) copy keys in silently;
 * **duplicate keys** make the last value win silently (``func:`` twice in one entry);
-* **non-scalar keys** (``? [a, b]``) cannot name anything.
+* **non-scalar keys** (``? [a, b]``) cannot name anything;
+* **text no database stores** (``"a\\0b"``: a NUL or a lone surrogate, opgov.core.text), which
+  PostgreSQL would refuse with a traceback and SQLite store.
 
 :func:`compose` parses with libyaml (PyYAML's ``CSafeLoader``, the pure loader where libyaml is
 missing) into the node tree only, and refuses each of
@@ -21,6 +23,9 @@ from __future__ import annotations
 import gc
 
 from opgov.core.errors import BadInput
+from opgov.core.text import UNSTORABLE, unstorable
+
+unstorable_search = UNSTORABLE.search
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
@@ -59,6 +64,9 @@ def _compose(text: str, path: str):
             event = get_event()
             kind = event.__class__
             if kind is ScalarEvent:
+                if unstorable_search(event.value):
+                    raise BadInput(f"a value {unstorable(event.value)}: {event.value[:40]!r}", file=path,
+                                   line=event.start_mark.line + 1)
                 tag = event.tag
                 if tag is None or tag == "!":
                     tag = resolve(ScalarNode, event.value, event.implicit)

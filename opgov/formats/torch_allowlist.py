@@ -59,11 +59,11 @@ def _string(node: ast.expr, what: str, path: str) -> str:
 def read_torch_allowlist(path: str | Path, *, name: str = "ALLOW_LIST") -> list[TorchAllowEntry]:
     """The entries of ``name`` in the Python file ``path``, in order, with their lines."""
     path = str(path)
+    from opgov.formats.files import read_bytes
+
     try:
-        source = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput("no such file", file=path) from None
-    except (OSError, UnicodeDecodeError) as err:
+        source = read_bytes(path).decode("utf-8")
+    except UnicodeDecodeError as err:
         raise BadInput(f"cannot read as UTF-8 text ({getattr(err, 'reason', None) or err})", file=path) from None
     return _entries(source, path, name)
 

@@ -264,14 +264,27 @@ RESERVED_NAMES = frozenset({ANONYMOUS, SYSTEM_ACTOR})
 
 
 def member_name(name: str | None) -> str:
-    """``name`` as a new member's name: not empty, not a reserved name (its length is checked
-    against the column with every other text, db.limits)."""
-    name = require_text(name, "member name")
-    if name.casefold() in RESERVED_NAMES:
+    """``name`` as a new member's name, normalised (opgov.core.identity: NFKC, no invisible
+    characters, letters of one script): not empty, not a reserved name however it is spelled (its
+    length is checked against the column with every other text, db.limits)."""
+    from opgov.core.identity import member_skeleton, normalise_member_name
+
+    name = normalise_member_name(require_text(name, "member name"))
+    if member_skeleton(name) in RESERVED_NAMES:
         raise BadInput(f"{name!r} is reserved: opgov uses it for "
-                       + ("requests without a token" if name.casefold() == ANONYMOUS else "its own events")
+                       + ("requests without a token" if member_skeleton(name) == ANONYMOUS else "its own events")
                        + "; choose another member name")
     return name
+
+
+def lookalike_member(session, name: str) -> str | None:
+    """The member whose name a reader would take for ``name`` (the same skeleton,
+    opgov.core.identity), or None."""
+    from opgov.core.identity import member_skeleton
+
+    wanted = member_skeleton(name)
+    return next((taken for taken in session.scalars(select(tables.members.c.name))
+                 if member_skeleton(taken) == wanted), None)
 # what each role may do besides reading; maintainers may do everything
 BOT_ACTIONS = frozenset({"import", "sync", "tick"})
 DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})

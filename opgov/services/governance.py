@@ -12,7 +12,8 @@ from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
                                    get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
-                                   require_text, role_of, serialize, single_user_mode, member_name)
+                                   require_text, role_of, serialize, single_user_mode, member_name,
+                                   lookalike_member)
 from opgov.results.models import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
                                     Settings, VoteView)
 
@@ -34,6 +35,10 @@ def add_member(ctx: Ctx, name: str, role: str) -> MemberView:
         require(ctx, "members", "add members")
     if session.scalars(select(Member).where(Member.name == name)).first() is not None:
         raise PolicyRefusal(f"{name} is already a member")
+    taken = lookalike_member(session, name)
+    if taken is not None:
+        raise PolicyRefusal(f"{name!r} would read as the member {taken!r} (the same name once normalised and "
+                            "case folded); choose a name a reader can tell apart")
     member = Member(name=name, role=role, added_at=ctx.now(), added_by=ctx.actor)
     session.add(member)
     log_event(ctx, "member.add", f"member:{name}", after={"role": role})

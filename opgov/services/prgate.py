@@ -124,7 +124,12 @@ def _rules(cfg: PolicyConfig, rev: str | None) -> tuple[dict[str, tuple[str, ...
     if rev is None:
         if not path.is_file():
             raise BadInput(f"rules_file {cfg.rules_file}: no such file", file=str(cfg.path))
-        text = path.read_text(encoding="utf-8")
+        from opgov.formats.files import read_bytes
+
+        try:
+            text = read_bytes(path).decode("utf-8").replace("\r\n", "\n")
+        except UnicodeDecodeError as err:
+            raise BadInput(f"not UTF-8 text ({err.reason} at byte {err.start})", file=str(path)) from None
     else:
         text = _show(rev, path, cfg.root)
         if text is None:

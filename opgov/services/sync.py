@@ -221,6 +221,41 @@ def write_synced(contents: list[tuple[str, str]], path: str) -> None:
         raise BadInput(f"cannot write: {err.strerror or err}", file=str(where)) from None
 
 
+INTENT_SUFFIX = ".sync-intent"
+
+
+def record_intent(path: str, new_text: str) -> None:
+    """Before a sync's rename: ``path.sync-intent`` records the SHA-256 the file will hold (synced),
+    so a run stopped after the rename and before its event committed is found by the next
+    (:func:`installed_by_stopped_run`, :func:`_found_installed`)."""
+    from opgov.formats.atomic import atomic_write_text
+
+    try:
+        atomic_write_text(path + INTENT_SUFFIX, f"sha256 {sha256_of(new_text.encode('utf-8'))}\n")
+    except OSError as err:
+        raise BadInput(f"cannot write: {err.strerror or err}", file=path + INTENT_SUFFIX) from None
+
+
+def installed_by_stopped_run(path: str, data: bytes | str) -> str | None:
+    """The SHA-256 a stopped sync's intent recorded, when ``path`` (whose content is ``data``) holds
+    it: that run installed the file and may not have logged it. None otherwise."""
+    try:
+        with open(path + INTENT_SUFFIX, encoding="ascii") as handle:
+            kind, digest = handle.read().split()
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    data = data if isinstance(data, bytes) else data.encode("utf-8")
+    return digest if kind == "sha256" and sha256_of(data) == digest else None
+
+
+def drop_intent(path: str) -> None:
+    """Once the sync's event is committed (or there was nothing to log): its intent goes."""
+    try:
+        os.unlink(path + INTENT_SUFFIX)
+    except FileNotFoundError:
+        pass
+
+
 def hold_lock(path: str):
     """Take ``path``'s lock as :func:`write_synced` takes it (an error is its one line); release it
     with ``.abort()``."""
@@ -232,11 +267,39 @@ def hold_lock(path: str):
         raise BadInput(f"cannot write: {err.strerror or err}", file=str(err.filename or path)) from None
 
 
-def _written(ctx: Ctx, result: SyncResult) -> None:
+def _written(ctx: Ctx, result: SyncResult, new_text: str | None = None) -> None:
     result.written = True
-    log_event(ctx, "yaml.sync", f"file:{result.file}",
-              after={"changes": len(result.changes), "conflicts": len(result.conflicts),
-                     "tags_declared": result.tags_declared})
+    after = {"changes": len(result.changes), "conflicts": len(result.conflicts), "tags_declared": result.tags_declared}
+    if new_text is not None:  # what the file holds once written: a later run can tell it was
+        after["sha256"] = sha256_of(new_text.encode("utf-8"))
+    log_event(ctx, "yaml.sync", f"file:{result.file}", after=after)
+
+
+def sha256_of(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _found_installed(ctx: Ctx, native_functions: Content, installed: str) -> None:
+    """The crash window of a write closed on the next run: a run that installed native_functions and
+    was stopped before its transaction (and so its ``yaml.sync`` event) committed left an intent
+    recording the new content's SHA-256 (the CLI's). If the file now holds exactly that and no
+    ``yaml.sync`` of the file says so, the write is logged now, marked as found."""
+    import json
+
+    data = native_functions.data if isinstance(native_functions.data, bytes) else native_functions.data.encode()
+    if sha256_of(data) != installed:
+        return  # not installed (stopped before its rename): nothing happened to log
+    subject = f"file:{native_functions.name}"
+    rows = ctx.session.execute(select(tables.events.c.after).where(tables.events.c.action == "yaml.sync",
+                                                                   tables.events.c.subject == subject))
+    for (after,) in rows:
+        after = json.loads(after) if isinstance(after, str) else after
+        if isinstance(after, dict) and after.get("sha256") == installed:
+            return  # logged: the run was stopped after its commit
+    log_event(ctx, "yaml.sync", subject, after={"sha256": installed, "found": True},
+              reason="found installed on the next run: the run that wrote it was stopped before it logged it")
 
 
 def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None = None,
@@ -259,7 +322,7 @@ def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | No
     result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
                              defaulted=found_beside or tags_yaml is None)
     if contents and not dry_run:
-        _written(ctx, result)
+        _written(ctx, result, dict(contents).get(path))
     new = dict(contents)
     return SyncAnswer(report=report(result), diff=result.diff, native_functions=new.get(path),
                       tags=new.get(tags_yaml) if tags_yaml is not None else None)
@@ -275,11 +338,13 @@ def check_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = N
 
 
 def write_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = None, tags_beside: bool = False,
-                dry_run: bool = False) -> SyncAnswer:
+                dry_run: bool = False, installed: str | None = None) -> SyncAnswer:
     """``opgov sync-yaml --write`` (``POST /api/v1/sync-yaml/write``; bots and maintainers): the new
     texts of the files that change, for the client to write (:func:`write_synced`), and the sync
     logged unless ``dry_run`` (the client found it cannot write them: a lock left behind)."""
     require(ctx, "sync", "write native_functions.yaml")  # before reading what a member without the role sent
+    if installed is not None:
+        _found_installed(ctx, native_functions, installed)
     return _files(ctx, native_functions, tags, mode="write", tags_beside=tags_beside, dry_run=dry_run)
 
 

@@ -50,7 +50,7 @@ def create_token(ctx: Ctx, member: str, *, expires_days: int | None = None) -> T
         require(ctx, "tokens", "create API tokens")  # refuses a request without a token
         record = Member(name=member_name(member), role="maintainer", added_at=ctx.now(), added_by=ctx.actor)
         session.add(record)
-        log_event(ctx, "member.add", f"member:{member}", after={"role": "maintainer"},
+        log_event(ctx, "member.add", f"member:{record.name}", after={"role": "maintainer"},
                   reason="first token on a database without members")
         session.flush()
     else:
@@ -58,6 +58,7 @@ def create_token(ctx: Ctx, member: str, *, expires_days: int | None = None) -> T
         record = session.scalars(select(Member).where(Member.name == member)).first()
         if record is None:
             raise NotFound(f"unknown member {member!r} (see `opgov members list`)")
+    member = record.name  # as stored (a first member's name normalised, opgov.core.identity)
     secret = PREFIX + secrets.token_urlsafe(32)
     now = ctx.now()
     row = ApiToken(member=member, member_id=record.id, token_hash=hash_token(secret), created_at=now,

@@ -65,7 +65,8 @@ SettingKey = Literal[tuple(SETTING_RANGE)]  # type: ignore[valid-type]
 SettingValue = Annotated[int, Field(ge=min(low for low, _ in SETTING_RANGE.values()),
                                     le=max(high for _, high in SETTING_RANGE.values()),
                                     description="a whole number within the setting's range: " + ", ".join(
-                                        f"{key} {low} to {high}" for key, (low, high) in SETTING_RANGE.items()))]
+                                        f"{key} {low} to {high}" for key, (low, high) in SETTING_RANGE.items())),
+                        BeforeValidator(_number)]  # not true (a boolean is not a number)
 
 # the name of a decisions file opgov ships (opgov.resources), which a server reads from its own install
 ShippedDecisions = Literal[SHIPPED_DECISIONS]  # type: ignore[valid-type]

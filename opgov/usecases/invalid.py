@@ -38,6 +38,9 @@ def message(error: dict[str, Any], shown: dict[str, str] | None = None) -> str:
         return f"{value!r} is not a runtime (expected NAME@VERSION, e.g. executorch@1.3.0)"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == NAME_PATTERN:
         return f"{value!r} is not an operator name (expected e.g. aten::add.Tensor)"
+    if kind == "value_error" and "no database stores" in str(error.get("msg")):  # opgov.core.text's words
+        name = shown.get(loc[0], field) if shown and loc else field
+        return f"{name} {str(error.get('msg')).removeprefix('Value error, ')}"
     if shown and loc and loc[0] in shown:
         loc = [shown[loc[0]], *loc[1:]]
     where = ".".join(loc)

@@ -1,9 +1,15 @@
-"""Every file argument of every command, given an empty file, a binary file (a .pt2 archive) or a
-directory: exit 2, one line on stderr naming the file, no traceback, nothing written."""
+"""Every file argument of every command, given an empty file, a binary file (a .pt2 archive), a
+directory, a FIFO, a character device (/dev/zero), a loop of symbolic links or a file larger than
+opgov reads (opgov.formats.files.MAX_FILE_BYTES): exit 2, one line on stderr naming the file, no
+traceback, nothing written — and nothing read first (a FIFO is never waited on, /dev/zero never
+read, a large file never loaded)."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
+import threading
 import zipfile
 from pathlib import Path
 
@@ -14,6 +20,7 @@ import typer
 import opgov.cli.main  # noqa: F401 - registers every command on the app
 from opgov.cli.app import app
 from conftest import SAMPLE, db_fingerprint
+from opgov.formats.files import MAX_FILE_BYTES
 
 V1, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "tags.yaml"
 
@@ -98,7 +105,8 @@ PRESENT = all_parameters()
 READS = sorted(k for k in INVOCATIONS if k in PRESENT)
 WRITES = sorted(k for k in OUTPUTS if k in PRESENT)
 CONFIGS = sorted(EMPTY_IS_FINE & set(READS))  # the TOML policy files
-CASES = ([(target, kind) for target in READS for kind in ("empty", "binary", "directory", "nested")
+UNREADABLE = ("fifo", "device", "loop", "oversized")
+CASES = ([(target, kind) for target in READS for kind in ("empty", "binary", "directory", "nested", *UNREADABLE)
           if not (kind == "empty" and target in EMPTY_IS_FINE) and not (kind == "nested" and target in CONFIGS)]
          + [(target, kind) for target in CONFIGS for kind in ("nested-toml", "nested-inline-toml", "oversized-toml")])
 
@@ -126,8 +134,43 @@ def bad_files(tmp_path) -> dict[str, Path]:
     inline_toml.write_text("a = " + "{b = " * 5_000 + "1" + "}" * 5_000 + "\n", encoding="utf-8")
     oversized = tmp_path / "oversized.toml"
     oversized.write_text("# a comment line of a policy file\n" * 40_000, encoding="utf-8")
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.yaml"  # loop.yaml → loop2.yaml → loop.yaml
+    loop.symlink_to(tmp_path / "loop2.yaml")
+    (tmp_path / "loop2.yaml").symlink_to(loop)
+    huge = tmp_path / "huge.yaml"  # sparse: no disk, but its size says what reading it would cost
+    with huge.open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
     return {"empty": empty, "binary": binary, "directory": folder, "nested": nested, "nested-toml": nested_toml,
-            "nested-inline-toml": inline_toml, "oversized-toml": oversized}
+            "nested-inline-toml": inline_toml, "oversized-toml": oversized, "fifo": fifo,
+            "device": Path("/dev/zero"), "loop": loop, "oversized": huge}
+
+
+class FifoWatch:
+    """Whether a command blocked reading a FIFO: after ``after`` seconds, a writer opens it (which
+    frees a blocked reader, with nothing to read) and says it found one. Bounds the test in time."""
+
+    def __init__(self, fifo: Path, after: float = 20.0) -> None:
+        self.fifo, self.found = fifo, False
+        self.timer = threading.Timer(after, self._free)
+
+    def _free(self) -> None:
+        try:
+            fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as err:  # ENXIO: nobody is reading it
+            assert err.errno == errno.ENXIO
+            return
+        self.found = True
+        os.close(fd)
+
+    def __enter__(self):
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.timer.cancel()
+        self.timer.join()
 
 
 @pytest.fixture
@@ -144,7 +187,9 @@ def populated(cli, tmp_path):
 @pytest.mark.parametrize(("target", "kind"), CASES, ids=[f"{t[0]}:{t[1]}-{k}" for t, k in CASES])
 def test_bad_file_is_one_line_and_exit_2(populated, bad_files, kind, target):
     cli, good = populated
-    _expect_bad_input(cli, INVOCATIONS[target], bad_files[kind], good)
+    with FifoWatch(bad_files["fifo"]) as watch:
+        _expect_bad_input(cli, INVOCATIONS[target], bad_files[kind], good)
+    assert not watch.found, "the command waited on a FIFO"
 
 
 @pytest.mark.parametrize("target", WRITES, ids=lambda t: f"{t[0]}:{t[1]}")
@@ -169,3 +214,18 @@ def _expect_bad_input(cli, template: list[str], bad: Path, good: Path) -> None:
     assert lines[0].startswith("opgov: error: ") and bad.name in lines[0], f"{shown}: {lines[0]}"
     assert db_fingerprint(cli.url) == before, f"{shown} changed the database"
     assert good.read_bytes() == good_bytes
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
+@pytest.mark.parametrize("spelling", ["path", "url"])
+def test_a_database_that_is_no_file_is_one_line_and_exit_2(make_cli, bad_files, kind, spelling):
+    bad = bad_files[kind]
+    cli = make_cli(str(bad) if spelling == "path" else f"sqlite:///{bad}", upgrade=False)
+    with FifoWatch(bad_files["fifo"]) as watch:
+        for args in (("db", "upgrade"), ("ops", "list")):
+            result = cli(*args)
+            assert result.code == 2, result.err
+            assert "Traceback" not in result.err and result.err.count("\n") == 1, result.err
+            assert result.err.startswith(f"opgov: error: database {bad}") and " is " in result.err, result.err
+    assert not watch.found, "opgov waited on a FIFO"
+    assert bad == Path("/dev/zero") or not bad.is_file()

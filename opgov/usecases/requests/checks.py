@@ -59,3 +59,7 @@ class SyncCheck(SyncFiles):
 class SyncWrite(SyncFiles):
     dry_run: bool = Field(default=False, description="answer as for a write, but log nothing: the client cannot "
                                                      "write its files now (a lock left behind)")
+    installed: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$",
+                                  description="the SHA-256 a sync stopped between installing native_functions and "
+                                              "logging it recorded (its intent file): if the file holds it and the "
+                                              "log does not, the write is logged now, as found")
