@@ -385,3 +385,18 @@ def test_a_snapshot_uses_the_nearest_release_shipped(label, expected):
     from opgov.core.opset import nearest_release
 
     assert nearest_release(label, ["2.13.0", "2.14.1"]) == expected
+
+
+def test_every_shipped_torch_facts_file_loads_by_its_release():
+    """data/torch/: one file per torch release opgov was built with, each whole and named by it."""
+    from opgov.resources import shipped_torch_facts
+    from opgov.services.decompositions import facts_of
+
+    shipped = shipped_torch_facts()
+    assert {"2.13.0", "2.14.1"} <= set(shipped)
+    for release, path in shipped.items():
+        facts = facts_of(json.loads(path.read_text()), source="shipped")
+        assert facts.version.split("+")[0] == release and facts.complete
+        assert {"aten::batch_norm", "aten::reshape", "aten::flatten.using_ints", "aten::dropout"} <= set(facts.forced)
+        assert "aten::layer_norm" in facts.preservable and "aten::layer_norm" in facts.default
+        assert facts.targets["aten::reshape"] == ("aten::view",)
