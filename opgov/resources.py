@@ -1,5 +1,5 @@
 """Where the files opgov ships live: the Alembic migrations and the data files a command can load
-by name (the 2023 review's decisions, the export-composites rules).
+by name (the 2023 review's decisions, the export-composites rules, torch's facts per release).
 
 In the repository they stay at the top level (``migrations/``, ``data/``); a wheel carries them
 inside the package as ``opgov/_migrations`` and ``opgov/_data`` (setup.py maps the folders). Both
@@ -62,3 +62,12 @@ def data_argument(file: str) -> str:
         return file
     shipped = shipped_data(file)
     return str(shipped) if shipped is not None else file
+
+
+def shipped_torch_facts() -> dict[str, Path]:
+    """The torch facts opgov ships (``data/torch/torch-<release>.json``, written by
+    ``scripts/build_torch_facts.py`` from that torch release): release → file."""
+    folder = _first(_PACKAGE / "_data" / "torch", _CHECKOUT / "data" / "torch")
+    if not folder.is_dir():
+        return {}
+    return {path.stem.removeprefix("torch-"): path for path in sorted(folder.glob("torch-*.json"))}

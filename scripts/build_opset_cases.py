@@ -49,6 +49,10 @@ CHOICES = [
      ["aten::roll"]),
     ("torch", "refused-no-torch-decomposition", "refused: torch has no decomposition for it", "core-aten",
      ["aten::convolution"], []),
+    ("torch", "no-decomp", "nothing decomposed: what torch.export removes by itself is not listed, what it "
+     "becomes is", "no-decomp", [], []),
+    ("torch", "refused-keep-removed-by-torch", "refused: torch decomposes batch_norm at export whatever the table "
+     "says", "no-decomp", [], ["aten::batch_norm"]),
 ]
 
 

@@ -33,6 +33,12 @@ and symbolic sizes) are never in an opset: lowering strips them or the runtime a
 without a kernel. They are listed in :attr:`Opset.graph_ops`, and a model that holds one does not
 miss it.
 
+With torch's facts (:class:`TorchFacts`), the operators torch.export decomposes whatever the
+table says (:attr:`TorchFacts.forced`: CompositeImplicitAutograd ones it cannot preserve, e.g.
+``batch_norm``, ``flatten.using_ints``, ``reshape``, ``dropout``, and ``native_batch_norm``) are
+never in an opset, whatever the preset, nor in what a model needs: what torch turns them into is
+(:attr:`Opset.torch_removes` names them, with why). Keeping one is refused.
+
 Operators the choice decomposes but for which no rule exists (a ``decompose`` operator without a
 rule, also named in :attr:`Opset.notes`)
 cannot go away: they are listed in :attr:`Opset.without_rule`, not in the must-implement set.
@@ -43,7 +49,8 @@ Models
 :func:`coverage` says which models of a corpus a backend with this opset can run. What a model
 needs depends on the preset:
 
-- ``no-decomp`` starts from the model's ``exported_ops``;
+- ``no-decomp`` starts from the model's ``exported_ops`` (what torch removes by itself replaced by
+  what it becomes);
 - ``core-aten`` and ``full-decomp`` start from its ``core_aten_ops``: PyTorch's own run of its
   default decompositions on the whole program, which also applies CompositeImplicitAutograd
   kernels and functionalization that a rules table may not describe. A kept operator the model
@@ -81,6 +88,10 @@ TEXTS: dict[str, str] = {
                    "so an exported program keeps it",
     "refuse_untraced": "--decompose @op@: torch @version@'s decomposition of it could not be traced (@reason@), "
                        "so opgov cannot say what it produces",
+    "refuse_keep": "--keep @op@: torch @version@ decomposes it at export whatever the table says (@reason@), "
+                   "so no exported program holds it; keep what it becomes instead: @ops@",
+    "torch_removes": "@n@ operator(s) torch @version@ removes by itself at export, whatever the table says, "
+                     "are not listed (what they become is): @ops@",
     "torch_none": "@n@ operator(s) opgov's rules decompose stay in exported programs: torch @version@ has no "
                   "decomposition for them (implement them): @ops@",
     "torch_foreign": "@n@ operator(s) opgov's rules decompose stay: torch @version@'s decomposition leaves ATen "
@@ -131,9 +142,55 @@ class TorchFacts:
     targets: Mapping[str, tuple[str, ...] | None]
     reasons: Mapping[str, str] = field(default_factory=dict)
     complete: bool = True  # every decomposition was traced (not an ``--only`` import alone)
+    #: the operators torch.export decomposes whatever the table says → why (CompositeImplicitAutograd
+    #: ones it cannot preserve: ``batch_norm``, ``flatten.using_ints``, ``reshape``, ``dropout``…);
+    #: their ``targets`` are what export turns them into
+    forced: Mapping[str, str] = field(default_factory=dict)
+    #: the CompositeImplicitAutograd operators export keeps when the table lacks them
+    preservable: frozenset[str] = frozenset()
+    #: where these facts come from: ``import-torch`` (the user's own torch) or ``shipped`` (opgov's
+    #: package data, generated from that torch release)
+    source: str = "import-torch"
+    #: shipped facts standing for another release: the snapshot label they were chosen for
+    nearest_to: str | None = None
 
     def has(self, op: str) -> bool:
         return op in self.targets or op in self.default
+
+
+    def describe(self) -> str:
+        """Which release's facts these are and where they come from, as every output says it."""
+        if self.source == "shipped":
+            nearest = (f", the nearest release opgov ships facts for to snapshot {self.nearest_to}"
+                       if self.nearest_to else "")
+            return f"torch {self.version}: opgov's shipped facts{nearest}"
+        return f"torch {self.version}: the facts `opgov decomps import-torch` recorded"
+
+
+_RELEASE = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def release_key(label: str) -> tuple[int, int, int] | None:
+    """(major, minor, micro) of a torch release label (``2.13.0``, ``2.14.0.dev20260101``,
+    ``2.13.0+cpu``), or None for a label that names no release (``v2``, ``nightly``)."""
+    m = _RELEASE.match(label)
+    return (int(m[1]), int(m[2]), int(m[3] or 0)) if m else None
+
+
+def nearest_release(label: str | None, releases: Iterable[str]) -> str | None:
+    """The release of ``releases`` whose facts stand for the snapshot ``label``: the same release,
+    else the nearest one (by minor release, then micro; a tie goes to the older); None when the
+    label names no release or there is none."""
+    wanted = release_key(label) if label else None
+    keyed = {r: k for r in releases if (k := release_key(r)) is not None}
+    if wanted is None or not keyed:
+        return None
+
+    def distance(release: str) -> tuple[int, int, tuple[int, int, int]]:
+        k = keyed[release]
+        return (abs((k[0] * 1000 + k[1]) - (wanted[0] * 1000 + wanted[1])), abs(k[2] - wanted[2]), k)
+
+    return min(keyed, key=distance)
 
 
 @dataclass(frozen=True)
@@ -185,6 +242,10 @@ class Opset:
     code_decompose: tuple[str, ...] = ()
     rules: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
     graph_ops: tuple[str, ...] = ()  # graph operators of the registry: no kernel, never in the opset
+    #: with torch: the registry's operators torch.export decomposes whatever the table says, and why
+    #: (:attr:`TorchFacts.forced`); never in the opset nor in what a model needs: what they become is
+    torch_removes: tuple[tuple[str, str], ...] = ()
+    torch_facts: str | None = None  # which release's facts, from where (:meth:`TorchFacts.describe`)
 
     @property
     def operators(self) -> frozenset[str]:
@@ -228,6 +289,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     notes: list[str] = []
     code_keep: tuple[str, ...] = ()
     code_decompose: tuple[str, ...] = ()
+    forced: frozenset[str] = frozenset()  # what export decomposes whatever the table says
     follow = rules  # the rules the opset follows
     if torch is None:
         notes += [fill(TEXTS["no_rule"], op=op) for op in extra if op not in rules]
@@ -238,16 +300,23 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
             if refusal is not None:
                 raise PolicyRefusal(fill(TEXTS[refusal[0]], op=op, version=torch.version, reason=refusal[1]),
                                     subject=op)
+        forced = _forced(operators, torch)
         extra_set = frozenset(extra)
-        traced_away = frozenset(implicit)
+        traced_away = frozenset(implicit) | forced
         # what the generated code decomposes: opgov's choice, where torch has a decomposition
         # (an --decompose operator passed _refusal: torch has a traced decomposition or a rule says how)
         table = {op for op in set(torch.targets) | torch.default
-                 if decomposes(op) and (_torch_may(op, torch, rules) or op in extra_set)}
+                 if decomposes(op) and (_torch_may(op, torch, rules) or op in extra_set) and op not in forced}
         follow = dict(rules)
-        for op in table:
+        for op in table | forced:
             if torch.targets.get(op) is not None:
                 follow[op] = tuple(torch.targets[op])
+        becomes = _Leaves(follow, forced.__contains__)  # what export turns an operator into by itself
+        for op in kept:
+            if op in forced:
+                shown = ", ".join(sorted(becomes(op))) or "(no operator)" if op in follow else "(not traced)"
+                raise PolicyRefusal(fill(TEXTS["refuse_keep"], op=op, version=torch.version, reason=torch.forced[op],
+                                         ops=shown), subject=op)
         # a decomposition added for a rule must stay within ATen (torch decomposes var_mean into
         # prims): otherwise the operator is better implemented than its targets
         added = sorted(op for op in table if op not in torch.default and op not in extra_set)
@@ -255,7 +324,9 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         foreign = {op: sorted(t for t in probe(op) if _outside_aten(t)) for op in added}
         foreign = {op: leaves for op, leaves in foreign.items() if leaves}
         table -= set(foreign)
-        does = table.__contains__
+
+        def does(op: str) -> bool:  # the code's table decomposes it, or export does whatever the table says
+            return op in table or op in forced
         if PRESET_POLICY[preset]["from_empty"]:
             code_decompose = tuple(sorted(table))
         else:
@@ -298,6 +369,11 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
 
     without_rule: set[str] = set()
     for op in sorted(set(candidates)):
+        if op in forced:  # never in an exported program: what torch turns it into is
+            if op in follow:
+                for leaf in leaves(op):
+                    add(leaf, "target", op)
+            continue
         if not decomposes(op):
             add(op, _why_kept(op, choice, operators))
         elif does(op) and op in follow:
@@ -334,7 +410,10 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
                  not_functional=tuple(not_functional), graph_ops=graph,
                  torch_version=torch.version if torch is not None else None, code_keep=code_keep,
-                 code_decompose=code_decompose, rules=follow)
+                 code_decompose=code_decompose, rules=follow,
+                 torch_removes=tuple((op, torch.forced[op]) for op in sorted(
+                     forced, key=lambda o: (operators[o].kind != "functional", o.startswith("aten::_"), o))),
+                 torch_facts=torch.describe() if torch is not None else None)
 
 
 _RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "torch-keeps": 3, "target": 4}
@@ -404,6 +483,11 @@ def _outside_aten(op: str) -> bool:
     return not op.startswith("aten::")
 
 
+def _forced(operators: Mapping[str, OpInfo], torch: TorchFacts) -> frozenset[str]:
+    """The registry's live operators torch.export decomposes whatever the table says."""
+    return frozenset(op for op in torch.forced if _present(operators.get(op)) and not is_graph_op(op))
+
+
 def _torch_may(op: str, torch: TorchFacts, rules: Mapping[str, tuple[str, ...]]) -> bool:
     """The generated code lets torch decompose ``op`` when the preset does: torch has a
     decomposition, in its default table or for an operator a rule decomposes."""
@@ -448,6 +532,7 @@ POLICY_FLAGS: dict[str, str] = {
     "i": "export's tracing decomposes it (CompositeImplicitAutograd)",
     "w": "named in a note when the choice decomposes it and torch's code cannot",
     "K": "core and in torch's default table: named in a note when the code keeps it",
+    "e": "torch.export decomposes it whatever the table says: never listed, --keep is refused (see removed)",
 }
 
 #: What a preset means to :func:`build_opset`, as :func:`opset_policy` gives it to the page.
@@ -474,7 +559,8 @@ def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequenc
     a decomposition could not be traced). ``presets``: :data:`PRESET_POLICY`; ``texts``: the
     messages, torch's release filled in; ``ranks``: which reason to keep an operator wins."""
     rules = {op: tuple(into) for op, into in rules.items()}
-    implicit = frozenset(implicit)
+    forced = _forced(operators, torch) if torch is not None else frozenset()
+    implicit = frozenset(implicit) | forced
     by_preset = {p: _decision(OpsetChoice(p), operators, rules) for p in ("core-aten", "full-decomp")}
     names = set(operators) | set(rules)
     if torch is not None:
@@ -502,7 +588,8 @@ def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequenc
                       ("u", refusal is not None and refusal[0] == "refuse_untraced"),
                       ("i", op in implicit),
                       ("w", _noted_if_torch_keeps(op, operators, rules, implicit)),
-                      ("K", _core_torch_decomposes(op, operators, torch))]
+                      ("K", _core_torch_decomposes(op, operators, torch)),
+                      ("e", op in forced)]
         ops[op] = [info.category if info else None, info.lifecycle if info else "unknown",
                    "".join(letter for letter, on in flags if on)]
     into = {} if torch is None else {op: list(t) for op, t in sorted(torch.targets.items()) if t is not None}
@@ -511,6 +598,8 @@ def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequenc
     return {"presets": {p: PRESET_POLICY[p] for p in PRESETS}, "operators": ops,
             "rules": {op: list(t) for op, t in sorted(rules.items())}, "into": into, "outside": outside,
             "reasons": reasons, "torch": version, "ranks": dict(_RANK),
+            "removed": {op: torch.forced[op] for op in sorted(forced)} if torch is not None else {},
+            "torch_facts": torch.describe() if torch is not None else None,
             "texts": {k: fill(t, version=version) if version else t for k, t in TEXTS.items()}}
 
 
@@ -630,6 +719,8 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
     if start not in ("exported", "core-aten"):
         raise BadInput(f"unknown start {start!r} (auto, exported or core-aten)")
     rules = {op: tuple(into) for op, into in (rules if rules is not None else opset.rules).items()}
+    # what torch.export decomposes whatever the table says becomes what torch turns it into
+    rules.update({op: opset.rules[op] for op, _ in opset.torch_removes if op in opset.rules})
     decomposed = frozenset(opset.decomposed)
     leaves = _Leaves(rules, decomposed.__contains__)
     have = opset.operators

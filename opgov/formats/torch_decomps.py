@@ -48,7 +48,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opgov.core.errors import BadInput
 
@@ -92,6 +92,47 @@ class TorchTable:
     rules: tuple[TorchRule, ...]
     absent: tuple[str, ...] = ()
     default: frozenset[str] = frozenset()
+    forced: dict[str, str] = field(default_factory=dict)  # decomposed at export whatever the table → why
+    preservable: frozenset[str] = frozenset()  # CompositeImplicitAutograd operators export can keep
+
+
+def facts_json(table, previous=None, *, whole: bool) -> dict:
+    """The JSON form of the facts ``table`` (a :class:`opgov.formats.torch_decomps.TorchTable`)
+    holds; a partial table (``--only``) of the ``previous`` facts' release adds to them."""
+    targets: dict[str, list[str] | None] = {}
+    reasons: dict[str, str] = {}
+    forced: dict[str, str] = dict(table.forced)
+    preservable = set(table.preservable)
+    complete = whole
+    if previous is not None and previous.version == table.version:
+        complete = complete or previous.complete
+        targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
+        reasons = dict(previous.reasons)
+        forced = {**previous.forced, **forced}
+        preservable |= previous.preservable
+    for rule in table.rules:
+        targets[rule.op] = list(rule.into) if rule.into is not None else None
+        if rule.into is None:
+            reasons[rule.op] = rule.reason or "not traced"
+        else:
+            reasons.pop(rule.op, None)
+    return {"version": table.version, "default": sorted(table.default), "targets": dict(sorted(targets.items())),
+            "reasons": dict(sorted(reasons.items())), "complete": complete, "forced": dict(sorted(forced.items())),
+            "preservable": sorted(preservable)}
+
+
+def facts_file_text(table) -> str:
+    """The shipped facts file of a whole ``table`` (``scripts/build_torch_facts.py``): its JSON form,
+    one operator to a line (readable diffs)."""
+    data = facts_json(table, whole=True)
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items())
+            lines.append(f"{json.dumps(key)}: {{\n{body}\n}}" if value else f"{json.dumps(key)}: {{}}")
+        else:
+            lines.append(f"{json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
@@ -137,14 +178,18 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
     results: dict[str, TorchRule] = {}
     absent: set[str] = set()
     default: set[str] = set()
+    forced: dict[str, str] = {}
+    preservable: set[str] = set()
     lock = threading.Lock()
 
     def run(job) -> None:
-        found, missing, in_default = _run_worker(job, deadline)
+        found, missing, in_default, plan = _run_worker(job, deadline)
         with lock:
             results.update(found)
             absent.update(missing)
             default.update(in_default)
+            forced.update(plan.get("forced", {}))
+            preservable.update(plan.get("preservable", []))
 
     threads = [threading.Thread(target=run, args=(job,), daemon=True) for job in jobs]
     for t in threads:
@@ -152,16 +197,18 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
     for t in threads:
         t.join()
     return TorchTable(version=version, rules=tuple(results[n] for n in sorted(results)),
-                      absent=tuple(sorted(absent)), default=frozenset(default))
+                      absent=tuple(sorted(absent)), default=frozenset(default), forced=dict(sorted(forced.items())),
+                      preservable=frozenset(preservable))
 
 
-def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str], set[str]]:
+def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str], set[str], dict]:
     """Trace ``job`` (names, or ``{"part": i, "of": n}`` of the table) in a child process,
     restarting after a crash, until done or out of time. Returns (rules, names not in the table,
-    every operator of the default table)."""
+    every operator of the default table, the child's plan: ``forced`` and ``preservable``)."""
     results: dict[str, TorchRule] = {}
     absent: list[str] = []
     default: set[str] = set()
+    plan: dict = {}
     # the names still to trace; for a part of the table, unknown until the child lists them
     pending: list[str] | None = list(job) if isinstance(job, list) else None
     request = job
@@ -192,6 +239,7 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
                     pending = [n for n in row["names"] if n not in results]
                     absent.extend(row.get("absent", []))
                     default.update(row.get("default", []))
+                    plan = {"forced": row.get("forced", {}), "preservable": row.get("preservable", [])}
                     continue
                 if pending is None or row.get("op") not in pending:
                     continue
@@ -218,7 +266,7 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
     for name in pending or ():
         results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
                                   name in default)
-    return results, absent, default
+    return results, absent, default, plan
 
 
 def _kind_from_name(name: str) -> str:
@@ -251,22 +299,75 @@ def _worker_main() -> None:
     table = {overload_name(op): (op, fn) for op, fn in decomposition_table.items()
              if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     table.update(core)
+    forced, preservable = _export_forced(torch)
+    cia = torch._C.DispatchKey.CompositeImplicitAutograd
+    for name, (op, _) in forced.items():
+        # what export runs: its CompositeImplicitAutograd kernel, Python's where torch registers one
+        table[name] = (op, op.py_kernels.get(cia) or op.decompose)
     if isinstance(request, dict):
         names, absent = sorted(table)[request["part"]::request["of"]], []
     else:
         names = [n for n in request if n in table]
         absent = [n for n in request if n not in table]
-    sys.stdout.write(json.dumps({"names": names, "absent": absent, "default": sorted(core)}) + "\n")
+    sys.stdout.write(json.dumps({"names": names, "absent": absent, "default": sorted(core),
+                                 "forced": {name: why for name, (_, why) in sorted(forced.items())},
+                                 "preservable": sorted(preservable)}) + "\n")
     sys.stdout.flush()
     for name in names:
         op, fn = table[name]
         kind = _schema_kind(op)
         try:
-            into, reason = _trace(op, fn, kind)
+            # an operator export always decomposes: what every example input gives (batch_norm with
+            # and without running statistics), so that a model's call is covered whatever it passes
+            into, reason = _trace(op, fn, kind, every=name in forced)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
             into, reason = None, f"{type(exc).__name__}: {_first_line(exc)}"
         sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason}) + "\n")
         sys.stdout.flush()
+
+
+#: Why torch.export decomposes an operator whatever the table says (``TorchTable.forced``).
+FORCED_WHY = {
+    "tagged": "tagged maybe_aliasing_or_mutating: export must know statically whether it aliases or mutates",
+    "batch_norm": "native_batch_norm's schema is wrong: torch always replaces it",
+    "metadata": "a metadata function: functionalization answers it",
+    "aliasing": "CompositeImplicitAutograd, and it aliases or mutates an input (its schema says so): export "
+                "cannot preserve it",
+    "no_kernel": "CompositeImplicitAutograd without a kernel to preserve",
+}
+
+
+def _export_forced(torch) -> tuple[dict[str, tuple[object, str]], set[str]]:
+    """(the ATen operators torch.export decomposes whatever the table says → (the overload, why),
+    the CompositeImplicitAutograd ones it can preserve: those a table that lacks them keeps), as
+    ``torch.export`` decides it (``torch._export.utils``: a CompositeImplicitAutograd operator is
+    preserved only when functional, neither aliasing nor mutating; ``torch._decomp``: some are
+    always decomposed)."""
+    from torch._decomp import _should_decompose_because_unsafe_op  # noqa: PLC0415
+    from torch._export.utils import _collect_all_valid_cia_ops_for_aten_namespace, _is_cia_op  # noqa: PLC0415
+    from torch._subclasses.functional_tensor import FunctionalTensor  # noqa: PLC0415
+
+    preservable = _collect_all_valid_cia_ops_for_aten_namespace()  # materializes every CIA operator too
+    forced: dict[str, tuple[object, str]] = {}
+    for packet_name in list(torch.ops.aten):
+        packet = getattr(torch.ops.aten, packet_name)
+        for op in packet.op_overloads():
+            try:
+                cia = _is_cia_op(op)
+            except RuntimeError:  # a TorchScript-only overload (aten::add.t): not a dispatcher operator
+                continue
+            if _should_decompose_because_unsafe_op(op):
+                why = "batch_norm" if op is torch.ops.aten.native_batch_norm.default else "tagged"
+            elif not cia or op in preservable:
+                continue
+            elif op in FunctionalTensor.metadata_fns:
+                why = "metadata"
+            elif op._schema.is_mutable or any(a.alias_info is not None for a in op._schema.arguments):
+                why = "aliasing"
+            else:
+                why = "no_kernel"
+            forced[overload_name(op)] = (op, FORCED_WHY[why])
+    return forced, {overload_name(op) for op in preservable}
 
 
 def overload_name(op) -> str:
@@ -291,8 +392,9 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:160]
 
 
-def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
-    """Call ``fn`` on example inputs until one call succeeds; return (targets, None) or (None, why)."""
+def _trace(op, fn, kind: str, *, every: bool = False) -> tuple[list[str] | None, str | None]:
+    """Call ``fn`` on example inputs until one call succeeds (``every``: on each example input, keeping
+    every operator any of them calls); return (targets, None) or (None, why)."""
     from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
 
     class Recorder(TorchDispatchMode):
@@ -319,12 +421,15 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
     first: str | None = None  # the error of the most ordinary example explains best
     name = overload_name(op)
     examples = _examples(op._schema)
+    found: set[str] | None = None  # with ``every``: the targets of the examples that worked so far
     while True:
         try:
             args, kwargs = next(examples)
         except StopIteration:
             break
         except _Unsupported as exc:
+            if found is not None:
+                break
             return None, f"opgov builds no example value of the argument type {exc}"
         recorder = Recorder()
         try:
@@ -338,12 +443,16 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
             continue
         seen = set(recorder.seen)
         # a decomposition may branch on a flag left at its default (var with keepdim=True
-        # broadcasts): run it again with each such flag flipped, and keep every operator seen
-        for variant in _flag_variants(op._schema, kwargs):
+        # broadcasts): run it again with each such flag flipped, and keep every operator seen;
+        # with ``every`` also each flag the call must pass (dropout's train, batch_norm's training)
+        variants = [(args, v) for v in _flag_variants(op._schema, kwargs)]
+        if every:
+            variants += list(_required_flag_variants(op._schema, args, kwargs))
+        for positional, variant in variants:
             again = Recorder()
             try:
                 with again:
-                    fn(*args, **variant)
+                    fn(*positional, **variant)
             except Exception:  # noqa: BLE001, S112 - that input is not valid for the operator
                 continue
             seen |= set(again.seen)
@@ -353,7 +462,11 @@ def _trace(op, fn, kind: str) -> tuple[list[str] | None, str | None]:
         targets.discard(name)
         if kind != "functional":
             targets.discard(_functional_name(name))
-        return sorted(targets), None
+        if not every:
+            return sorted(targets), None
+        found = (found or set()) | targets
+    if found is not None:
+        return sorted(found), None
     return None, f"no example input worked; first error: {first}"
 
 
@@ -368,6 +481,22 @@ def _flag_variants(schema, kwargs: dict):
             yield {**kwargs, arg.name: not arg.default_value}
         elif arg.name == "dim" and arg.default_value is None and "int" in typ:
             yield {**kwargs, arg.name: [0] if "List" in typ or "[]" in typ else 0}
+
+
+def _required_flag_variants(schema, args: list, kwargs: dict):
+    """(args, kwargs) with one ``bool`` argument that has no default flipped, for each such argument
+    (:func:`_build` passes those positionally unless keyword-only)."""
+    index = 0
+    for arg in schema.arguments:
+        if arg.has_default_value():
+            continue
+        positional = not arg.kwarg_only
+        if str(arg.type) == "bool" and not arg.is_out:
+            if positional and index < len(args) and isinstance(args[index], bool):
+                yield [*args[:index], not args[index], *args[index + 1:]], kwargs
+            elif not positional and isinstance(kwargs.get(arg.name), bool):
+                yield args, {**kwargs, arg.name: not kwargs[arg.name]}
+        index += positional
 
 
 def _functional_name(name: str) -> str:

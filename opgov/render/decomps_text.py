@@ -93,7 +93,7 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
         return render_python(opset)
     if fmt != "text":
         raise BadInput(f"unknown format {fmt!r} (text, json, selective-build or python)")
-    exact = f" (exact for torch {opset.torch_version})" if opset.torch_version else ""
+    exact = f" (exact for {opset.torch_facts})" if opset.torch_facts else ""
     lines = [f"opset {describe_choice(opset.choice)}: {len(opset.entries)} operators to implement{exact}"]
     for e in opset.entries:
         extra = f"  ← {', '.join(e.produced_by[:3])}{' …' if len(e.produced_by) > 3 else ''}" if e.why == "target" else ""
@@ -105,6 +105,12 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
     if opset.graph_ops:
         lines.append(f"not to implement: {len(opset.graph_ops)} graph operators ({', '.join(opset.graph_ops)}): "
                      "assertions and symbolic sizes that lowering strips or the runtime answers without a kernel")
+    if opset.torch_removes:
+        shown = [f"{op} (→ {', '.join(opset.rules[op]) or 'no operator'})" if op in opset.rules
+                 else f"{op} (not traced)" for op, _ in opset.torch_removes[:6]]
+        more = " …; --format json says why for each" if len(opset.torch_removes) > 6 else ""
+        lines.append("not listed: " + fill(TEXTS["torch_removes"], n=len(opset.torch_removes), version=opset.torch_version,
+                                           ops=", ".join(shown) + more))
     lines += [f"note: {n}" for n in opset.notes]
     if cov is not None:
         lines.append(f"models ({cov.start} operators): {cov.covered}/{len(cov.models)} covered "
@@ -185,13 +191,13 @@ def python_listing(names: Iterable[str]) -> str:
     return PYTHON_LIST["open"] + "".join(fill(PYTHON_LIST["item"], op=n) for n in names) + PYTHON_LIST["close"]
 
 
-def python_template(preset: str, torch_version: str | None) -> str:
+def python_template(preset: str, torch_facts: str | None) -> str:
     """The snippet of :func:`render_python` for a preset, with ``@choice@``, ``@keep@`` and
-    ``@decompose@`` to fill (the page fills them for its choice)."""
+    ``@decompose@`` to fill (the page fills them for its choice). ``torch_facts``: which release's
+    facts it follows (:meth:`opgov.core.opset.TorchFacts.describe`), or None."""
     exact = ""
-    if torch_version is not None:  # the adjustments measured on that torch release
-        exact = (f"\n# Exact for torch {torch_version} (the release `opgov decomps import-torch` read); "
-                 "another release may decompose differently.")
+    if torch_facts is not None:  # the adjustments measured on that torch release
+        exact = f"\n# Exact for {torch_facts}; another release may decompose differently."
     base = "{}" if PRESET_POLICY[preset]["from_empty"] else "torch.export.default_decompositions()"
     # measured code also adds decompositions only the default table holds (CompositeImplicitAutograd)
     default = "_default = torch.export.default_decompositions()\n" if exact else ""
@@ -254,7 +260,7 @@ def render_python(opset: Opset) -> str:
     kept = list(choice.keep) if PRESET_POLICY[choice.preset]["from_empty"] else set(choice.keep) | opset.operators
     if opset.torch_version is not None:
         extra, kept = opset.code_decompose, list(opset.code_keep)
-    return fill(python_template(choice.preset, opset.torch_version), choice=describe_choice(choice),
+    return fill(python_template(choice.preset, opset.torch_facts), choice=describe_choice(choice),
                 keep=python_listing(kept), decompose=python_listing(extra))
 
 

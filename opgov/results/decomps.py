@@ -88,6 +88,13 @@ class CoverageOut(BaseModel):
     not_in_registry: list[str] = []
 
 
+class TorchRemovedOut(BaseModel):
+    """An operator torch.export decomposes whatever the table says."""
+
+    why: str
+    into: list[str] | None = Field(description="what torch turns it into (traced); null when it could not be traced")
+
+
 class OpsetReport(BaseModel):
     """JSON shape of ``opgov opset build --format json``."""
 
@@ -110,6 +117,14 @@ class OpsetReport(BaseModel):
         "with torch: operators the generated code removes from torch's default table"))
     code_decompose: list[str] = Field(default_factory=list, description=(
         "with torch: operators the generated code adds torch's own decomposition for"))
+    torch_removes: dict[str, TorchRemovedOut] = Field(default_factory=dict, description=(
+        "with torch: the registry's operators torch.export decomposes by itself, whatever the table says "
+        "(CompositeImplicitAutograd ones it cannot preserve, e.g. batch_norm, reshape); never in `operators` "
+        "nor needed by a model: what they become is. Operator → why and into what"))
+    torch_facts: str | None = Field(default=None, description=(
+        "which torch release's facts the opset follows and where they come from: recorded by `opgov decomps "
+        "import-torch` from the user's torch, or opgov's shipped facts (for the snapshot's release, else the "
+        "nearest one it ships); null without torch facts"))
     coverage: CoverageOut | None = None
 
     @classmethod
@@ -133,7 +148,10 @@ class OpsetReport(BaseModel):
                    notes=list(opset.notes), not_functional=list(opset.not_functional),
                    graph_ops={op: graph_op_reason(op) for op in opset.graph_ops},
                    torch=opset.torch_version, code_keep=list(opset.code_keep),
-                   code_decompose=list(opset.code_decompose), coverage=c)
+                   code_decompose=list(opset.code_decompose),
+                   torch_removes={op: TorchRemovedOut(why=why, into=list(opset.rules[op]) if op in opset.rules else None)
+                                  for op, why in opset.torch_removes},
+                   torch_facts=opset.torch_facts, coverage=c)
 
 
 # --- check-model ----------------------------------------------------------------------------------

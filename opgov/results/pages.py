@@ -61,6 +61,11 @@ class OpsetData(Result):
         "is exact for it"))
     graph_ops: dict[str, str] = Field(description="graph operators (assertions, symbolic sizes): never in an opset, "
                                                   "never missing; operator → why it needs no kernel")
+    removed: dict[str, str] = Field(default_factory=dict, description=(
+        "with torch's facts: the registry's operators torch.export decomposes whatever the table says → why "
+        "(never listed, never needed: what they become is)"))
+    torch_facts: str | None = Field(default=None, description=(
+        "which torch release's facts and from where: recorded by `decomps import-torch`, or opgov's shipped ones"))
 
 
 class RuleInfo(Result):

@@ -87,36 +87,65 @@ TORCH_FACTS_KEY = "torch_facts"
 def torch_facts(session):
     """The :class:`opgov.core.opset.TorchFacts` recorded by the last ``decomps import-torch``, or
     ``None`` when torch's table was never imported."""
-    from opgov.core.opset import TorchFacts
-
     value = session.scalar(select(settings.c.value).where(settings.c.key == TORCH_FACTS_KEY))
     if value is None:
         return None
-    data = json.loads(value)
+    return facts_of(json.loads(value), source="import-torch")
+
+
+def opset_facts(session):
+    """The torch facts an opset follows: those ``decomps import-torch`` recorded (the user's own
+    torch, the whole table), else opgov's shipped facts for the latest snapshot's release, or the
+    nearest release it ships facts for (``nearest_to`` says so); None when the snapshot's label
+    names no release (``v2``) and nothing was recorded."""
+    from opgov.core.opset import nearest_release
+    from opgov.db.tables import snapshots
+    from opgov.resources import shipped_torch_facts
+
+    facts = torch_facts(session)
+    if facts is not None and facts.complete:
+        return facts
+    label = session.scalar(select(snapshots.c.label).order_by(snapshots.c.position.desc()).limit(1))
+    shipped = shipped_torch_facts()
+    release = nearest_release(label, shipped)
+    if release is None:
+        return None
+    return _shipped_facts(str(shipped[release]), None if release == label.removeprefix("v") else label)
+
+
+def _shipped_facts(path: str, nearest_to: str | None):
+    from dataclasses import replace
+
+    return replace(_read_shipped(path), nearest_to=nearest_to)
+
+
+_SHIPPED_CACHE: dict[str, Any] = {}
+
+
+def _read_shipped(path: str):
+    """A shipped facts file, read once per process (a server builds many opsets)."""
+    if path not in _SHIPPED_CACHE:
+        _SHIPPED_CACHE[path] = facts_of(json.loads(Path(path).read_text(encoding="utf-8")), source="shipped")
+    return _SHIPPED_CACHE[path]
+
+
+def facts_of(data: dict, *, source: str):
+    """:class:`opgov.core.opset.TorchFacts` from their JSON form (the settings row, a shipped file)."""
+    from opgov.core.opset import TorchFacts
+
     return TorchFacts(version=data["version"], default=frozenset(data["default"]),
                       targets={op: tuple(t) if t is not None else None for op, t in data["targets"].items()},
-                      reasons=data.get("reasons", {}), complete=data.get("complete", False))
+                      reasons=data.get("reasons", {}), complete=data.get("complete", False),
+                      forced=data.get("forced", {}), preservable=frozenset(data.get("preservable", ())),
+                      source=source)
 
 
 def _save_torch_facts(session, table, *, whole: bool) -> None:
     """Record ``table`` (a :class:`opgov.formats.torch_decomps.TorchTable`) as the facts of its
     torch release; a partial import (``--only``) of the same release adds to what is recorded."""
-    previous = torch_facts(session)
-    targets: dict[str, list[str] | None] = {}
-    reasons: dict[str, str] = {}
-    complete = whole
-    if previous is not None and previous.version == table.version:
-        complete = complete or previous.complete
-        targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
-        reasons = dict(previous.reasons)
-    for rule in table.rules:
-        targets[rule.op] = list(rule.into) if rule.into is not None else None
-        if rule.into is None:
-            reasons[rule.op] = rule.reason or "not traced"
-        else:
-            reasons.pop(rule.op, None)
-    value = json.dumps({"version": table.version, "default": sorted(table.default), "targets": targets,
-                        "reasons": reasons, "complete": complete}, sort_keys=True)
+    from opgov.formats.torch_decomps import facts_json
+
+    value = json.dumps(facts_json(table, torch_facts(session), whole=whole), sort_keys=True)
     session.execute(delete(settings).where(settings.c.key == TORCH_FACTS_KEY))
     session.execute(insert(settings).values(key=TORCH_FACTS_KEY, value=value))
 
@@ -422,9 +451,7 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
     models_given = load_corpora(models) if models else None  # read before the work: a bad file says so first
-    facts = torch_facts(ctx.session)
-    if facts is not None and not facts.complete:
-        facts = None  # an --only import: too few decompositions traced to be exact
+    facts = opset_facts(ctx.session)  # an --only import alone is too few decompositions to be exact
     opset = build_opset(operators=infos, rules=rules, preset=preset, decompose=decompose, keep=keep, torch=facts,
                         implicit=implicit_operators(ctx.session) if facts is not None else ())
     cov = None

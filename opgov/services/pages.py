@@ -43,7 +43,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.opset import POLICY_FLAGS, OpInfo, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
-    from opgov.services.decompositions import current_rules, implicit_operators, out_variants, torch_facts
+    from opgov.services.decompositions import current_rules, implicit_operators, opset_facts, out_variants
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)
@@ -51,14 +51,12 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     if not rows:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     infos = {name: OpInfo(category, lifecycle, kind) for name, category, lifecycle, kind in rows}
-    facts = torch_facts(ctx.session)
-    if facts is not None and not facts.complete:
-        facts = None  # an --only import: too few decompositions traced to be exact (as `opset build`)
+    facts = opset_facts(ctx.session)  # as `opset build`
     policy = opset_policy(operators=infos, rules=current_rules(ctx.session), torch=facts,
                           implicit=implicit_operators(ctx.session) if facts is not None else ())
     location = models_location(models)
     return OpsetData(**policy, flags=POLICY_FLAGS,
-                     code={p: python_template(p, policy["torch"]) for p in policy["presets"]},
+                     code={p: python_template(p, policy["torch_facts"]) for p in policy["presets"]},
                      python_list=PYTHON_LIST, selective_build=SELECTIVE_BUILD,
                      out_variants=dict(sorted(out_variants(ctx, infos).items())),
                      models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS))

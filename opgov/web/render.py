@@ -135,7 +135,8 @@ def opset_page(links: Links, data) -> str:
     payload = data.model_dump_json(by_alias=True)
     return render("opset.html", links, current="opset", title="Build your own opset",
                   json_twin="pages/opset" if not links.static else "opset", data=embed_json(payload),
-                  models_source=data.models_source, n_models=len(data.models), torch=data.torch)
+                  models_source=data.models_source, n_models=len(data.models), torch=data.torch,
+                  torch_facts=data.torch_facts)
 
 
 def ops_page(links: Links, ops) -> str:

@@ -330,3 +330,73 @@ def test_text_and_json(release, rules_2023, models):
     assert data["coverage"]["suggestions"] == [] and data["coverage"]["missing_ops"] == {}
     assert "assertion" in data["graph_ops"][ASSERT_META] and "symbolic size" in data["graph_ops"]["aten::sym_size.int"]
     assert not set(data["graph_ops"]) & {e["op"] for e in data["operators"]}
+
+
+def _forced_world():
+    from opgov.core.opset import TorchFacts
+
+    ops = {"aten::batch_norm": OpInfo("decomposable"), "aten::native_batch_norm": OpInfo("decomposable"),
+           "aten::_native_batch_norm_legit_no_training": OpInfo("core"), "aten::reshape": OpInfo(None),
+           "aten::view": OpInfo("core"), "aten::layer_norm": OpInfo("decomposable"),
+           "aten::native_layer_norm": OpInfo("core"), "aten::add.Tensor": OpInfo("core")}
+    facts = TorchFacts(version="2.13.0", default=frozenset({"aten::layer_norm"}),
+                       targets={"aten::layer_norm": ("aten::native_layer_norm",),
+                                "aten::batch_norm": ("aten::native_batch_norm",),
+                                "aten::native_batch_norm": ("aten::_native_batch_norm_legit_no_training",),
+                                "aten::reshape": ("aten::view",)},
+                       forced={"aten::batch_norm": "tagged", "aten::native_batch_norm": "wrong schema",
+                               "aten::reshape": "aliases its input"},
+                       preservable=frozenset({"aten::layer_norm"}), source="shipped")
+    return ops, facts
+
+
+@pytest.mark.parametrize("preset", ["no-decomp", "core-aten", "full-decomp"])
+def test_what_torch_removes_by_itself_is_never_listed_nor_needed(preset):
+    ops, facts = _forced_world()
+    opset = build_opset(operators=ops, rules={}, preset=preset, torch=facts)
+    assert not opset.operators & set(facts.forced)
+    assert dict(opset.torch_removes) == dict(facts.forced)
+    assert opset.torch_facts == "torch 2.13.0: opgov's shipped facts"
+    model = ModelOps(name="m", family="f", exported_ops=("aten::batch_norm", "aten::reshape", "aten::add.Tensor"),
+                     core_aten_ops=("aten::_native_batch_norm_legit_no_training", "aten::view", "aten::add.Tensor"))
+    (cov,) = coverage(opset, {"m": model}, {}).models
+    assert set(cov.needed) == {"aten::_native_batch_norm_legit_no_training", "aten::view", "aten::add.Tensor"}
+    if preset == "no-decomp":
+        why = {e.op: e for e in opset.entries}
+        assert why["aten::_native_batch_norm_legit_no_training"].produced_by == ("aten::batch_norm",
+                                                                                "aten::native_batch_norm")
+        assert "aten::layer_norm" in opset.operators  # preservable: no-decomp keeps it
+
+
+def test_keeping_what_torch_removes_is_refused_with_what_it_becomes():
+    from opgov.core.errors import PolicyRefusal
+
+    ops, facts = _forced_world()
+    with pytest.raises(PolicyRefusal, match=r"--keep aten::batch_norm: .*\(tagged\).*instead: "
+                                            r"aten::_native_batch_norm_legit_no_training$"):
+        build_opset(operators=ops, rules={}, preset="no-decomp", keep=["aten::batch_norm"], torch=facts)
+    kept = build_opset(operators=ops, rules={}, preset="core-aten", keep=["aten::layer_norm"], torch=facts)
+    assert "aten::layer_norm" in kept.operators and "aten::layer_norm" in kept.code_keep
+
+
+@pytest.mark.parametrize(("label", "expected"), [("2.13.0", "2.13.0"), ("2.12.0", "2.13.0"), ("2.15.0", "2.14.1"),
+                                                 ("2.14.0.dev20260101", "2.14.1"), ("v2", None), ("main", None)])
+def test_a_snapshot_uses_the_nearest_release_shipped(label, expected):
+    from opgov.core.opset import nearest_release
+
+    assert nearest_release(label, ["2.13.0", "2.14.1"]) == expected
+
+
+def test_every_shipped_torch_facts_file_loads_by_its_release():
+    """data/torch/: one file per torch release opgov was built with, each whole and named by it."""
+    from opgov.resources import shipped_torch_facts
+    from opgov.services.decompositions import facts_of
+
+    shipped = shipped_torch_facts()
+    assert {"2.13.0", "2.14.1"} <= set(shipped)
+    for release, path in shipped.items():
+        facts = facts_of(json.loads(path.read_text()), source="shipped")
+        assert facts.version.split("+")[0] == release and facts.complete
+        assert {"aten::batch_norm", "aten::reshape", "aten::flatten.using_ints", "aten::dropout"} <= set(facts.forced)
+        assert "aten::layer_norm" in facts.preservable and "aten::layer_norm" in facts.default
+        assert facts.targets["aten::reshape"] == ("aten::view",)

@@ -132,17 +132,11 @@ def _graph_ops(program) -> set[str]:
     return found
 
 
-# x.max(): the 2023 review decided aten::max decomposes (into amax/argmax), so without torch's
-# facts opgov does not list it; torch 2.13 has no decomposition for it at all, so the graph keeps
-# it. A database where `decomps import-torch` has not run cannot know that: the case fails, and
-# says so (strict); with the facts recorded it holds (test_with_torchs_facts_every_case_holds).
-KNOWN_GAP = {"max": "aten::max: decided decomposable, but torch has no decomposition; known only from "
-                    "torch's facts (decomps import-torch)"}
-
-CASES = [pytest.param(choice, model, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAP[model])
-                      if model in KNOWN_GAP and choice != "no-decomp" else ())
-         for choice in CHOICES for model in ("norms", "activations", "reductions", "max", "attention",
-                                             "interpolation", "shuffles", "data-dependent")]
+# x.max(): the 2023 review decided aten::max decomposes (into amax/argmax); torch 2.13 has no
+# decomposition for it at all, so the graph keeps it. Without `decomps import-torch` the opset
+# follows opgov's shipped facts of that release, which know it: every case holds either way.
+CASES = [(choice, model) for choice in CHOICES for model in ("norms", "activations", "reductions", "max", "attention",
+                                                              "interpolation", "shuffles", "data-dependent")]
 
 
 MODELS = ("norms", "activations", "reductions", "max", "attention", "interpolation", "shuffles", "data-dependent")
@@ -155,7 +149,7 @@ def test_the_generated_code_leaves_only_listed_operators(opsets, exported, choic
 
 @pytest.mark.parametrize(("choice", "model"), [(c, m) for c in CHOICES for m in MODELS])
 def test_with_torchs_facts_every_case_holds(opsets_with_torch, exported, torch_mod, choice, model):
-    """With the facts of the installed torch, the known gap closes: aten::max is listed."""
+    """With the facts of the installed torch recorded, aten::max is listed too."""
     report = opsets_with_torch[choice][0]
     assert report["torch"] == torch_mod.__version__
     _lower_and_compare(opsets_with_torch, exported, choice, model)

@@ -183,7 +183,8 @@ def test_the_cli_says_which_torch_release_it_is_exact_for(db, torch_mod, tmp_pat
     assert done.returncode == 1 and "has no decomposition" in done.stderr and "Traceback" not in done.stderr
     text = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "opset", "build"], capture_output=True,
                           text=True, check=True).stdout
-    assert f"(exact for torch {torch_mod.__version__})" in text.splitlines()[0]
+    assert f"(exact for torch {torch_mod.__version__}: the facts `opgov decomps import-torch` recorded)" in \
+        text.splitlines()[0]
     assert "not to implement:" in text and "aten::_assert_scalar" in text
 
 

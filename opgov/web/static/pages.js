@@ -66,8 +66,17 @@ function buildOpset(data, preset, decompose, keep) {
       if (flag(op, "z")) throw new Error(fill(T.refuse_none, { op }));
       if (flag(op, "u")) throw new Error(fill(T.refuse_untraced, { op, reason: data.reasons[op] }));
     }
+    // torch.export decomposes it whatever the table says: no choice keeps it
+    const traced = (op) => has(data.into, op) || has(data.rules, op);
+    const becomes = new Leaves(targets, (op) => flag(op, "e") && traced(op));
+    for (const op of kept) {
+      if (flag(op, "e")) {
+        const ops = traced(op) ? sorted(becomes.of(op)).join(", ") || "(no operator)" : "(not traced)";
+        throw new Error(fill(T.refuse_keep, { op, reason: data.removed[op], ops }));
+      }
+    }
     // what the generated code lets torch decompose: the choice, where torch can
-    const table = new Set(Object.keys(data.operators).filter((op) => decomposes(op) && (flag(op, "t") || extraSet.has(op))));
+    const table = new Set(Object.keys(data.operators).filter((op) => decomposes(op) && (flag(op, "t") || extraSet.has(op)) && !flag(op, "e")));
     const probe = new Leaves(targets, (op) => table.has(op) && (has(data.into, op) || has(data.rules, op)));
     const outside = new Set(data.outside), foreign = new Map();
     for (const op of sorted(table)) {
@@ -76,7 +85,7 @@ function buildOpset(data, preset, decompose, keep) {
       if (leaving.length) foreign.set(op, leaving);
     }
     for (const op of foreign.keys()) table.delete(op);
-    does = (op) => table.has(op);
+    does = (op) => table.has(op) || flag(op, "e");
     const inDefault = withFlag(data, "T");
     if (P.from_empty) codeDecompose = sorted(table);
     else {
@@ -109,6 +118,7 @@ function buildOpset(data, preset, decompose, keep) {
   };
   const addLeaves = (op) => { for (const leaf of leaves.of(op)) add(leaf, "target", op); };
   for (const op of sorted(withFlag(data, P.candidate))) {
+    if (data.torch !== null && flag(op, "e")) { if (expands(op)) addLeaves(op); continue; }  // export removes it
     if (!decomposes(op)) add(op, whyKept(op));
     else if (expands(op)) addLeaves(op);
     else if (data.torch !== null && flag(op, "i")) continue;  // export's tracing decomposes it
@@ -137,7 +147,10 @@ function buildOpset(data, preset, decompose, keep) {
 
 function coverage(data, opset) {
   const start = data.presets[opset.choice.preset].start, decomposed = new Set(opset.decomposed);
-  const leaves = new Leaves((op) => data.rules[op], (op) => decomposed.has(op) && has(data.rules, op));
+  // what torch.export decomposes whatever the table says becomes what torch turns it into
+  const removed = (op) => flagged(data, op, "e") && has(data.into, op);
+  const leaves = new Leaves((op) => (removed(op) ? data.into[op] : data.rules[op]),
+                            (op) => decomposed.has(op) && (has(data.rules, op) || removed(op)));
   const have = new Set(opset.entries.map((e) => e.op)), kept = new Set(opset.choice.keep);
   const models = data.models.map((m) => {
     let ops = start === "exported" ? m.exported_ops.slice() : m.core_aten_ops.slice();
@@ -206,6 +219,13 @@ function renderSelectiveBuild(data, opset) {
   const text = fill(S.header, { label, n: selected.size });
   if (!selected.size) return text + S.empty;
   return text + S.open + sorted(selected.keys()).map((op) => fill(S.item, { op, why: selected.get(op) })).join("");
+}
+
+/* operator → why, as "a, b (why); c (other why)" */
+function byReason(whys) {
+  const groups = new Map();
+  for (const op of Object.keys(whys)) groups.set(whys[op], (groups.get(whys[op]) || []).concat([op]));
+  return [...groups].map(([why, ops]) => `${ops.join(", ")} (${why})`).join("; ");
 }
 
 function percent(share) { return Math.round(share * 100) + "%"; }
@@ -311,6 +331,9 @@ function startPage() {
     }));
     document.getElementById("without-rule").textContent = opset.without_rule.length
       ? `${opset.without_rule.length} operators would be decomposed but have no rule; a backend implements them only for models that use them.` : "";
+    const gone = Object.keys(data.removed || {});
+    document.getElementById("torch-removes").textContent = gone.length
+      ? "Not listed: " + fill(data.texts.torch_removes, { n: gone.length, ops: byReason(data.removed) }) : "";
     document.getElementById("notes").replaceChildren(...opset.notes.map((note) => el("li", { text: note })));
     document.getElementById("graph-ops").textContent = opset.graph_ops.length
       ? `Not to implement: ${opset.graph_ops.length} graph operators (${opset.graph_ops.join(", ")}) — assertions and symbolic sizes that lowering strips or the runtime answers without a kernel.` : "";

@@ -1,0 +1,52 @@
+"""Write the torch facts opgov ships: what one torch release's export does, traced from that torch.
+
+    .venv/bin/python scripts/build_torch_facts.py [--out data/torch] [--budget 900]
+
+Run it with the torch release to record installed (in any virtual environment where opgov is
+importable: ``PYTHONPATH=. /other/venv/bin/python scripts/build_torch_facts.py``). It traces the
+whole decomposition table as ``opgov decomps import-torch`` does (opgov.formats.torch_decomps:
+torch.export's default table, torch._decomp's other decompositions, the operators export
+decomposes whatever the table says and the CompositeImplicitAutograd ones it can preserve) and
+writes ``data/torch/torch-<release>.json``, which opgov loads by name when a database holds no
+facts of its own (opgov/resources.py, opgov/services/decompositions.py).
+tests/formats/test_shipped_torch_facts.py checks that the file of the installed release is what
+this script writes now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from opgov.formats.torch_decomps import facts_file_text, read_torch_table  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "torch")
+    parser.add_argument("--budget", type=float, default=900.0, help="seconds for the whole trace")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    table = read_torch_table(time_budget_s=args.budget, workers=args.workers)
+    text = facts_file_text(table)
+    facts = json.loads(text)
+    untraced = sum(1 for t in facts["targets"].values() if t is None)
+    if any("time budget" in why for why in facts["reasons"].values()):
+        print(f"torch {table.version}: out of time before every decomposition was traced; raise --budget",
+              file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"torch-{facts['version'].split('+')[0]}.json"  # the release, without a local label (+cpu)
+    path.write_text(text)
+    print(f"{path}: torch {facts['version']}, {len(facts['default'])} in the default table, "
+          f"{len(facts['targets'])} decompositions ({untraced} untraced), {len(facts['forced'])} decomposed "
+          f"whatever the table says, {len(facts['preservable'])} preservable")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
