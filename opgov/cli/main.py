@@ -24,6 +24,7 @@ from opgov.cli import commands_runtimes  # noqa: F401
 from opgov.cli import commands_upgraders  # noqa: F401
 from opgov.cli import commands_site  # noqa: F401
 from opgov.cli import commands_usecases  # noqa: F401
+from opgov.cli import commands_queue  # noqa: F401
 from opgov.core.errors import OpgovError
 
 
