@@ -27,6 +27,7 @@ from opgov.services.common import Ctx
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
 _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
+_CATEGORY = {"decompose": "decomposable", "core": "core", "custom": "custom"}
 
 
 def _models(models: str | None):
@@ -218,6 +219,8 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
             skipped[item.operator] = f"proposal {item.proposal.id} ({item.proposal.kind}) is open"
         elif item.suggestion == Suggestion.human:
             skipped[item.operator] = f"a human's call: {item.because}"
+        elif item.category_source == "decision" and item.category == _CATEGORY[item.suggestion]:
+            skipped[item.operator] = f"the committee decided it {item.category} already: {item.because}"
         elif item.suggestion == Suggestion.decompose and not item.targets:
             skipped[item.operator] = (f"{item.because}; no traced targets or rule on record: "
                                       "propose-decompose --into by hand")
