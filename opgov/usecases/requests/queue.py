@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from opgov.core.vocab import QueueReason, Suggestion
-from opgov.usecases.fields import Corpus
+from opgov.usecases.fields import Corpus, Flag
 from opgov.usecases.requests import Request
 
 ReasonName = Literal[tuple(r.value for r in QueueReason)]  # type: ignore[valid-type]
@@ -35,4 +35,4 @@ class QueueQuery(QueueFilter):
 
 
 class SuggestedTriageRequest(QueueFilter):
-    apply: bool = Field(default=False, description="false: a dry run that names the proposals and writes nothing")
+    apply: Flag = Field(default=False, description="false: a dry run that names the proposals and writes nothing")
