@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from opgov.core.queue import Evidence
 
-__all__ = ["OpenProposalRef", "QueueItem", "QueueView", "SuggestedProposal", "SuggestedTriage"]
+__all__ = ["Agenda", "AgendaItem", "OpenProposalRef", "QueueItem", "QueueView", "SuggestedProposal", "SuggestedTriage"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +84,29 @@ class SuggestedTriage:
     applied: bool
     proposals: tuple[SuggestedProposal, ...]
     skipped: dict[str, str]
+
+
+@dataclass(frozen=True)
+class AgendaItem:
+    """A queued operator as the weekly report's agenda names it."""
+
+    operator: str
+    waiting_since: str
+    suggestion: str
+    because: str
+    runtimes: int
+    models: int
+
+
+@dataclass(frozen=True)
+class Agenda:
+    """The queue for the committee's meeting (the weekly report): how many wait (``total``), how many
+    of each suggestion, the oldest waiting and those with the most runtime or model impact (at most
+    ``shown`` each); ``torch``: the release whose facts the suggestions hold (None: none recorded)."""
+
+    total: int
+    counts: dict[str, int]
+    oldest: tuple[AgendaItem, ...]
+    most_impact: tuple[AgendaItem, ...]
+    shown: int
+    torch: str | None

@@ -22,7 +22,8 @@ from opgov.core.queue import (Advice, CompositeFact, Evidence, ModelsFact, Relat
                               WaitFact, family_fact, kind_fact, suggest, torch_fact)
 from opgov.core.vocab import QueueReason, Suggestion
 from opgov.db.tables import operators, proposals, snapshots
-from opgov.results.queue import OpenProposalRef, QueueItem, QueueView, SuggestedProposal, SuggestedTriage
+from opgov.results.queue import (Agenda, AgendaItem, OpenProposalRef, QueueItem, QueueView, SuggestedProposal,
+                                 SuggestedTriage)
 from opgov.services.common import Ctx
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
@@ -235,3 +236,20 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
                                         targets=tuple(targets or ()), rationale=rationale,
                                         id=view.id if view is not None else None))
     return SuggestedTriage(applied=apply, proposals=tuple(opened), skipped=skipped)
+
+
+AGENDA_SHOWN = 10  # operators the weekly report's agenda names in each of its two lists
+
+
+def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
+    """The weekly report's agenda: the queue's counts by suggestion, the oldest waiting, and those
+    with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``)."""
+    def entry(i: QueueItem) -> AgendaItem:
+        return AgendaItem(operator=i.operator, waiting_since=i.waiting_since, suggestion=i.suggestion,
+                          because=i.because, runtimes=len(i.evidence.runtimes.implemented_by),
+                          models=len(i.evidence.models.used_by))
+
+    oldest = queue(ctx, sort="waiting", limit=shown)
+    impact = queue(ctx, sort="impact", limit=shown)
+    return Agenda(total=oldest.total, counts=oldest.counts, oldest=tuple(entry(i) for i in oldest.items),
+                  most_impact=tuple(entry(i) for i in impact.items if i.impact), shown=shown, torch=oldest.torch)

@@ -54,6 +54,12 @@ def test_every_queued_operator_arrives_with_its_evidence(db, torch_mod):
     report = db.ok("report", "weekly", "--format", "json").json()
     waiting = {r["operator"] for r in report["review_queue"]}
     assert {i["operator"] for i in view["items"]} == waiting | open_proposals
+    # the weekly report's agenda: the counts by suggestion, the oldest waiting, the most impact
+    agenda = report["agenda"]
+    assert agenda["total"] == view["total"] and agenda["counts"] == view["counts"]
+    assert [a["operator"] for a in agenda["oldest"]] == [i["operator"] for i in view["items"][:agenda["shown"]]]
+    impact = [a["runtimes"] + a["models"] for a in agenda["most_impact"]]
+    assert impact == sorted(impact, reverse=True) and impact[0] == max(i["impact"] for i in view["items"])
     for item in view["items"]:
         ev = item["evidence"]
         assert item["waiting_since"] in history and item["reasons"] and item["because"], item["operator"]
