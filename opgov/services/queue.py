@@ -181,7 +181,13 @@ def queue(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[str] = (), sn
         raise BadInput(f"unknown sort {sort!r} (one of {', '.join(SORTS)})")
     if limit < 0 or offset < 0:
         raise BadInput("limit and offset are whole numbers, 0 or more")
-    items, history, place, sources = queue_items(ctx, models=models)
+    return _view(queue_items(ctx, models=models), reason=reason, match=match, snapshot=snapshot,
+                 suggestion=suggestion, sort=sort, limit=limit, offset=offset)
+
+
+def _view(read: tuple, *, reason: Sequence[str] = (), match: Sequence[str] = (), snapshot: Sequence[str] = (),
+          suggestion: Sequence[str] = (), sort: str = "waiting", limit: int = 0, offset: int = 0) -> QueueView:
+    items, history, place, sources = read
     chosen = _select(items, history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
     keys = {"waiting": lambda i: (place.get(i.waiting_since, -1), i.operator),
             "operator": lambda i: i.operator,
@@ -249,7 +255,8 @@ def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
                           because=i.because, runtimes=len(i.evidence.runtimes.implemented_by),
                           models=len(i.evidence.models.used_by))
 
-    oldest = queue(ctx, sort="waiting", limit=shown)
-    impact = queue(ctx, sort="impact", limit=shown)
+    read = queue_items(ctx)
+    oldest = _view(read, sort="waiting", limit=shown)
+    impact = _view(read, sort="impact", limit=shown)
     return Agenda(total=oldest.total, counts=oldest.counts, oldest=tuple(entry(i) for i in oldest.items),
                   most_impact=tuple(entry(i) for i in impact.items if i.impact), shown=shown, torch=oldest.torch)
