@@ -105,7 +105,8 @@ def queue(ctx: Reader, request: Request, match: str = "", suggestion: str = "", 
                           models=models_location(request))
     except BadInput as err:
         return _html(error_page(_links(), str(err)), 400)
-    return _html(queue_page(_links(), view, weekly_report(ctx), history=snapshot_history(ctx), params=params))
+    return _html(queue_page(_links(), view, weekly_report(ctx, with_agenda=False), history=snapshot_history(ctx),
+                            params=params))
 
 
 @router.get("/report", response_class=HTMLResponse)
