@@ -86,12 +86,27 @@ def proposals(ctx: Reader) -> HTMLResponse:
     return _html(proposals_page(_links(), list_proposals(ctx)))
 
 
-@router.get("/queue", response_class=HTMLResponse)
-def queue(ctx: Reader) -> HTMLResponse:
-    from opgov.services.reports import weekly_report
-    from opgov.web.render import queue_page
+QUEUE_PAGE = 50  # operators on one page of /queue
 
-    return _html(queue_page(_links(), weekly_report(ctx)))
+
+@router.get("/queue", response_class=HTMLResponse)
+def queue(ctx: Reader, request: Request, match: str = "", suggestion: str = "", reason: str = "",
+          snapshot: str = "", sort: str = "waiting", page: int = 1) -> HTMLResponse:
+    from opgov.core.errors import BadInput
+    from opgov.services.queue import queue as queue_view, snapshot_history
+    from opgov.services.reports import weekly_report
+    from opgov.web.render import error_page, queue_page
+
+    params = {"match": match, "suggestion": suggestion, "reason": reason, "snapshot": snapshot, "page": page}
+    try:
+        view = queue_view(ctx, match=[match] if match else [], suggestion=[suggestion] if suggestion else [],
+                          reason=[reason] if reason else [], snapshot=[snapshot] if snapshot else [], sort=sort,
+                          limit=QUEUE_PAGE, offset=QUEUE_PAGE * (max(page, 1) - 1),
+                          models=models_location(request))
+    except BadInput as err:
+        return _html(error_page(_links(), str(err)), 400)
+    return _html(queue_page(_links(), view, weekly_report(ctx, with_agenda=False), history=snapshot_history(ctx),
+                            params=params))
 
 
 @router.get("/report", response_class=HTMLResponse)

@@ -19,6 +19,7 @@ from opgov.cli import commands_runtimes  # noqa: F401
 from opgov.cli import commands_upgraders  # noqa: F401
 from opgov.cli import commands_site  # noqa: F401
 from opgov.cli import commands_status  # noqa: F401
+from opgov.cli import commands_queue  # noqa: F401
 from opgov.core.errors import OpgovError
 
 

@@ -143,6 +143,17 @@ class OperatorName:
         return self.name
 
     @property
+    def backward(self) -> bool:
+        """A gradient formula's operator: ``native_layer_norm_backward``, ``_cudnn_rnn_backward``."""
+        return self.name == "backward" or "_backward" in self.name
+
+    @property
+    def internal(self) -> bool:
+        """Named with a leading ``_`` (``_foreach_add``, ``_softmax``): internal to PyTorch by
+        convention; the dunders (``__and__``) are not."""
+        return self.name.startswith("_") and not self.dunder
+
+    @property
     def functional_overload(self) -> bool:
         """``native_batch_norm_functional``: a functional variant spelled as its own name."""
         return not self.dunder and self.name.endswith("_functional")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Category", "FindingKind", "Lifecycle", "Preset", "ProposalKind", "Severity"]
+__all__ = ["Category", "FindingKind", "Lifecycle", "Preset", "ProposalKind", "QueueReason", "Severity", "Suggestion"]
 
 
 class Category(enum.StrEnum):
@@ -85,3 +85,21 @@ class Preset(enum.StrEnum):
     core_aten = "core-aten"  # the core ATen opset: decomposable operators decomposed
     no_decomp = "no-decomp"  # every operator a model can export, nothing decomposed
     full_decomp = "full-decomp"  # every rule applied, core operators with a rule included
+
+
+class Suggestion(enum.StrEnum):
+    """What the committee's workbench (``opgov queue``) suggests for a queued operator, from its
+    evidence only (:mod:`opgov.core.queue`)."""
+
+    decompose = "decompose"  # torch decomposes it into core operators, or export never holds it
+    custom = "custom"  # no decomposition, no runtime implements it, no model uses it
+    core = "core"  # no decomposition, and runtimes implement it or models use it
+    human = "human"  # the evidence disagrees, or is missing: a person must look
+
+
+class QueueReason(enum.StrEnum):
+    """Why an operator waits for the committee."""
+
+    undecided = "undecided"  # new in a snapshot: no category decided yet
+    tag_change = "tag-change"  # a release added or dropped its core tag
+    proposal = "proposal"  # a proposal on it is open

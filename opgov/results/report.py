@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
+from opgov.results.queue import Agenda
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -213,6 +214,9 @@ class WeeklyReport(BaseModel):
     review_queue: tuple[ReviewItem, ...] = Field(default=(), description=(
         "functional operators waiting for a category decision; the in-place, out= and other variants a release "
         "adds with them are not listed (they follow their functional operator's category)"))
+    agenda: Agenda | None = Field(default=None, description=(
+        "the queue for the meeting (opgov queue): counts by suggestion, the oldest waiting, the most runtime or model "
+        "impact; null when the report is not of the latest snapshot"))
     proposals_open: tuple[OpenProposal, ...] = ()
     proposals_decided: tuple[DecidedProposal, ...] = ()
     lifecycle_overdue: tuple[LifecycleDue, ...] = ()
@@ -297,6 +301,7 @@ class WeeklyReport(BaseModel):
 
 SECTION_KEYS: tuple[str, ...] = (
     "review_queue",
+    "agenda",
     "proposals_open",
     "proposals_decided",
     "lifecycle_overdue",
@@ -314,5 +319,5 @@ SECTION_KEYS: tuple[str, ...] = (
 )
 """The report's sections, in reading order; each is one key of the JSON and one heading."""
 
-_STANDING_KEYS = frozenset({"deprecated_ops", "core_drift", "opset_now", "opset_trend"})
+_STANDING_KEYS = frozenset({"agenda", "deprecated_ops", "core_drift", "opset_now", "opset_trend"})
 _ACTION_KEYS = tuple(k for k in SECTION_KEYS if k not in _STANDING_KEYS)

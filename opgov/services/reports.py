@@ -104,8 +104,10 @@ class _Op:
     lifecycle: str = "active"
 
 
-def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | None = None) -> WeeklyReport:
-    """The committee's weekly report for the period ``(since, as_of]`` (see the module docstring)."""
+def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | None = None,
+                  with_agenda: bool = True) -> WeeklyReport:
+    """The committee's weekly report for the period ``(since, as_of]`` (see the module docstring);
+    ``with_agenda``: False leaves the queue's agenda out (the /queue page shows the queue itself)."""
     session = ctx.session
     as_of = as_of or ctx.now()
     since, as_of = report_period(as_of, since)
@@ -221,8 +223,13 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
                                     CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
                                                       for c in CATEGORIES})))
              for s in trend_points(snapshots, in_period)]
+    from opgov.services.queue import agenda
+
+    # the queue's agenda is today's: for a report of the latest snapshot only
+    meeting = agenda(ctx) if with_agenda and snapshots and snapshots[-1].id == latest_id else None
     return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov {__version__} for {ctx.actor}",
-                        soon_days=SOON_DAYS, review_queue=tuple(review_queue), proposals_open=tuple(proposals_open),
+                        soon_days=SOON_DAYS, review_queue=tuple(review_queue), agenda=meeting,
+                        proposals_open=tuple(proposals_open),
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
                         lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
                         deprecated_ops=tuple(deprecated), tag_changes=tuple(tag_changes), core_drift=tuple(drift),

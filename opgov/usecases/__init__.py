@@ -15,13 +15,14 @@ imports it inside the commands that ask a use case, never at start-up.
 
 from __future__ import annotations
 
-from opgov.usecases import admin, checks, compat, decomps, governance, registry, runtimes
+from opgov.usecases import admin, checks, compat, decomps, governance, queue, registry, runtimes
 from opgov.usecases.declaration import PREFIX, UseCase
 
 __all__ = ["PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
 
 USE_CASES: tuple[UseCase, ...] = (*admin.DECLARED, *governance.DECLARED, *registry.DECLARED, *decomps.DECLARED,
-                                  *runtimes.DECLARED, *checks.DECLARED, *compat.DECLARED)
+                                  *runtimes.DECLARED, *checks.DECLARED, *compat.DECLARED,
+                                  *queue.DECLARED)
 
 
 def named(name: str) -> UseCase:

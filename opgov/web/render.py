@@ -162,9 +162,25 @@ def proposals_page(links: Links, proposals) -> str:
                   open_proposals=open_, closed=closed)
 
 
-def queue_page(links: Links, report) -> str:
+def queue_page(links: Links, view, report, *, history: tuple[str, ...] = (), params: dict | None = None) -> str:
+    """The committee's workbench (``view``: :class:`opgov.results.queue.QueueView`) and the lifecycle
+    steps coming due (``report``). Served, ``params`` are the query's filters (match, suggestion,
+    reason, snapshot) and ``page``; the sort links, the form and the pager keep them."""
+    from urllib.parse import urlencode
+
+    from opgov.core.vocab import QueueReason, Suggestion
+
+    params = {k: v for k, v in (params or {}).items() if v}
+    page = max(1, int(params.get("page") or 1))
+
+    def query(**changes) -> str:
+        merged = {**params, "sort": view.sort, "page": page, **changes}
+        return links.page("queue") + "?" + urlencode({k: v for k, v in merged.items() if v not in (None, "")})
+
     return render("queue.html", links, current="queue", title="Review queue",
-                  json_twin="report/weekly" if not links.static else "report", report=report)
+                  json_twin="queue" if not links.static else "queue", view=view, report=report, history=history,
+                  params={k: params.get(k, "") for k in ("match", "suggestion", "reason", "snapshot")}, page=page,
+                  query=query, suggestions=[s.value for s in Suggestion], reasons=[r.value for r in QueueReason])
 
 
 def error_page(links: Links, message: str) -> str:

@@ -40,12 +40,16 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
                                                                            op_pages=frozenset(chosen))
     report = weekly_report(ctx)
     proposals = list_proposals(ctx)
+    from opgov.results.plain import to_json
+    from opgov.services.queue import queue
+
+    queued = queue(ctx, models=models)
     files: dict[str, str] = {
         "index.html": r.index_page(top, counts=home_counts(ctx)),
         "opset.html": r.opset_page(top, data),
         "ops.html": r.ops_page(top, all_ops),
         "proposals.html": r.proposals_page(top, proposals),
-        "queue.html": r.queue_page(top, report),
+        "queue.html": r.queue_page(top, queued, report),
         "report.html": r.report_page(top, report),
         "static/pages.css": r.stylesheet(),
         "static/pages.js": r.script("pages.js"),
@@ -53,6 +57,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         "data/operators.json": "[" + ",".join(o.model_dump_json(by_alias=True) for o in all_ops) + "]",
         "data/proposals.json": "[" + ",".join(p.model_dump_json(by_alias=True) for p in proposals) + "]",
         "data/report.json": report.model_dump_json(by_alias=True),
+        "data/queue.json": to_json(queued),
         MARKER: "written by opgov site build; the next build replaces this folder\n",
     }
     from opgov.services.runtimes import runtimes_by_name

@@ -252,3 +252,38 @@ def test_every_result_is_declared_in_the_results_package():
     for use_case in USE_CASES:
         for kind in leaves(use_case.result):
             assert kind.__module__.startswith("opgov.results."), (use_case.name, kind)
+
+
+# --- the committee's workbench (opgov.usecases.queue): the same with --server as with --db ----------
+
+QUEUE_READS = [("queue",), ("queue", "--json"), ("queue", "--format", "tsv"),
+               ("queue", "--suggestion", "human", "--sort", "operator", "--limit", "2", "--offset", "1", "--json"),
+               ("queue", "--match", "aten::_*", "--reason", "undecided", "--format", "table"),
+               ("queue", "--snapshot", "nope"),                                     # bad input: 2
+               ("triage", "--suggested"), ("triage", "--suggested", "--json"),       # dry runs
+               ("triage", "--suggested", "--match", "nothing::*")]                  # bad input: 2
+
+
+@pytest.mark.parametrize("args", QUEUE_READS, ids=" ".join)
+def test_the_queue_says_the_same_with_server_as_with_db(twins, args):
+    server, _ = twins
+    local = locally(server.db, "dev", *args)
+    assert "Traceback" not in local.stderr
+    same(remotely(server, "dev", *args), local)
+
+
+def test_triage_suggested_applies_the_same_with_server_as_with_db(twins):
+    server, local_db = twins
+    args = ("triage", "--suggested", "--apply", "--json")
+    remote, local = remotely(server, "dev", *args), locally(local_db, "dev", *args)
+    same(remote, local)
+    assert json.loads(remote.stdout)["applied"] is True
+    def proposals(db: str) -> list[tuple]:
+        return [(p["id"], p["operator"], p["kind"], p["targets"], p["rationale"], p["status"])
+                for p in json.loads(locally(db, None, "proposals", "--json").stdout)]
+
+    assert proposals(server.db) == proposals(local_db)
+    assert locally(server.db, None, "queue", "--json").stdout == locally(local_db, None, "queue", "--json").stdout
+    queued = json.loads(locally(server.db, None, "queue", "--json").stdout)
+    with server.client() as anyone:
+        assert anyone.get("/api/v1/queue").json() == queued

@@ -36,6 +36,7 @@ INVOCATIONS: dict[str, list[str]] = {
     "runtimes list": ["runtimes", "list"],
     "tokens list": ["tokens", "list"],
     "upgraders list": ["upgraders", "list"],
+    "queue": ["queue"],
 }
 
 
@@ -124,6 +125,7 @@ RECORDS = {
     "runtimes list": (lambda j: j["runtimes"], ("runtime", "runtime")),
     "tokens list": (lambda j: j, ("id", "id"), ("member", "member")),
     "upgraders list": (lambda j: j["upgraders"], ("upgrader", "name"), ("operator", "operator")),
+    "queue": (lambda j: j["items"], ("operator", "operator"), ("suggestion", "suggestion"), ("because", "because")),
 }
 # ops show: each titled part of its tsv and the JSON list that holds the same records
 SHOW_PARTS = {

@@ -214,7 +214,7 @@ def test_markdown_title_names_the_week_and_the_summary_counts(week, week_md):
     assert f"{removed} BC errors" in summary and removed == 116
     assert f"{len(week['removed_without_deprecation'])} operators removed without deprecation" in summary
     assert [line[3:] for line in week_md.splitlines() if line.startswith("## ")] == [
-        "Review queue", "Open proposals", "Decided proposals", "Lifecycle: overdue", "Lifecycle: due now",
+        "Review queue", "Agenda: the queue with its suggestions", "Open proposals", "Decided proposals", "Lifecycle: overdue", "Lifecycle: due now",
         "Lifecycle: due within 7 days", "Deprecated operators", "Core and lifecycle tags changed", "Core drift",
         "Compatibility findings", "Removed without deprecation", "Exceptions expired",
         "Exceptions expiring within 7 days",
@@ -558,7 +558,7 @@ def test_before_the_first_import_the_report_is_quiet(history):
     quiet = [line for line in md.splitlines() if "Nothing happened" in line]
     assert quiet == ["**Nothing happened between 2024-11-24 and 2024-12-01; nothing is due.**"]
     data = weekly(history, "--as-of", "2024-12-01")
-    assert all(data[k] == [] for k in SECTION_KEYS if k != "opset_now")
+    assert all(data[k] == [] for k in SECTION_KEYS if k not in ("opset_now", "agenda")) and data["agenda"] is None
 
 
 def test_an_empty_database_says_so_in_every_format(make_cli, tmp_path):

@@ -228,7 +228,7 @@ def test_markdown_has_title_with_period_and_one_heading_per_section(report):
     assert md.startswith("# Core ATen opset: weekly report, 2025-06-01 to 2025-06-08\n")
     headings = re.findall(r"^## (.+)$", md, flags=re.M)
     assert len(headings) == len(SECTION_KEYS)
-    assert headings[:3] == ["Review queue", "Open proposals", "Decided proposals"]
+    assert headings[:4] == ["Review queue", "Agenda: the queue with its suggestions", "Open proposals", "Decided proposals"]
     assert "Nothing happened" not in md
     summary = next(line for line in md.splitlines() if line.startswith("**This week:**"))
     assert "3 operators awaiting a category decision" in summary

@@ -240,6 +240,29 @@ def _lifecycle_columns(when: Callable[[LifecycleDue], Text]) -> tuple[Column, ..
     )
 
 
+def _agenda(report: WeeklyReport) -> Section:
+    """The queue for the meeting (opgov queue): counts by suggestion, the oldest, the most impact."""
+    title = "Agenda: the queue with its suggestions"
+    a = report.agenda
+    if a is None or not a.total:
+        return Section("agenda", title, (Para(_t("Nothing waits for the committee." if a is not None else
+                                                 "The agenda is today's queue: shown for a report of the latest "
+                                                 "snapshot."), "empty"),))
+    counts = ", ".join(f"{n} {s}" for s, n in a.counts.items() if n)
+    columns = (Column("Operator", lambda i: _c(i.operator)), Column("Waiting since", lambda i: _t(i.waiting_since)),
+               Column("Suggestion", lambda i: _t(i.suggestion, strong=True)),
+               Column("Runtimes", lambda i: _t(str(i.runtimes)), numeric=True),
+               Column("Models", lambda i: _t(str(i.models)), numeric=True),
+               Column("Because", lambda i: _t(i.because), wide=True))
+    blocks: list[Block] = [Para(_t(f"{a.total} operators wait: {counts} (from the evidence: torch "
+                                   f"{a.torch or '(no facts recorded)'}, the registered runtimes and the models; "
+                                   "opgov queue lists them all with their evidence)."))]
+    blocks.append(Table(f"The oldest waiting (at most {a.shown})", columns, tuple(a.oldest)))
+    if a.most_impact:
+        blocks.append(Table(f"The most runtime or model impact (at most {a.shown})", columns, tuple(a.most_impact)))
+    return Section("agenda", title, tuple(blocks))
+
+
 def sections_of(report: WeeklyReport) -> list[Section]:
     """The report as rendering-neutral sections, in :data:`~opgov.results.report.SECTION_KEYS` order."""
     today = report.as_of.date()
@@ -269,6 +292,7 @@ def sections_of(report: WeeklyReport) -> list[Section]:
         ), intro=_t("Functional operators: the in-place, out= and other variants a release adds with them are "
                     "not listed, they follow their functional operator's category (new operators are not "
                     "repeated under compatibility findings).")),
+        _agenda(report),
         table("proposals_open", "Open proposals", "No open proposals.", (
             Column("#", lambda p: _t(str(p.id)), numeric=True),
             Column("Operator", lambda p: _c(p.operator)),

@@ -1,0 +1,262 @@
+"""The committee's workbench: every operator waiting for the committee, with its evidence and the
+decision that evidence suggests (``opgov queue``, ``GET /api/v1/queue``, the ``/queue`` page),
+and a proposal opened for each suggestion in one go (``opgov triage --suggested``).
+
+An operator waits when the record says so: its category is undecided (new in a snapshot) or a
+release added or dropped its ``core`` tag (both the review flag the import sets, as the weekly
+report's review queue and ``opgov triage`` read it), or a proposal on it is open. The evidence
+and the suggestion are :mod:`opgov.core.queue`'s; this module reads their facts from the
+database (one read of each table), torch's recorded facts, the registered runtimes and the model
+corpora (``OPGOV_MODELS_DIR``, or ``models``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from opgov.core.errors import BadInput
+from opgov.core.queue import (Advice, CompositeFact, Evidence, ModelsFact, Relative, RuntimeFact, RuntimesFact,
+                              WaitFact, family_fact, kind_fact, suggest, torch_fact)
+from opgov.core.vocab import QueueReason, Suggestion
+from opgov.db.tables import operators, proposals, snapshots
+from opgov.results.queue import (Agenda, AgendaItem, OpenProposalRef, QueueItem, QueueView, SuggestedProposal,
+                                 SuggestedTriage)
+from opgov.services.common import Ctx
+
+SORTS = ("waiting", "operator", "suggestion", "impact")
+_SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
+_CATEGORY = {"decompose": "decomposable", "core": "core", "custom": "custom"}
+
+
+def _models(models: str | None):
+    """(where the corpora are, their merged models) or (None, {})."""
+    from opgov.services.pages import models_location
+
+    location = models_location(models)
+    if not location:
+        return None, {}
+    from opgov.services.decompositions import load_corpora
+
+    return location, load_corpora(location)
+
+
+def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem], list[str], dict[str, int], dict]:
+    """Every queued operator with its evidence and suggestion (unfiltered, by name); the snapshot
+    labels in history order; each label's place; and what the evidence was read from."""
+    from opgov.core.graph_ops import is_graph_op
+    from opgov.core.schema import OperatorName
+    from opgov.services.decompositions import current_rules, torch_facts
+    from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
+
+    session = ctx.session
+    s = snapshots.c
+    history = [label for label, in session.execute(select(s.label).order_by(s.position))]
+    place = {label: i for i, label in enumerate(history)}
+    labels_by_id = dict(session.execute(select(s.id, s.label)).all())
+    latest = history[-1] if history else None
+    c = operators.c
+    rows = session.execute(select(c.id, c.qualname, c.namespace, c.name, c.schema, c.kind, c.tags,
+                                  c.composite_implicit, c.present, c.first_snapshot_id, c.category,
+                                  c.category_source, c.needs_review, c.review_reason)).all()
+    p = proposals.c
+    open_by_op = {row.operator_id: row for row in session.execute(
+        select(p.id, p.operator_id, p.kind, p.proposer, p.created_at).where(p.status == "open").order_by(p.id))}
+    snap_times = session.execute(select(s.label, s.imported_at).order_by(s.position)).all()
+    waiting = [r for r in rows if (r.needs_review and r.present) or r.id in open_by_op]
+
+    categories = {r.qualname: r.category for r in rows if r.present}
+
+    def is_core(op: str) -> bool:
+        return categories.get(op) == "core" or is_graph_op(op)
+
+    families: dict[tuple[str, str], list[Relative]] = {}
+    base_of: dict[int, tuple[str, str]] = {}
+    for r in rows:
+        if not r.present:
+            continue
+        key = (r.namespace, OperatorName(r.name).base)
+        base_of[r.id] = key
+        families.setdefault(key, []).append(Relative(operator=r.qualname, kind=r.kind, category=r.category,
+                                                     decided=r.category_source == "decision"))
+    facts = torch_facts(session)
+    if facts is not None and not facts.complete:
+        facts = None  # an --only import: too few decompositions traced to tell
+    rules = current_rules(session)
+    by_name = runtimes_by_name(ctx)
+    registered = tuple(str(r.id) for versions in by_name.values() for r in versions)
+    location, corpus = _models(models)
+    runtimes_source = ("registered runtimes (opgov runtimes add): " + ", ".join(registered) if registered
+                       else "no runtime registered (opgov runtimes add)")
+    models_source = (f"model corpora at {location} ({len(corpus)} models)" if location
+                     else "no model corpus configured (OPGOV_MODELS_DIR or --models)")
+    items = []
+    for r in waiting:
+        op = r.qualname
+        reasons, detail = [], []
+        since = None
+        if r.needs_review and r.present:
+            why = r.review_reason or ""
+            reasons.append(QueueReason.undecided.value if why.startswith("new in ") or not why
+                           else QueueReason.tag_change.value)
+            detail.append(why or "waits for the committee's review")
+            since = _label_in(why, history) or labels_by_id.get(r.first_snapshot_id)
+        proposal = open_by_op.get(r.id)
+        ref = None
+        if proposal is not None:
+            reasons.append(QueueReason.proposal.value)
+            detail.append(f"proposal {proposal.id} ({proposal.kind}) by {proposal.proposer} is open")
+            ref = OpenProposalRef(id=proposal.id, kind=proposal.kind, proposer=proposal.proposer)
+            if since is None:
+                since = next((label for label, at in reversed(snap_times) if at <= proposal.created_at), latest)
+        since = since or latest or ""
+        implemented = runtimes_of_operator(op, by_name)
+        used = tuple(sorted(key for key, m in corpus.items() if op in m.exported_ops or op in m.core_aten_ops))
+        evidence = Evidence(
+            kind=kind_fact(op, r.kind, r.schema),
+            family=family_fact(op, families.get(base_of.get(r.id, ("", "")), ()), latest),
+            composite=CompositeFact(composite_implicit=bool(r.composite_implicit),
+                                    source=f"native_functions.yaml {latest}: its dispatch" if latest else "the import"),
+            torch=torch_fact(op, facts, is_core) if facts is not None else None,
+            runtimes=RuntimesFact(registered=registered, implemented_by=tuple(
+                RuntimeFact(runtime=i.runtime, since=i.since or i.versions[0], latest=i.latest)
+                for i in implemented), source=runtimes_source),
+            models=ModelsFact(corpora=location, models=len(corpus), used_by=used, source=models_source),
+            waiting=WaitFact(since=since, reasons=tuple(reasons), detail="; ".join(detail),
+                             source="the record: the import's review flag" + (" and the open proposal" if ref else "")),
+        )
+        advice: Advice = suggest(evidence, tagged_core="core" in (r.tags or ()), rule=rules.get(op, ()))
+        items.append(QueueItem(operator=op, schema=r.schema or "", waiting_since=since, reasons=tuple(reasons),
+                               category=r.category, category_source=r.category_source, proposal=ref,
+                               evidence=evidence, suggestion=advice.suggestion.value, because=advice.because,
+                               targets=tuple(advice.targets), impact=len(implemented) + len(used)))
+    items.sort(key=lambda i: i.operator)
+    return items, history, place, {"torch": facts.version if facts is not None else None, "runtimes": registered,
+                                   "models": location}
+
+
+def snapshot_history(ctx: Ctx) -> tuple[str, ...]:
+    """Every snapshot's label, in the order of history (the page's "waiting since" choices)."""
+    s = snapshots.c
+    return tuple(ctx.session.execute(select(s.label).order_by(s.position)).scalars())
+
+
+def _label_in(reason: str, history: Sequence[str]) -> str | None:
+    """The snapshot a review reason names first (``new in 2.6.0``, ``2.12.0 added the core tag…``)."""
+    text = reason.removeprefix("new in ")
+    found = [label for label in history if text == label or text.startswith(label + " ")]
+    return max(found, key=len) if found else None
+
+
+def _select(items: list[QueueItem], history: list[str], *, reason: Sequence[str] = (), match: Sequence[str] = (),
+            snapshot: Sequence[str] = (), suggestion: Sequence[str] = ()) -> list[QueueItem]:
+    for value in reason:
+        if value not in {r.value for r in QueueReason}:
+            raise BadInput(f"unknown reason {value!r} (one of {', '.join(r.value for r in QueueReason)})")
+    for value in suggestion:
+        if value not in _SUGGESTION_ORDER:
+            raise BadInput(f"unknown suggestion {value!r} (one of {', '.join(_SUGGESTION_ORDER)})")
+    for value in snapshot:
+        if value not in history:
+            raise BadInput(f"unknown snapshot {value!r}" + (f" (the snapshots: {', '.join(history)})" if history
+                                                            else ": the database holds no snapshot yet"))
+    return [i for i in items
+            if (not reason or set(reason) & set(i.reasons))
+            and (not match or any(fnmatch.fnmatchcase(i.operator, glob) for glob in match))
+            and (not snapshot or i.waiting_since in snapshot)
+            and (not suggestion or i.suggestion in suggestion)]
+
+
+def queue(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[str] = (), snapshot: Sequence[str] = (),
+          suggestion: Sequence[str] = (), sort: str = "waiting", limit: int = 0, offset: int = 0,
+          models: str | None = None) -> QueueView:
+    """``opgov queue``: the operators waiting for the committee, each with its evidence and
+    suggestion; filtered by ``reason``, a glob of ``match`` over the names, the ``snapshot`` they
+    wait since and the ``suggestion``; sorted by ``sort`` (waiting: oldest first; operator;
+    suggestion; impact: most runtimes and models first), then by name; a page of ``limit`` items
+    (0: all) from ``offset``."""
+    if sort not in SORTS:
+        raise BadInput(f"unknown sort {sort!r} (one of {', '.join(SORTS)})")
+    if limit < 0 or offset < 0:
+        raise BadInput("limit and offset are whole numbers, 0 or more")
+    return _view(queue_items(ctx, models=models), reason=reason, match=match, snapshot=snapshot,
+                 suggestion=suggestion, sort=sort, limit=limit, offset=offset)
+
+
+def _view(read: tuple, *, reason: Sequence[str] = (), match: Sequence[str] = (), snapshot: Sequence[str] = (),
+          suggestion: Sequence[str] = (), sort: str = "waiting", limit: int = 0, offset: int = 0) -> QueueView:
+    items, history, place, sources = read
+    chosen = _select(items, history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
+    keys = {"waiting": lambda i: (place.get(i.waiting_since, -1), i.operator),
+            "operator": lambda i: i.operator,
+            "suggestion": lambda i: (_SUGGESTION_ORDER[i.suggestion], i.operator),
+            "impact": lambda i: (-i.impact, i.operator)}
+    chosen.sort(key=keys[sort])
+    counts = {s.value: 0 for s in Suggestion}
+    for item in chosen:
+        counts[item.suggestion] += 1
+    page = chosen[offset:offset + limit] if limit else chosen[offset:]
+    return QueueView(total=len(chosen), offset=offset, limit=limit, sort=sort, counts=counts, items=tuple(page),
+                     torch=sources["torch"], runtimes=tuple(sources["runtimes"]), models=sources["models"])
+
+
+def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[str] = (),
+                     snapshot: Sequence[str] = (), suggestion: Sequence[str] = (), apply: bool = False,
+                     models: str | None = None) -> SuggestedTriage:
+    """``opgov triage --suggested``: a proposal for each queued operator the filters select whose
+    suggestion is decompose (into its traced targets), core or custom, with the suggestion's
+    reason as its rationale. A dry run (the default) names them and writes nothing; ``apply`` opens
+    them, one event each, in this one transaction: a refusal of any one names it and writes none.
+    An operator a human must look at, one with a proposal open, and a decomposition with no known
+    targets are skipped, each with why."""
+    from opgov.services.common import require
+    from opgov.services.governance import propose
+
+    if apply:
+        require(ctx, "propose", "make proposals")
+    items, history, _, _ = queue_items(ctx, models=models)
+    chosen = _select(items, history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
+    if not chosen:
+        raise BadInput("no operator of the queue matches")
+    planned, skipped = [], {}
+    for item in chosen:
+        if item.proposal is not None:
+            skipped[item.operator] = f"proposal {item.proposal.id} ({item.proposal.kind}) is open"
+        elif item.suggestion == Suggestion.human:
+            skipped[item.operator] = f"a human's call: {item.because}"
+        elif item.category_source == "decision" and item.category == _CATEGORY[item.suggestion]:
+            skipped[item.operator] = f"the committee decided it {item.category} already: {item.because}"
+        elif item.suggestion == Suggestion.decompose and not item.targets:
+            skipped[item.operator] = (f"{item.because}; no traced targets or rule on record: "
+                                      "propose-decompose --into by hand")
+        else:
+            planned.append(item)
+    opened = []
+    for item in planned:
+        rationale = f"suggested by the evidence: {item.because}"
+        targets = list(item.targets) if item.suggestion == Suggestion.decompose else None
+        view = propose(ctx, item.operator, item.suggestion, rationale, targets=targets) if apply else None
+        opened.append(SuggestedProposal(operator=item.operator, kind=item.suggestion,
+                                        targets=tuple(targets or ()), rationale=rationale,
+                                        id=view.id if view is not None else None))
+    return SuggestedTriage(applied=apply, proposals=tuple(opened), skipped=skipped)
+
+
+AGENDA_SHOWN = 10  # operators the weekly report's agenda names in each of its two lists
+
+
+def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
+    """The weekly report's agenda: the queue's counts by suggestion, the oldest waiting, and those
+    with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``)."""
+    def entry(i: QueueItem) -> AgendaItem:
+        return AgendaItem(operator=i.operator, waiting_since=i.waiting_since, suggestion=i.suggestion,
+                          because=i.because, runtimes=len(i.evidence.runtimes.implemented_by),
+                          models=len(i.evidence.models.used_by))
+
+    read = queue_items(ctx)
+    oldest = _view(read, sort="waiting", limit=shown)
+    impact = _view(read, sort="impact", limit=shown)
+    return Agenda(total=oldest.total, counts=oldest.counts, oldest=tuple(entry(i) for i in oldest.items),
+                  most_impact=tuple(entry(i) for i in impact.items if i.impact), shown=shown, torch=oldest.torch)

@@ -1,0 +1,27 @@
+"""The committee's workbench: the queue with its evidence and suggestions, and a proposal for each
+suggestion."""
+
+from __future__ import annotations
+
+from opgov.usecases.declaration import UseCase
+
+REQUESTS = "opgov.usecases.requests.queue"
+RESULTS = "opgov.results.queue"
+SERVICE = "opgov.services.queue"
+
+DECLARED: tuple[UseCase, ...] = (
+    UseCase("queue", request=f"{REQUESTS}:QueueQuery", result=f"{RESULTS}:QueueView", service=f"{SERVICE}:queue",
+            method="GET", path="/api/v1/queue",
+            summary="Every operator waiting for the committee, with its evidence and a suggested decision.",
+            description="Waiting: its category undecided, a `core` tag change to review, or a proposal open. Each "
+                        "item's evidence (kind, family, torch's facts, CompositeImplicitAutograd, runtimes, models, "
+                        "since when) names its source; `suggestion` (decompose, custom, core or human) follows from "
+                        "it, `because` says why. Filtered, sorted and paged; the models are those of "
+                        "`OPGOV_MODELS_DIR` on the server."),
+    UseCase("triage suggested", request=f"{REQUESTS}:SuggestedTriageRequest", result=f"{RESULTS}:SuggestedTriage",
+            service=f"{SERVICE}:triage_suggested", writes=True, reads_unless="apply", method="POST",
+            path="/api/v1/queue/triage", group="proposals", commands=("triage",),
+            summary="A proposal for each suggestion of the queue the filters select (developers and maintainers).",
+            description="decompose (into the traced targets), core or custom, with the suggestion's reason as the "
+                        "rationale; a dry run unless `apply`; all or nothing."),
+)

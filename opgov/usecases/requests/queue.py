@@ -1,0 +1,38 @@
+"""What the committee's workbench asks (opgov.usecases.queue): the queue, filtered and paged, and
+a proposal for each of its suggestions."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from opgov.core.vocab import QueueReason, Suggestion
+from opgov.usecases.fields import Corpus, Flag
+from opgov.usecases.requests import Request
+
+ReasonName = Literal[tuple(r.value for r in QueueReason)]  # type: ignore[valid-type]
+SuggestionName = Literal[tuple(s.value for s in Suggestion)]  # type: ignore[valid-type]
+SortName = Literal["waiting", "operator", "suggestion", "impact"]
+
+
+class QueueFilter(Request):
+    reason: list[ReasonName] = Field(default_factory=list, description="only operators waiting for one of these "
+                                                                       "reasons (undecided, tag-change, proposal)")
+    match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
+    snapshot: list[str] = Field(default_factory=list, description="only operators waiting since one of these "
+                                                                  "snapshots (labels)")
+    suggestion: list[SuggestionName] = Field(default_factory=list, description="only these suggestions")
+    models: Corpus = Field(default=None, description="a corpus on this machine (the CLI's --models); else the "
+                                                     "models of OPGOV_MODELS_DIR")
+
+
+class QueueQuery(QueueFilter):
+    sort: SortName = Field(default="waiting", description="waiting (oldest first), operator, suggestion, or impact "
+                                                          "(most runtimes and models first); then by name")
+    limit: int = Field(default=0, ge=0, le=100_000, description="items on the page (0: all)")
+    offset: int = Field(default=0, ge=0, description="items skipped before the page")
+
+
+class SuggestedTriageRequest(QueueFilter):
+    apply: Flag = Field(default=False, description="false: a dry run that names the proposals and writes nothing")
