@@ -131,7 +131,7 @@ class OpsetReport(BaseModel):
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
                    notes=list(opset.notes), not_functional=list(opset.not_functional),
-                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops},
+                   graph_ops={op: opset.graph_reasons.get(op) or graph_op_reason(op) for op in opset.graph_ops},
                    torch=opset.torch_version, code_keep=list(opset.code_keep),
                    code_decompose=list(opset.code_decompose), coverage=c)
 

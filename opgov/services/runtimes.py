@@ -53,11 +53,13 @@ class _Registry:
         self.present = [RegistryOp(r.qualname, r.schema, r.kind, r.autogen_of) for r in rows if r.present]
         self.present_names = {r.qualname for r in rows if r.present}
         self.categories = {r.qualname: r.category for r in rows}
-        from opgov.core.graph_ops import is_graph_op
+        from opgov.core.graph_ops import graph_ops_of
 
+        # the graph operators, from the snapshot's schemas: assertions and symbolic values need no kernel
+        self.graph = graph_ops_of((r.qualname, r.schema) for r in rows if r.present)
         # the core operators a runtime implements as kernels: the symbolic sizes tagged core
-        # (aten::sym_size.int …) are answered by the runtime itself (opgov.core.graph_ops)
-        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and not is_graph_op(r.qualname))
+        # (aten::sym_size.int, aten::sym_is_contiguous …) are answered by the runtime itself
+        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and r.qualname not in self.graph)
         from opgov.services.common import latest_snapshot_id
 
         latest_id = latest_snapshot_id(session)  # not a release stored with import --historical
@@ -263,18 +265,16 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
     found = _runtimes(ctx, registry)
     r = _find(found, runtime)
     rules = _rules(ctx.session)
-    verdict = judge(str(r.id), ops, r.has, rules)
+    verdict = judge(str(r.id), ops, r.has, rules, registry.graph)
     missing = [MissingOperator(op=m.op, category=registry.categories.get(m.op), lowers=m.lowering.ok,
                                steps=[f"{op} → {', '.join(into) or '(nothing)'}" for op, into in m.lowering.steps],
                                into=list(m.lowering.into), blocked=list(m.lowering.blocked))
                for m in verdict.missing]
-    from opgov.core.graph_ops import graph_op_reason
-
     needed = set(verdict.ops) - set(verdict.graph_ops)  # what needs a kernel
     running = [str(x.id) for x in found if needed <= x.has.keys()]
     earliest_version = next((str(x.id) for x in found if x.id.name == r.id.name and needed <= x.has.keys()), None)
     after_lowering = next((str(x.id) for x in found if x.id.name == r.id.name
-                           and judge(str(x.id), ops, x.has, rules).runs_after_lowering), None)
+                           and judge(str(x.id), ops, x.has, rules, registry.graph).runs_after_lowering), None)
     from opgov.db.entries import snapshots_holding
 
     in_registry = set(ops)  # graph operators are operators of the registry all the same
@@ -285,7 +285,7 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
         models=[OpsSource(path=lst.path, format=lst.format, entries=len(lst)) for lst in lists],
         operators=ops, runs=verdict.runs, runs_after_lowering=verdict.runs_after_lowering,
         provided=dict(verdict.provided), missing=missing,
-        graph_ops={op: graph_op_reason(op) for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
+        graph_ops={op: registry.graph[op] for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
         earliest_snapshot=earliest_snapshot, earliest_version=earliest_version,
         earliest_version_after_lowering=after_lowering, runtimes_running=running)
 
@@ -349,18 +349,19 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
     from opgov.core.graph_ops import is_graph_op
 
+    graph = registry.graph
     columns = []
     for r in found:
         s = summaries[r.id]
-        runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op) for op in ops)]
+        runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op, graph) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,
                                      core_gained=s.core_gained,
                                      core_lost=s.core_lost, models_run=runs, models_total=len(model_ops)))
     rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found}) for op in registry.core]
-    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op)]
+    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op, graph)]
                                                 for r in found},
-                              graph_ops=[op for op in ops if is_graph_op(op)])
+                              graph_ops=[op for op in ops if is_graph_op(op, graph)])
                   for m, ops in model_ops.items()]
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 
@@ -388,7 +389,6 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
 
 def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
     """The export-time check of a program's operators (canonical names)."""
-    from opgov.core.graph_ops import graph_op_reason
     from opgov.core.names import canonical
 
     names: list[str] = []
@@ -400,10 +400,10 @@ def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
         if name not in names:
             names.append(name)
     registry = _Registry(ctx.session)
-    graph = {op: graph_op_reason(op) for op in names if graph_op_reason(op)}
+    graph = {op: registry.graph[op] for op in names if op in registry.graph}
     fits = []
     for r in _runtimes(ctx, registry):
-        verdict = judge(str(r.id), names, r.has, {})
+        verdict = judge(str(r.id), names, r.has, {}, registry.graph)
         fits.append(RuntimeFit(runtime=str(r.id), runs=verdict.runs, missing=[m.op for m in verdict.missing]))
     return ExportCheck(operators=names, graph_ops=graph,
                        unknown=[op for op in names if op not in registry.categories],

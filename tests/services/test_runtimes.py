@@ -377,3 +377,31 @@ def test_a_real_export_with_a_data_dependent_size_runs_on_executorch(rt, torch_m
     assert graph <= held and graph <= set(check["graph_ops"])
     assert not {m["op"] for m in check["missing"]} & set(check["graph_ops"])
     assert check["runs"], check["missing"]
+
+
+def test_sym_is_contiguous_needs_no_kernel_by_its_schema(rt, tmp_path):
+    """aten::sym_is_contiguous is core-tagged since 2.9.0 and returns a SymBool: the snapshot's schema
+    says no kernel runs it, so check-model, runtimes coverage and opset build never ask for one."""
+    model = tmp_path / "model.txt"
+    model.write_text("aten::sym_is_contiguous\naten::relu\n")
+    check = rt("check-model", model, "--runtime", "executorch@0.2.0", "--format", "json")
+    assert check.code == 0, check.out
+    assert "SymBool" in check.json()["graph_ops"]["aten::sym_is_contiguous"]
+    assert "graph operator aten::sym_is_contiguous: its schema returns only symbolic values (SymBool)" in \
+        rt.ok("check-model", model, "--runtime", "executorch@0.2.0").out
+    against_snapshot = rt("check-model", model, "--runtime", "2.13.0", "--format", "json")
+    assert against_snapshot.code == 0
+    assert [n["rule"] for n in against_snapshot.json()["notes"] if n["op"] == "aten::sym_is_contiguous"] == \
+        ["graph-operator"]
+    corpus = tmp_path / "tiny_ops.json"
+    corpus.write_text(json.dumps({"source": "test", "models": {"contig": {
+        "family": "test", "exported_ops": ["aten::relu", "aten::sym_is_contiguous"],
+        "core_aten_ops": ["aten::relu", "aten::sym_is_contiguous"]}}}))
+    matrix = rt.ok("runtimes", "coverage", "--models", corpus, "--format", "json").json()
+    assert "aten::sym_is_contiguous" not in {row["op"] for row in matrix["operators"]}
+    [row] = matrix["models"]
+    assert all(missing == [] for missing in row["missing"].values())
+    assert row["graph_ops"] == ["aten::sym_is_contiguous"]
+    opset = json.loads(rt.ok("opset", "build", "--format", "json").out)
+    assert "aten::sym_is_contiguous" not in {e["op"] for e in opset["operators"]}
+    assert "SymBool" in opset["graph_ops"]["aten::sym_is_contiguous"]
