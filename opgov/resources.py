@@ -62,3 +62,13 @@ def data_argument(file: str) -> str:
         return file
     shipped = shipped_data(file)
     return str(shipped) if shipped is not None else file
+
+
+def shipped_runtimes(name: str) -> Path | None:
+    """What opgov ships about the releases of the runtime ``name`` (``executorch``: the operators
+    each release serves outside its kernel yaml, the PyTorch release it follows), else None."""
+    relative = f"runtimes/{name}.json"
+    if not name.isidentifier():
+        return None
+    path = _first(_PACKAGE / "_data" / relative, _CHECKOUT / "data" / relative)
+    return path if path.is_file() else None

@@ -19,6 +19,7 @@ from opgov.core.graph_ops import graph_op_reason
 from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
+from opgov.results.model_args import ModelArguments
 
 __all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
            "SuggestionOut", "ViolationOut", "ViolationsReport"]
@@ -162,6 +163,8 @@ class ModelCheckReport(BaseModel):
     notes: list[FindingOut]
     earliest_snapshot: str | None
     snapshots_checked: int
+    # each .pt2 archive's calls, argument by argument, against the snapshot given as the runtime
+    arguments: list[ModelArguments] = []
 
     @classmethod
     def of(cls, check: ModelCheck) -> "ModelCheckReport":
