@@ -71,3 +71,13 @@ def shipped_torch_facts() -> dict[str, Path]:
     if not folder.is_dir():
         return {}
     return {path.stem.removeprefix("torch-"): path for path in sorted(folder.glob("torch-*.json"))}
+
+
+def shipped_runtimes(name: str) -> Path | None:
+    """What opgov ships about the releases of the runtime ``name`` (``executorch``: the operators
+    each release serves outside its kernel yaml, the PyTorch release it follows), else None."""
+    relative = f"runtimes/{name}.json"
+    if not name.isidentifier():
+        return None
+    path = _first(_PACKAGE / "_data" / relative, _CHECKOUT / "data" / relative)
+    return path if path.is_file() else None

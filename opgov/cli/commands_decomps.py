@@ -222,8 +222,14 @@ def check_model_cmd(
         if not checked.runs:
             raise typer.Exit(1)
         return
+    if fmt.value == "json":  # the whole answer, the arguments of each call included
+        sys.stdout.write(checked.model_dump_json(indent=2) + "\n")
+        if not checked.ok:
+            raise typer.Exit(1)
+        return
     from opgov.core.corpus import Finding, ModelCheck
     from opgov.render.decomps_text import render_model_check
+    from opgov.render.model_args import arguments_github, arguments_text
 
     def back(found) -> tuple:
         return tuple(Finding(f.rule, f.op, f.message, f.replacement, f.date) for f in found)
@@ -232,6 +238,10 @@ def check_model_cmd(
                         notes=back(checked.notes), earliest_snapshot=checked.earliest_snapshot,
                         snapshots_checked=checked.snapshots_checked)
     text = render_model_check(result, fmt.value)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    if not result.ok:
+    extra = arguments_github(checked.arguments) if fmt.value == "github" else arguments_text(checked.arguments)
+    if extra:
+        text = (text if text.endswith("\n") or not text else text + "\n") + "\n".join(extra)
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if not checked.ok:
         raise typer.Exit(1)

@@ -37,13 +37,27 @@ def runtimes_add(
                                        "output, or a list of operators."),
     released: Optional[str] = typer.Option(None, "--released", metavar="DATE", help="Its release date."),
     replace: bool = typer.Option(False, "--replace", help="Replace the operators of a registered runtime."),
+    served: Optional[List[str]] = typer.Option(None, "--served", metavar="FILE",
+                                               help="What it serves outside its kernel registries (repeatable): "
+                                                    "ExecuTorch's register_prim_ops.cpp, or a list of operators. "
+                                                    "Default, for an ExecuTorch release opgov knows: that "
+                                                    "release's prim ops."),
+    torch: Optional[str] = typer.Option(None, "--torch", metavar="RELEASE",
+                                        help="The PyTorch release its kernels follow (2.12). Default, for an "
+                                             "ExecuTorch release opgov knows: its PyTorch pin."),
+    torch_pin: Optional[str] = typer.Option(None, "--torch-pin", metavar="FILE",
+                                            help="Its PyTorch pin file (ExecuTorch's "
+                                                 ".ci/docker/ci_commit_pins/pytorch.txt: release/2.12)."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Register a runtime at a version and the operators it implements.
 
     An out= kernel (`add.out`) gives the runtime the functional operators of its torchgen family
-    (`aten::add.Tensor`), by the latest snapshot's schemas. Registering the same operators again
-    changes nothing; other operators for a registered runtime are refused (exit 1) without --replace."""
+    (`aten::add.Tensor`), by the latest snapshot's schemas; the operators it serves outside its
+    kernels (ExecuTorch's prim ops: `aten::_local_scalar_dense`, `aten::sym_size.int`) are never
+    missing; the PyTorch release it follows is what `check-model` checks a model's arguments
+    against. Registering the same again changes nothing; another registration of a registered
+    runtime is refused (exit 1) without --replace."""
     from opgov.cli.client import call
     from opgov.core.clock import parse_time
     from opgov.formats.files import read_content
@@ -51,8 +65,10 @@ def runtimes_add(
 
     day = parse_time(released, what="--released").date() if released else None
     use_case = named("runtimes add")
-    result = call(use_case, use_case.ask(runtime=runtime, ops=[read_content(path) for path in ops], released=day,
-                                         replace=replace))
+    result = call(use_case, use_case.ask(
+        {"torch": "--torch"}, runtime=runtime, ops=[read_content(path) for path in ops], released=day,
+        replace=replace, served=[read_content(path) for path in served or []], torch=torch,
+        torch_pin=read_content(torch_pin) if torch_pin else None))
     if json_out:
         print_json(result)
         return

@@ -91,7 +91,8 @@ class ModelCheck:
 def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops: set[str] | None = None,
                 deprecating_period_days: int = 14,
                 snapshots: Sequence[tuple[str, set[str] | frozenset[str]]] = (),
-                runtime_label: str = "the runtime", known: Sequence[str] | None = None) -> ModelCheck:
+                runtime_label: str = "the runtime", known: Sequence[str] | None = None,
+                graph: Mapping[str, str] | None = None) -> ModelCheck:
     """Check the operators a model uses against the registry state and a runtime's operators.
 
     Errors: ``unknown-operator`` (not in ``state``), ``operator-deleted``, ``operator-deprecated``,
@@ -102,7 +103,8 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
     assertion or symbolic size: no kernel needed, never ``runtime-missing``). ``earliest_snapshot``: the
     label of the first of ``snapshots`` (ordered oldest first) that has every operator.
     ``known``: every operator name of the registry, for "did you mean" hints on unknown ones
-    (default: the keys of ``state``).
+    (default: the keys of ``state``). ``graph``: the snapshot's graph operators
+    (:func:`opgov.core.graph_ops.graph_ops_of`; default: the hand list).
     """
     ops = tuple(dict.fromkeys(ops))
     errors: list[Finding] = []
@@ -131,9 +133,9 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
             last = next((label for label, have in reversed(snapshots) if op in have), None)
             warnings.append(Finding("operator-removed", op, f"{op} is not in the latest snapshot "
                                     f"({snapshots[-1][0]})" + (f"; last in {last}" if last else "")))
-        graph = graph_op_reason(op)
-        if graph is not None:  # needs no kernel: neither "not core" nor missing from a runtime
-            notes.append(Finding("graph-operator", op, f"{op} needs no kernel: {graph}"))
+        graph_reason = graph_op_reason(op, graph)
+        if graph_reason is not None:  # needs no kernel: neither "not core" nor missing from a runtime
+            notes.append(Finding("graph-operator", op, f"{op} needs no kernel: {graph_reason}"))
             continue
         if st is not None and st.category != "core" and st.lifecycle != "deleted":
             notes.append(Finding("not-core", op, f"{op} is not core ({st.category or 'uncategorized'}): "

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from opgov.core.graph_ops import is_graph_op
 from opgov.core.errors import BadInput
 from opgov.core.graph_ops import GRAPH_OPS
 from opgov.core.vocab import Category, Lifecycle, Severity
@@ -138,6 +137,10 @@ class _Graph:
     no_tensor: frozenset[str] = frozenset()
     torch: object | None = None  # opgov.core.opset.TorchFacts
     pending: Mapping[str, str] = field(default_factory=dict)  # operator → why it waits for the committee
+    graph: frozenset[str] = frozenset()  # the graph operators the snapshot's schemas declare (core.graph_ops)
+
+    def graph_op(self, op: str) -> bool:
+        return op in self.graph or op in GRAPH_OPS
 
     def category(self, op: str) -> str:
         if op in self.categories:
@@ -371,7 +374,7 @@ def check_model_ops(g: _Graph) -> list[Violation]:
     out: list[Violation] = []
     for op in sorted(g.used_by):
         if (g.category(op) == CORE or g.decomposes(op) or not g.known(op) or not g.live(op)
-                or is_graph_op(op)):
+                or g.graph_op(op)):
             continue
         functional = g.functional_form(op)  # functionalization turns it into its functional form
         if functional is not None and (g.category(functional) == CORE or g.decomposes(functional)):
@@ -425,7 +428,7 @@ def check_torch_keeps(g: _Graph) -> list[Violation]:
     out = []
     for op in sorted(set(g.rules) | {o for o, c in g.categories.items() if c == DECOMPOSABLE}):
         if (op in t.default or not g.known(op) or not g.live(op) or g.kinds.get(op, "functional") != "functional"
-                or g.category(op) == "core" or op in GRAPH_OPS):
+                or g.category(op) == "core" or g.graph_op(op)):
             continue
         why = "a rule" if op in g.rules else "its category"
         then = ("torch._decomp has a decomposition, which the opset's generated code adds" if t.has(op)
@@ -444,7 +447,7 @@ def check_torch_decomposes_core(g: _Graph) -> list[Violation]:
                        f"{op} is core but torch {t.version}'s default table decomposes it; the opset's generated "
                        "code keeps it")
             for op, c in sorted(g.categories.items())
-            if c == "core" and op in t.default and g.live(op) and op not in GRAPH_OPS]
+            if c == "core" and op in t.default and g.live(op) and not g.graph_op(op)]
 
 
 _RULE_FUNCTIONS = (check_torch_keeps, check_torch_decomposes_core, check_reaches_core, check_cycles, check_targets, check_targets_core, check_core_decomposed,
@@ -457,7 +460,7 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
           yaml_core_tag: Mapping[str, bool] | Iterable[str] | None = None, *,
           implicit: Iterable[str] = (), kinds: Mapping[str, str] | None = None,
           used_by: Mapping[str, Sequence[str]] | None = None, no_tensor: Iterable[str] = (),
-          torch=None, pending: Mapping[str, str] | None = None) -> list[Violation]:
+          torch=None, pending: Mapping[str, str] | None = None, graph: Iterable[str] = ()) -> list[Violation]:
     """Every violation of :data:`CHECKS`, errors first, then by rule id and operator.
 
     ``categories`` maps operators to ``core``/``decomposable``/``custom`` (an operator missing
@@ -475,13 +478,14 @@ def check(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
     core or decomposed counts as covered). ``no_tensor``: operators that return no tensor.
     ``torch``: the :class:`opgov.core.opset.TorchFacts` of a torch release, for the checks of
     disagreements with its default table (``None`` skips them). ``pending``: operator → why it
-    waits for the committee (a release dropped its core tag): the drift says so.
+    waits for the committee (a release dropped its core tag): the drift says so. ``graph``: the
+    graph operators of the snapshot's schemas (:func:`opgov.core.graph_ops.graph_ops_of`).
     """
     g = _graph(rules, categories, lifecycle, yaml_core_tag, implicit, kinds, used_by, no_tensor)
-    if torch is not None or pending:
+    if torch is not None or pending or graph:
         from dataclasses import replace
 
-        g = replace(g, torch=torch, pending=dict(pending or {}))
+        g = replace(g, torch=torch, pending=dict(pending or {}), graph=frozenset(graph))
     found = [v for fn in _RULE_FUNCTIONS for v in fn(g)]
     return sorted(found, key=lambda v: (v.severity != "error", v.rule, v.operator, v.subject))
 

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 
 from opgov.core.corpus import ModelOps
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
-from opgov.core.graph_ops import is_graph_op
+from opgov.core.graph_ops import graph_op_reason, is_graph_op
 from opgov.core.names import canonical
 from opgov.core.vocab import Preset
 
@@ -122,6 +122,13 @@ class OpInfo:
     category: str | None
     lifecycle: str = "active"
     kind: str = "functional"
+    graph: str | None = None  # why it needs no kernel, from its schema (opgov.core.graph_ops.schema_reason)
+
+
+def _graph(op: str, operators: Mapping[str, OpInfo]) -> bool:
+    """A graph operator: its schema says so (``OpInfo.graph``), or the hand list does."""
+    info = operators.get(op)
+    return (info is not None and info.graph is not None) or is_graph_op(op)
 
 
 @dataclass(frozen=True)
@@ -246,6 +253,7 @@ class Opset:
     #: (:attr:`TorchFacts.forced`); never in the opset nor in what a model needs: what they become is
     torch_removes: tuple[tuple[str, str], ...] = ()
     torch_facts: str | None = None  # which release's facts, from where (:meth:`TorchFacts.describe`)
+    graph_reasons: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # op → why
 
     @property
     def operators(self) -> frozenset[str]:
@@ -345,8 +353,8 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         if core_kept:
             notes.append(fill(TEXTS["core_kept"], n=len(core_kept), version=torch.version, ops=", ".join(core_kept)))
 
-    live = {op: info for op, info in operators.items() if _present(info) and not is_graph_op(op)}
-    graph = tuple(sorted(op for op, info in operators.items() if _present(info) and is_graph_op(op)))
+    live = {op: info for op, info in operators.items() if _present(info) and not _graph(op, operators)}
+    graph = tuple(sorted(op for op, info in operators.items() if _present(info) and _graph(op, operators)))
     not_functional: list[str] = []
     candidates = [op for op, i in live.items() if _candidate(preset, i)]
     if PRESET_POLICY[preset]["drift"]:
@@ -358,7 +366,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     entries: dict[str, dict] = {}
 
     def add(op: str, why: str, source: str | None = None) -> None:
-        if is_graph_op(op):
+        if _graph(op, operators):
             return
         info = operators.get(op)
         entry = entries.setdefault(op, {"why": why, "by": set(), "info": info})
@@ -396,7 +404,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         if entries[op]["why"] == "target" and not does(op) and op in operators:
             entries[op]["why"] = _why_kept(op, choice, operators) if not decomposes(op) else "torch-keeps"
     without_rule -= set(entries)
-    for op in [op for op in entries if is_graph_op(op)]:  # a rule's target may be one: still no kernel
+    for op in [op for op in entries if _graph(op, operators)]:  # a rule's target may be one: still no kernel
         del entries[op]
     built = tuple(OpsetEntry(op=op, category=e["info"].category if e["info"] else None, why=e["why"],
                              produced_by=tuple(sorted(e["by"])),
@@ -409,6 +417,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     return Opset(choice=choice, entries=built, without_rule=tuple(sorted(without_rule)),
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
                  not_functional=tuple(not_functional), graph_ops=graph,
+                 graph_reasons={op: operators[op].graph or graph_op_reason(op) or "" for op in graph},
                  torch_version=torch.version if torch is not None else None, code_keep=code_keep,
                  code_decompose=code_decompose, rules=follow,
                  torch_removes=tuple((op, torch.forced[op]) for op in sorted(
@@ -498,13 +507,13 @@ def _noted_if_torch_keeps(op: str, operators: Mapping[str, OpInfo], rules: Mappi
                           implicit: frozenset[str]) -> bool:
     """A live operator a rule decomposes: named in a note when torch's code cannot (export's
     tracing decomposes the CompositeImplicitAutograd ones itself)."""
-    return op in rules and _present(operators.get(op)) and not is_graph_op(op) and op not in implicit
+    return op in rules and _present(operators.get(op)) and not _graph(op, operators) and op not in implicit
 
 
 def _core_torch_decomposes(op: str, operators: Mapping[str, OpInfo], torch: TorchFacts) -> bool:
     """A core operator torch's default table decomposes: named in a note when the code keeps it."""
     info = operators.get(op)
-    return op in torch.default and not is_graph_op(op) and info is not None and info.category == "core"
+    return op in torch.default and not _graph(op, operators) and info is not None and info.category == "core"
 
 
 def _refusal(op: str, torch: TorchFacts, rules: Mapping[str, tuple[str, ...]]) -> tuple[str, str] | None:
@@ -569,7 +578,7 @@ def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequenc
     reasons: dict[str, str] = {}
     for op in sorted(names):
         info = operators.get(op)
-        graph = is_graph_op(op)
+        graph = _graph(op, operators)
         present = _present(info)
         live = present and not graph
         core = info is not None and info.category == "core"
@@ -730,7 +739,7 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
         ops = list(model.exported_ops if start == "exported" else model.core_aten_ops)
         if start == "core-aten":
             ops += [op for op in model.exported_ops if op in kept]
-        needed = {op for op in leaves.of_all(ops) if not is_graph_op(op)}  # graph operators need no kernel
+        needed = {op for op in leaves.of_all(ops) if op not in opset.graph_ops and not is_graph_op(op)}  # graph operators need no kernel
         results.append(ModelCoverage(model=key, family=model.family, needed=tuple(sorted(needed)),
                                      missing=tuple(sorted(needed - have))))
     unknown: tuple[str, ...] = ()

@@ -226,21 +226,23 @@ class RuntimeVerdict:
 
 
 def judge(runtime: str, ops: Sequence[str], has: Mapping[str, str],
-          rules: Mapping[str, Sequence[str]]) -> RuntimeVerdict:
+          rules: Mapping[str, Sequence[str]], graph: Mapping[str, str] | None = None) -> RuntimeVerdict:
     """Which of ``ops`` the runtime has (``has``: :func:`runtime_operators`), and how each of the
-    others would lower by ``rules``. Graph operators (assertions, symbolic sizes) need no kernel:
-    they are listed apart and never missing."""
+    others would lower by ``rules``. Graph operators (assertions, symbolic sizes; ``graph``: the
+    snapshot's, :func:`opgov.core.graph_ops.graph_ops_of`) need no kernel: they are listed apart
+    and never missing."""
     ops = tuple(dict.fromkeys(ops))
-    kernels, graph = split_graph_ops(ops)
+    kernels, graph_names = split_graph_ops(ops, graph)
     provided = {op: has[op] for op in kernels if op in has}
     missing = tuple(Missing(op, lower(op, has, rules)) for op in kernels if op not in has)
-    return RuntimeVerdict(runtime=runtime, ops=ops, provided=provided, missing=missing, graph_ops=tuple(graph))
+    return RuntimeVerdict(runtime=runtime, ops=ops, provided=provided, missing=missing, graph_ops=tuple(graph_names))
 
 
-def earliest_running(ops: Iterable[str], versions: Sequence[tuple[str, Mapping[str, str] | set[str]]]) -> str | None:
+def earliest_running(ops: Iterable[str], versions: Sequence[tuple[str, Mapping[str, str] | set[str]]],
+                     graph: Mapping[str, str] | None = None) -> str | None:
     """The first of ``versions`` (``(label, operators it has)``, oldest first) that has every one of
     ``ops`` that needs a kernel (graph operators do not)."""
-    needed = set(split_graph_ops(ops)[0])
+    needed = set(split_graph_ops(ops, graph)[0])
     return next((label for label, has in versions if needed <= set(has)), None)
 
 
@@ -273,7 +275,8 @@ class CoverageMatrix:
 
 
 def coverage_matrix(core: Sequence[str], runtimes: Sequence[tuple[RuntimeId, date | None, int, Mapping[str, str]]],
-                    models: Mapping[str, Sequence[str]] | None = None, stage: str = "core-aten") -> CoverageMatrix:
+                    models: Mapping[str, Sequence[str]] | None = None, stage: str = "core-aten",
+                    graph: Mapping[str, str] | None = None) -> CoverageMatrix:
     """Core operators × runtimes (in the order given: group versions of one runtime oldest first),
     and, for each model, which operators each runtime lacks (none: it runs)."""
     core = sorted(core)
@@ -286,12 +289,12 @@ def coverage_matrix(core: Sequence[str], runtimes: Sequence[tuple[RuntimeId, dat
         gained = tuple(sorted(core_have - before)) if before is not None else ()
         lost = tuple(sorted(before - core_have)) if before is not None else ()
         previous[rid.name] = core_have
-        runs = tuple(m for m, ops in models.items() if all(op in has or is_graph_op(op) for op in ops))
+        runs = tuple(m for m, ops in models.items() if all(op in has or is_graph_op(op, graph) for op in ops))
         columns.append(CoverageColumn(runtime=str(rid), released=released, kernels=kernels,
                                       core_have=len(core_have), core_total=len(core), gained=gained, lost=lost,
                                       models_run=runs, models_total=len(models)))
     rows = tuple((op, tuple(has.get(op) for _, _, _, has in runtimes)) for op in core)
-    model_rows = tuple((m, tuple(tuple(op for op in ops if op not in has and not is_graph_op(op))
+    model_rows = tuple((m, tuple(tuple(op for op in ops if op not in has and not is_graph_op(op, graph))
                                    for _, _, _, has in runtimes))
                        for m, ops in models.items())
     return CoverageMatrix(runtimes=tuple(columns), operators=rows, models=model_rows, stage=stage)

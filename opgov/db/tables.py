@@ -258,6 +258,10 @@ runtimes = Table(
     Column("sources", JSON, nullable=False, default=list),  # [{path, format, entries, sha256}]
     Column("added_at", UTCDateTime, nullable=False),
     Column("added_by", String(200), nullable=False),
+    # revision 0012: the operators it serves outside its kernel registries (ExecuTorch's prim ops:
+    # aten::_local_scalar_dense, aten::sym_size.int …), and the torch release its kernels follow
+    Column("served", JSON, nullable=True),
+    Column("torch_release", String(100), nullable=True),
     UniqueConstraint("name", "version", name="uq_runtimes_name_version"),
 )
 

@@ -126,3 +126,145 @@ def _operator(target: str, where: str) -> str | None:
         return canonical(f"{match.group(1)}::{match.group(2)}.{match.group(3)}")
     except BadInput as exc:
         raise BadInput(f"node target {target!r}: {exc.message}", file=where) from None
+
+
+# --- calls, argument by argument ---------------------------------------------------------------------
+
+# torch._export.serde.schema's enums → what PyTorch's schema parser reads a default as (c10's codes)
+_SERDE_DTYPES = {1: ("uint8", 0), 2: ("int8", 1), 3: ("int16", 2), 4: ("int32", 3), 5: ("int64", 4),
+                 6: ("float16", 5), 7: ("float32", 6), 8: ("float64", 7), 9: ("complex32", 8), 10: ("complex64", 9),
+                 11: ("complex128", 10), 12: ("bool", 11), 13: ("bfloat16", 15), 28: ("uint16", 27),
+                 29: ("float8_e4m3fn", 24), 30: ("float8_e5m2", 23), 31: ("float8_e4m3fnuz", 25),
+                 32: ("float8_e5m2fnuz", 26), 33: ("float8_e8m0fnu", 44), 34: ("uint32", 28), 35: ("uint64", 29)}
+_SERDE_MEMORY_FORMATS = {1: ("contiguous_format", 0), 2: ("channels_last", 2), 3: ("channels_last_3d", 3),
+                         4: ("preserve_format", 1)}
+_SERDE_LAYOUTS = {1: ("sparse_coo", 1), 2: ("sparse_csr", 2), 3: ("sparse_csc", 3), 4: ("sparse_bsr", 4),
+                  5: ("sparse_bsc", 5), 6: ("_mkldnn", 6), 7: ("strided", 0)}
+_KEYWORD = 2  # torch._export.serde.schema.ArgumentKind.KEYWORD
+
+
+def dtype_name(code) -> str:
+    """A serialized dtype (``7``) → ``float32``."""
+    return _SERDE_DTYPES.get(code, (f"dtype#{code}", None))[0]
+
+
+def argument_value(arg) -> tuple[tuple, str]:
+    """A serialized argument (``{"as_string": "tanh"}``) → (its value tagged as
+    :func:`opgov.core.compat.torchscript.default_value` tags a default, how to show it)."""
+    if not isinstance(arg, dict) or len(arg) != 1:
+        return ("invalid",), "?"
+    (kind, value), = arg.items()
+    if kind == "as_none":
+        return ("none",), "None"
+    if kind == "as_bool" and isinstance(value, bool):
+        return ("bool", value), str(value)
+    if kind == "as_int" and isinstance(value, int):
+        return ("int", value), str(value)
+    if kind == "as_float" and isinstance(value, (int, float)):
+        return ("float", float(value)), repr(float(value))
+    if kind == "as_string" and isinstance(value, str):
+        return ("str", value), repr(value)
+    if kind in ("as_ints", "as_floats", "as_bools") and isinstance(value, list):
+        tag = {"as_ints": "int", "as_floats": "float", "as_bools": "bool"}[kind]
+        items = tuple((tag, float(v) if tag == "float" else v) for v in value)
+        return ("list", items), "[" + ", ".join(str(v) for v in value) + "]"
+    if kind == "as_scalar_type" and value in _SERDE_DTYPES:
+        name, code = _SERDE_DTYPES[value]
+        return ("int", code), f"torch.{name}"
+    if kind == "as_memory_format" and value in _SERDE_MEMORY_FORMATS:
+        name, code = _SERDE_MEMORY_FORMATS[value]
+        return ("int", code), f"torch.{name}"
+    if kind == "as_layout" and value in _SERDE_LAYOUTS:
+        name, code = _SERDE_LAYOUTS[value]
+        return ("int", code), f"torch.{name}"
+    if kind == "as_device" and isinstance(value, dict):
+        text = str(value.get("type")) + (f":{value['index']}" if value.get("index") is not None else "")
+        return ("device", text), repr(text)
+    if kind in ("as_sym_int", "as_sym_float", "as_sym_bool") and isinstance(value, dict):
+        if "as_name" in value:
+            return ("symbolic", value["as_name"]), str(value["as_name"])
+        return argument_value({kind.replace("sym_", ""): next(iter(value.values()))})
+    if kind in ("as_tensor", "as_optional_tensor", "as_tensors", "as_optional_tensors", "as_sym_ints",
+                "as_sym_floats", "as_sym_bools"):
+        return ("tensor", kind), "a tensor" if "tensor" in kind else "symbolic values"
+    return (kind,), kind.removeprefix("as_")
+
+
+def _tensor_names(value) -> list[str]:
+    """The tensor names a serialized argument or output refers to."""
+    names: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if key in ("as_tensor", "as_optional_tensor") and isinstance(inner, dict) and "name" in inner:
+                    names.append(inner["name"])
+                elif key in ("as_tensors", "as_optional_tensors", "as_tensor"):
+                    stack.append(inner)
+                elif isinstance(inner, (dict, list)) and key != "as_graph":
+                    stack.append(inner)
+    return names
+
+
+def program_calls(data, where: str = "<program>"):
+    """Every call of one serialized program (nested graphs included), as
+    :class:`opgov.core.model_args.Call`: its arguments by name and the dtypes of its tensors."""
+    from opgov.core.model_args import Call, CallArg
+
+    program_ops(data, where)  # checks the shape, in the words of the operator reader
+    calls = []
+    stack: list = [data["graph_module"]["graph"]]
+    while stack:
+        graph = stack.pop()
+        tensors = graph.get("tensor_values") if isinstance(graph.get("tensor_values"), dict) else {}
+        for node in graph.get("nodes", []):
+            op = _operator(node["target"], where)
+            inputs = node.get("inputs") if isinstance(node.get("inputs"), list) else []
+            for item in inputs:  # nested graphs (cond, while_loop, map) are arguments
+                if isinstance(item, dict) and isinstance(item.get("arg"), dict):
+                    nested = item["arg"].get("as_graph")
+                    if isinstance(nested, dict) and isinstance(nested.get("graph"), dict):
+                        stack.append(nested["graph"])
+            if op is None:
+                continue
+            args = []
+            for item in inputs:
+                if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                    continue
+                value, text = argument_value(item.get("arg"))
+                args.append(CallArg(item["name"], item.get("kind") == _KEYWORD, value, text))
+            names = _tensor_names([i.get("arg") for i in inputs if isinstance(i, dict)]) + _tensor_names(
+                node.get("outputs"))
+            dtypes = {dtype_name(tensors[n]["dtype"]) for n in names
+                      if isinstance(tensors.get(n), dict) and "dtype" in tensors[n]}
+            calls.append(Call(str(node.get("name") or op), op, tuple(args), tuple(sorted(dtypes))))
+    return calls
+
+
+def archive_calls(file, name: str) -> list[tuple[str | None, list]]:
+    """For each program of a ``.pt2`` archive (a path, or bytes of an upload named ``name``): the
+    torch release that wrote it (``torch_version``; None in archives that do not say) and its calls."""
+    source = io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else file
+    try:
+        with zipfile.ZipFile(source) as archive:
+            members = program_members(archive)
+            if not members:
+                raise BadInput("no serialized program in the archive (models/*.json): not a torch.export archive",
+                               file=name)
+            out = []
+            for info in members:
+                where = f"{name}!{info.filename}"
+                if info.file_size > MAX_PROGRAM_BYTES:
+                    raise BadInput(f"{info.file_size} bytes: too big for a serialized program", file=where)
+                data = _load_json(archive.read(info), where)
+                version = data.get("torch_version") if isinstance(data, dict) else None
+                out.append((version if isinstance(version, str) and version else None, program_calls(data, where)))
+    except BadInput:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError, RuntimeError,
+            ValueError) as exc:
+        raise BadInput(f"not a readable torch.export archive (zip): {exc}", file=name) from None
+    return out

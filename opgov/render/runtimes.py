@@ -24,8 +24,10 @@ def summary_line(s: RuntimeSummary) -> str:
     growth = ""
     if s.previous:
         growth = f"; since {s.previous}: +{len(s.core_gained)}" + (f" -{len(s.core_lost)}" if s.core_lost else "")
-    return (f"{s.runtime}{released}: {s.kernels} kernels, {s.operators} operators, "
-            f"core {_pct(s.core_have, s.core_total)}{growth}")
+    served = f", {s.served} served without a kernel" if s.served else ""
+    follows = f", follows torch {s.torch}" if s.torch else ""
+    return (f"{s.runtime}{released}: {s.kernels} kernels{served}, {s.operators} operators, "
+            f"core {_pct(s.core_have, s.core_total)}{growth}{follows}")
 
 
 def render_detail(d: RuntimeDetail) -> str:
@@ -36,6 +38,8 @@ def render_detail(d: RuntimeDetail) -> str:
         lines.append(f"core operators gained since {d.runtime.previous}: {', '.join(d.runtime.core_gained)}")
     if d.runtime.core_lost:
         lines.append(f"core operators lost since {d.runtime.previous}: {', '.join(d.runtime.core_lost)}")
+    if d.served:
+        lines.append(f"served without a kernel ({len(d.served)}): {', '.join(d.served)}")
     lines.append(f"core operators it lacks ({len(d.core_missing)}): {', '.join(d.core_missing) or 'none'}")
     if d.not_in_registry:
         lines.append(f"kernels the latest snapshot does not hold ({len(d.not_in_registry)}): "
@@ -53,14 +57,21 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
                                     title="opgov runtime-missing"))
         for n in check.lifecycle:
             lines.append(annotation("warning", _lifecycle(n), title=f"opgov operator-{n.state}"))
+        from opgov.render.model_args import arguments_github
+
+        lines += arguments_github(check.arguments)
         return "\n".join(lines) + ("\n" if lines else "")
     what = _models(check)
     n = len(check.operators) - len(check.graph_ops)  # the operators that need a kernel
     g = len(check.graph_ops)
     graph = (" (and 1 graph operator that needs none)" if g == 1 else f" (and {g} graph operators that need none)") \
         if g else ""
+    kernels_run = not check.missing
     if check.runs:
         lines = [f"{check.runtime} runs {what}: it has all {n} operators{graph}"]
+    elif kernels_run:
+        lines = [f"{check.runtime} does not run {what} as exported: it has all {n} operators{graph}, but not every "
+                 "call's arguments"]
     else:
         lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators{graph}"
                  + ("; every one lowers by the rules on record" if check.runs_after_lowering else "")]
@@ -71,6 +82,9 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
         lines.append(f"graph operator {op}: {why}")
     for note in check.lifecycle:
         lines.append(f"warning {_lifecycle(note)}")
+    from opgov.render.model_args import arguments_text
+
+    lines += arguments_text(check.arguments)
     lines.append(f"earliest snapshot with every operator: {check.earliest_snapshot or 'none'}")
     name = check.runtime.split("@", 1)[0]
     if check.earliest_version:

@@ -19,6 +19,7 @@ from opgov.core.graph_ops import graph_op_reason
 from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
+from opgov.results.model_args import ModelArguments
 
 __all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
            "SuggestionOut", "ViolationOut", "ViolationsReport"]
@@ -146,7 +147,7 @@ class OpsetReport(BaseModel):
                                        lifecycle=e.lifecycle) for e in opset.entries],
                    without_rule=list(opset.without_rule), decomposed=list(opset.decomposed),
                    notes=list(opset.notes), not_functional=list(opset.not_functional),
-                   graph_ops={op: graph_op_reason(op) for op in opset.graph_ops},
+                   graph_ops={op: opset.graph_reasons.get(op) or graph_op_reason(op) for op in opset.graph_ops},
                    torch=opset.torch_version, code_keep=list(opset.code_keep),
                    code_decompose=list(opset.code_decompose),
                    torch_removes={op: TorchRemovedOut(why=why, into=list(opset.rules[op]) if op in opset.rules else None)
@@ -180,6 +181,8 @@ class ModelCheckReport(BaseModel):
     notes: list[FindingOut]
     earliest_snapshot: str | None
     snapshots_checked: int
+    # each .pt2 archive's calls, argument by argument, against the snapshot given as the runtime
+    arguments: list[ModelArguments] = []
 
     @classmethod
     def of(cls, check: ModelCheck) -> "ModelCheckReport":

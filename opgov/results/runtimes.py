@@ -7,6 +7,7 @@ from datetime import date, datetime
 
 from pydantic import Field
 
+from opgov.results.model_args import ModelArguments
 from opgov.results.models import Result
 
 __all__ = ["CoverageMatrix", "ExportCheck", "LifecycleNote", "MatrixModel", "MatrixOperator", "MatrixRuntime",
@@ -39,6 +40,8 @@ class RuntimeSummary(Result):
     previous: str | None  # the previous registered version of the same runtime
     core_gained: list[str]  # core operators this version has and the previous one lacked
     core_lost: list[str]
+    served: int = 0  # operators it serves outside its kernel registries (ExecuTorch's prim ops)
+    torch: str | None = None  # the PyTorch release its kernels follow (ExecuTorch's PyTorch pin)
 
 
 class RuntimeAdded(Result):
@@ -62,6 +65,7 @@ class RuntimeDetail(Result):
     gives: dict[str, str]  # functional operator → the out= kernel that gives it
     core_missing: list[str]
     not_in_registry: list[str]
+    served: list[str] = []  # the operators it serves outside its kernel registries (prim ops)
 
 
 class OperatorRuntime(Result):
@@ -118,6 +122,8 @@ class RuntimeModelCheck(Result):
     earliest_version: str | None  # the first registered version of this runtime that runs it
     earliest_version_after_lowering: str | None  # ... that runs it once lowered by the rules on record
     runtimes_running: list[str]  # every registered runtime that runs it
+    # each .pt2 archive's calls, argument by argument, against the torch release the runtime follows
+    arguments: list[ModelArguments] = []
 
 
 # --- the coverage matrix ---------------------------------------------------------------------------

@@ -363,6 +363,7 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     ``models``: a corpus file or folder (see :func:`corpus_files`); its operators feed the
     ``model-op-uncovered`` check."""
     from opgov.core.decomps import check
+    from opgov.core.graph_ops import graph_ops_of
 
     categories, lifecycle, tagged = registry_state(ctx.session)
     c = operators.c
@@ -371,10 +372,12 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
     kinds: dict[str, str] = {}
     no_tensor: set[str] = set()
     pending: dict[str, str] = {}
+    schemas: list[tuple[str, str | None]] = []
     for name, kind, composite, schema, waits, why in ctx.session.execute(
             select(c.qualname, c.kind, c.composite_implicit, c.schema, c.needs_review, c.review_reason)
             .where(c.present)):
         present.add(name)
+        schemas.append((name, schema))
         kinds[name] = kind
         if waits and why:
             pending[name] = why
@@ -390,7 +393,7 @@ def check_decompositions(ctx: Ctx, *, models: str | None = None) -> list:
                 used_by.setdefault(op, []).append(model.name)
     return check(current_rules(ctx.session), categories, lifecycle, yaml_core, implicit=implicit, kinds=kinds,
                  used_by={op: sorted(ms) for op, ms in used_by.items()}, no_tensor=no_tensor,
-                 torch=torch_facts(ctx.session), pending=pending)
+                 torch=torch_facts(ctx.session), pending=pending, graph=graph_ops_of(schemas))
 
 
 def check_report(ctx: Ctx, *, models: str | None = None) -> ViolationsReport:
@@ -439,14 +442,17 @@ def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], model
     from opgov.core.opset import OpInfo, build_opset, coverage
 
     c = operators.c
-    rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)).all()
+    rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind, c.schema).where(c.present)).all()
+    from opgov.core.graph_ops import graph_ops_of
+
+    graph = graph_ops_of((name, schema) for name, _, _, _, schema in rows)  # from the schemas
     # thousands of operators share a few dozen values: build each once (unpacking rows is also
     # much faster than reading a Row's attributes)
-    shared: dict[tuple[str, str, str], OpInfo] = {}
+    shared: dict[tuple, OpInfo] = {}
     infos: dict[str, OpInfo] = {}
-    for name, category, lifecycle, kind in rows:
-        key = (category, lifecycle, kind)
-        infos[name] = shared.get(key) or shared.setdefault(key, OpInfo(category, lifecycle, kind))
+    for name, category, lifecycle, kind, _ in rows:
+        key = (category, lifecycle, kind, graph.get(name))
+        infos[name] = shared.get(key) or shared.setdefault(key, OpInfo(category, lifecycle, kind, graph.get(name)))
     if not infos:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
     rules = current_rules(ctx.session)
@@ -535,9 +541,12 @@ def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
     used = set(ops)
     known: list[str] = []
     state: dict[str, OpState] = {}
-    for name, category, lifecycle, since, replacement in session.execute(
-            select(c.qualname, c.category, c.lifecycle, c.lifecycle_since, c.replacement)):
+    schemas: list[tuple[str, str | None]] = []
+    for name, category, lifecycle, since, replacement, schema, present in session.execute(
+            select(c.qualname, c.category, c.lifecycle, c.lifecycle_since, c.replacement, c.schema, c.present)):
         known.append(name)
+        if present:
+            schemas.append((name, schema))
         if name in used:
             state[name] = OpState(category, lifecycle, since if lifecycle == "deprecating" else None, replacement)
     from opgov.db.entries import snapshots_holding
@@ -548,6 +557,8 @@ def check_model_ops(ctx: Ctx, ops: list[str], *, runtime: str | None = None):
         known_labels = ", ".join(label for label, _ in history) or "none"
         raise NotFound(f"unknown snapshot {runtime!r} (known: {known_labels})")
     runtime_ops = next(have for label, have in history if label == runtime) if runtime is not None else None
-    return check(ops, state=state, runtime_ops=runtime_ops, known=known,
+    from opgov.core.graph_ops import graph_ops_of
+
+    return check(ops, state=state, runtime_ops=runtime_ops, known=known, graph=graph_ops_of(schemas),
                  deprecating_period_days=get_int_setting(session, "deprecating_days"), snapshots=history,
                  runtime_label=f"snapshot {runtime}" if runtime else "the runtime")

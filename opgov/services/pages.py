@@ -39,18 +39,19 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from sqlalchemy import select
 
     from opgov.core.errors import BadInput
-    from opgov.core.graph_ops import GRAPH_OPS
+    from opgov.core.graph_ops import graph_ops_of
     from opgov.core.opset import POLICY_FLAGS, OpInfo, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
     from opgov.services.decompositions import current_rules, implicit_operators, opset_facts, out_variants
 
     c = operators.c
-    rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind).where(c.present)
+    rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind, c.schema).where(c.present)
                                .order_by(c.qualname)).all()
     if not rows:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
-    infos = {name: OpInfo(category, lifecycle, kind) for name, category, lifecycle, kind in rows}
+    graph = graph_ops_of((name, schema) for name, _, _, _, schema in rows)  # from the schemas, and the hand list
+    infos = {name: OpInfo(category, lifecycle, kind, graph.get(name)) for name, category, lifecycle, kind, _ in rows}
     facts = opset_facts(ctx.session)  # as `opset build`
     policy = opset_policy(operators=infos, rules=current_rules(ctx.session), torch=facts,
                           implicit=implicit_operators(ctx.session) if facts is not None else ())
@@ -59,7 +60,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      code={p: python_template(p, policy["torch_facts"]) for p in policy["presets"]},
                      python_list=PYTHON_LIST, selective_build=SELECTIVE_BUILD,
                      out_variants=dict(sorted(out_variants(ctx, infos).items())),
-                     models=load_models(location), models_source=location, graph_ops=dict(GRAPH_OPS))
+                     models=load_models(location), models_source=location, graph_ops=graph)
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:

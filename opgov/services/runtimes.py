@@ -38,6 +38,7 @@ from opgov.results.runtimes import (CoverageMatrix, ExportCheck, LifecycleNote, 
                                     RuntimeDetail, RuntimeFit, RuntimeList, RuntimeModelCheck, RuntimeSummary)
 
 RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
+SERVED = "served by the runtime (prim op)"  # what gives an operator a runtime serves outside its kernels
 
 
 # --- reading the registry -----------------------------------------------------------------------
@@ -53,11 +54,13 @@ class _Registry:
         self.present = [RegistryOp(r.qualname, r.schema, r.kind, r.autogen_of) for r in rows if r.present]
         self.present_names = {r.qualname for r in rows if r.present}
         self.categories = {r.qualname: r.category for r in rows}
-        from opgov.core.graph_ops import is_graph_op
+        from opgov.core.graph_ops import graph_ops_of
 
+        # the graph operators, from the snapshot's schemas: assertions and symbolic values need no kernel
+        self.graph = graph_ops_of((r.qualname, r.schema) for r in rows if r.present)
         # the core operators a runtime implements as kernels: the symbolic sizes tagged core
-        # (aten::sym_size.int …) are answered by the runtime itself (opgov.core.graph_ops)
-        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and not is_graph_op(r.qualname))
+        # (aten::sym_size.int, aten::sym_is_contiguous …) are answered by the runtime itself
+        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and r.qualname not in self.graph)
         from opgov.services.common import latest_snapshot_id
 
         latest_id = latest_snapshot_id(session)  # not a release stored with import --historical
@@ -77,6 +80,8 @@ class _Runtime:
         self.row = row
         self.kernels: list[str] = list(row.kernels)
         self.released: date | None = row.released
+        self.served: list[str] = list(row.served or [])  # outside its kernel registries (prim ops)
+        self.torch: str | None = row.torch_release
         self.has: dict[str, str] = {}
 
 
@@ -87,6 +92,8 @@ def _runtimes(ctx: Ctx, registry: _Registry) -> list[_Runtime]:
     index = registry.index([k for r in found for k in r.kernels])
     for r in found:
         r.has = runtime_operators(r.kernels, index)
+        for op in r.served:  # served by the runtime itself (ExecuTorch's prim ops): no kernel entry
+            r.has.setdefault(op, SERVED)
     return found
 
 
@@ -136,7 +143,7 @@ def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, Ru
         total = len(registry.core)
         out[r.id] = RuntimeSummary(
             runtime=str(r.id), name=r.id.name, version=r.id.version, released=r.released, kernels=len(r.kernels),
-            operators=len(r.has), core_have=len(core_have), core_total=total,
+            operators=len(r.has), served=len(r.served), torch=r.torch, core_have=len(core_have), core_total=total,
             core_share=round(len(core_have) / total, 4) if total else 0.0,
             previous=before[0] if before else None,
             core_gained=sorted(core_have - before[1]) if before else [],
@@ -148,13 +155,51 @@ def _summaries(found: list[_Runtime], registry: _Registry) -> dict[RuntimeId, Ru
 # --- use cases --------------------------------------------------------------------------------------
 
 
+def _text(file: str | Content) -> tuple[str, str]:
+    """(text, name) of a file or an upload; one line of bad input when it is not UTF-8 text."""
+    from opgov.formats.files import read_text, text_of
+
+    if isinstance(file, Content):
+        return text_of(file.data, file.name), file.name
+    return read_text(file), str(file)
+
+
+def served_operators(files: Sequence[str | Content]) -> list[str]:
+    """The operators the files name (register_prim_ops.cpp sources, or lists), first occurrence first."""
+    from opgov.formats.oplists import parse_op_file
+    from opgov.formats.runtime_files import looks_like_prim_ops, prim_ops
+
+    found: dict[str, None] = {}
+    for file in files:
+        text, name = _text(file)
+        names = prim_ops(text, name) if looks_like_prim_ops(text) else parse_op_file(text, name, accept=("list",)).ops
+        found.update(dict.fromkeys(names))
+    return list(found)
+
+
+def shipped_release(rid: RuntimeId) -> dict | None:
+    """What opgov ships about this runtime release (``{"torch": "2.12", "served": [...]}``), else None."""
+    import json
+
+    from opgov.resources import shipped_runtimes
+
+    path = shipped_runtimes(rid.name)
+    if path is None:
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))["releases"].get(rid.version)
+
+
 def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, released: date | None = None,
-                replace: bool = False) -> RuntimeAdded:
+                replace: bool = False, served: Sequence[str | Content] = (), torch: str | None = None,
+                torch_pin: str | Content | None = None) -> RuntimeAdded:
     """Register ``runtime`` (NAME@VERSION) as implementing the operators of the files ``ops`` (their
     union): paths, or uploads as :class:`~opgov.formats.files.Content` (recorded by the names the
-    client gave them). Registering the same operators again changes nothing; other operators for
-    a registered runtime are refused unless ``replace``. A member without the role is refused
-    before the files are read."""
+    client gave them). ``served``: files naming the operators it serves outside its kernel
+    registries (ExecuTorch's prim ops); ``torch`` (or ``torch_pin``, its PyTorch pin file): the
+    PyTorch release its kernels follow. For a release opgov ships data about (ExecuTorch 0.2.0 to
+    1.3.0), both default to that release's. Registering the same again changes nothing; another
+    registration of a registered runtime is refused unless ``replace``. A member without the role
+    is refused before the files are read."""
     from opgov.formats.oplists import parse_op_file, read_op_file, union
 
     rid = parse_runtime_id(runtime)
@@ -164,6 +209,16 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, release
     lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
              else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops]
     kernels = list(union(lists))
+    if torch is not None and torch_pin is not None:
+        raise BadInput("give the torch release (--torch) or its pin file (--torch-pin), not both")
+    if torch_pin is not None:
+        from opgov.formats.runtime_files import pytorch_pin
+
+        torch = pytorch_pin(*_text(torch_pin))
+    shipped = shipped_release(rid)
+    served_ops = served_operators(served) if served else list(shipped["served"]) if shipped else []
+    if torch is None and shipped is not None:
+        torch = shipped["torch"]
 
     def digest(file: str | Content) -> str:
         if isinstance(file, Content):
@@ -178,24 +233,26 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, release
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
     outcome = "added"
     if existing is not None:
-        same = list(existing.kernels) == kernels and existing.released == (released or existing.released)
+        same = (list(existing.kernels) == kernels and existing.released == (released or existing.released)
+                and list(existing.served or []) == served_ops and existing.torch_release == torch)
         if same:
             outcome = "unchanged"
         elif not replace:
             raise PolicyRefusal(f"{rid} is registered already with {len(existing.kernels)} kernels "
                                 f"(added {existing.added_at:%Y-%m-%d} by {existing.added_by}); "
-                                "--replace to register these instead", subject=str(rid))
+                                "--replace to register this instead", subject=str(rid))
         else:
             outcome = "replaced"
             ctx.session.execute(delete(runtimes).where(r.id == existing.id))
     if outcome != "unchanged":
         ctx.session.execute(insert(runtimes).values(
             name=rid.name, version=rid.version, released=released, kernels=kernels,
-            sources=[s.model_dump() for s in sources], added_at=ctx.now(), added_by=ctx.actor))
+            sources=[s.model_dump() for s in sources], added_at=ctx.now(), added_by=ctx.actor,
+            served=served_ops, torch_release=torch))
         log_event(ctx, f"runtime-{outcome}", str(rid),
                   before={"kernels": len(existing.kernels)} if existing is not None else None,
                   after={"kernels": len(kernels), "released": released.isoformat() if released else None,
-                         "sources": [s.path for s in sources]})
+                         "sources": [s.path for s in sources], "served": len(served_ops), "torch": torch})
     registry = _Registry(ctx.session)
     found = _runtimes(ctx, registry)
     summary = _summaries(found, registry)[rid]
@@ -218,7 +275,7 @@ def show_runtime(ctx: Ctx, runtime: str) -> RuntimeDetail:
     gives = {op: k for op, k in r.has.items() if op != k}
     return RuntimeDetail(
         runtime=summary, sources=[OpsSource(**s) for s in r.row.sources], added_at=r.row.added_at,
-        added_by=r.row.added_by, kernels=r.kernels, gives=dict(sorted(gives.items())),
+        added_by=r.row.added_by, kernels=r.kernels, gives=dict(sorted(gives.items())), served=r.served,
         core_missing=[op for op in registry.core if op not in r.has],
         not_in_registry=[k for k in r.kernels if k not in registry.present_names] if registry.snapshot else [])
 
@@ -263,29 +320,31 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
     found = _runtimes(ctx, registry)
     r = _find(found, runtime)
     rules = _rules(ctx.session)
-    verdict = judge(str(r.id), ops, r.has, rules)
+    verdict = judge(str(r.id), ops, r.has, rules, registry.graph)
     missing = [MissingOperator(op=m.op, category=registry.categories.get(m.op), lowers=m.lowering.ok,
                                steps=[f"{op} → {', '.join(into) or '(nothing)'}" for op, into in m.lowering.steps],
                                into=list(m.lowering.into), blocked=list(m.lowering.blocked))
                for m in verdict.missing]
-    from opgov.core.graph_ops import graph_op_reason
-
     needed = set(verdict.ops) - set(verdict.graph_ops)  # what needs a kernel
     running = [str(x.id) for x in found if needed <= x.has.keys()]
     earliest_version = next((str(x.id) for x in found if x.id.name == r.id.name and needed <= x.has.keys()), None)
     after_lowering = next((str(x.id) for x in found if x.id.name == r.id.name
-                           and judge(str(x.id), ops, x.has, rules).runs_after_lowering), None)
+                           and judge(str(x.id), ops, x.has, rules, registry.graph).runs_after_lowering), None)
     from opgov.db.entries import snapshots_holding
 
     in_registry = set(ops)  # graph operators are operators of the registry all the same
     history = snapshots_holding(ctx.session, in_registry)
     earliest_snapshot = next((label for label, have in history if in_registry <= have), None)
+    from opgov.services.model_args import model_arguments
+
+    arguments = model_arguments(ctx, models, runtime=str(r.id), release=r.torch)
     return RuntimeModelCheck(
         runtime=str(r.id), released=r.released, snapshot=registry.snapshot,
         models=[OpsSource(path=lst.path, format=lst.format, entries=len(lst)) for lst in lists],
-        operators=ops, runs=verdict.runs, runs_after_lowering=verdict.runs_after_lowering,
+        operators=ops, runs=verdict.runs and all(a.runs for a in arguments),
+        runs_after_lowering=verdict.runs_after_lowering, arguments=arguments,
         provided=dict(verdict.provided), missing=missing,
-        graph_ops={op: graph_op_reason(op) for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
+        graph_ops={op: registry.graph[op] for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
         earliest_snapshot=earliest_snapshot, earliest_version=earliest_version,
         earliest_version_after_lowering=after_lowering, runtimes_running=running)
 
@@ -307,7 +366,14 @@ def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | N
     from opgov.results.decomps import ModelCheckReport
     from opgov.services.decompositions import check_model as against_registry
 
-    return ModelCheckReport.of(against_registry(ctx, list(models), runtime=runtime))
+    report = ModelCheckReport.of(against_registry(ctx, list(models), runtime=runtime))
+    if runtime is None:
+        return report
+    from opgov.services.model_args import model_arguments
+
+    # a snapshot label given as the runtime stands for torch of that release
+    arguments = model_arguments(ctx, models, runtime=f"snapshot {runtime}", release=runtime)
+    return report.model_copy(update={"arguments": arguments, "ok": report.ok and all(a.runs for a in arguments)})
 
 
 def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | None = None):
@@ -349,18 +415,19 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
     from opgov.core.graph_ops import is_graph_op
 
+    graph = registry.graph
     columns = []
     for r in found:
         s = summaries[r.id]
-        runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op) for op in ops)]
+        runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op, graph) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,
                                      core_gained=s.core_gained,
                                      core_lost=s.core_lost, models_run=runs, models_total=len(model_ops)))
     rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found}) for op in registry.core]
-    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op)]
+    model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op, graph)]
                                                 for r in found},
-                              graph_ops=[op for op in ops if is_graph_op(op)])
+                              graph_ops=[op for op in ops if is_graph_op(op, graph)])
                   for m, ops in model_ops.items()]
     return CoverageMatrix(snapshot=registry.snapshot, stage=stage, runtimes=columns, operators=rows, models=model_rows)
 
@@ -388,7 +455,6 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
 
 def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
     """The export-time check of a program's operators (canonical names)."""
-    from opgov.core.graph_ops import graph_op_reason
     from opgov.core.names import canonical
 
     names: list[str] = []
@@ -400,10 +466,10 @@ def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
         if name not in names:
             names.append(name)
     registry = _Registry(ctx.session)
-    graph = {op: graph_op_reason(op) for op in names if graph_op_reason(op)}
+    graph = {op: registry.graph[op] for op in names if op in registry.graph}
     fits = []
     for r in _runtimes(ctx, registry):
-        verdict = judge(str(r.id), names, r.has, {})
+        verdict = judge(str(r.id), names, r.has, {}, registry.graph)
         fits.append(RuntimeFit(runtime=str(r.id), runs=verdict.runs, missing=[m.op for m in verdict.missing]))
     return ExportCheck(operators=names, graph_ops=graph,
                        unknown=[op for op in names if op not in registry.categories],

@@ -377,3 +377,66 @@ def test_a_real_export_with_a_data_dependent_size_runs_on_executorch(rt, torch_m
     assert graph <= held and graph <= set(check["graph_ops"])
     assert not {m["op"] for m in check["missing"]} & set(check["graph_ops"])
     assert check["runs"], check["missing"]
+
+
+def test_sym_is_contiguous_needs_no_kernel_by_its_schema(rt, tmp_path):
+    """aten::sym_is_contiguous is core-tagged since 2.9.0 and returns a SymBool: the snapshot's schema
+    says no kernel runs it, so check-model, runtimes coverage and opset build never ask for one."""
+    model = tmp_path / "model.txt"
+    model.write_text("aten::sym_is_contiguous\naten::relu\n")
+    check = rt("check-model", model, "--runtime", "executorch@0.2.0", "--format", "json")
+    assert check.code == 0, check.out
+    assert "SymBool" in check.json()["graph_ops"]["aten::sym_is_contiguous"]
+    assert "graph operator aten::sym_is_contiguous: its schema returns only symbolic values (SymBool)" in \
+        rt.ok("check-model", model, "--runtime", "executorch@0.2.0").out
+    against_snapshot = rt("check-model", model, "--runtime", "2.13.0", "--format", "json")
+    assert against_snapshot.code == 0
+    assert [n["rule"] for n in against_snapshot.json()["notes"] if n["op"] == "aten::sym_is_contiguous"] == \
+        ["graph-operator"]
+    corpus = tmp_path / "tiny_ops.json"
+    corpus.write_text(json.dumps({"source": "test", "models": {"contig": {
+        "family": "test", "exported_ops": ["aten::relu", "aten::sym_is_contiguous"],
+        "core_aten_ops": ["aten::relu", "aten::sym_is_contiguous"]}}}))
+    matrix = rt.ok("runtimes", "coverage", "--models", corpus, "--format", "json").json()
+    assert "aten::sym_is_contiguous" not in {row["op"] for row in matrix["operators"]}
+    [row] = matrix["models"]
+    assert all(missing == [] for missing in row["missing"].values())
+    assert row["graph_ops"] == ["aten::sym_is_contiguous"]
+    opset = json.loads(rt.ok("opset", "build", "--format", "json").out)
+    assert "aten::sym_is_contiguous" not in {e["op"] for e in opset["operators"]}
+    assert "SymBool" in opset["graph_ops"]["aten::sym_is_contiguous"]
+
+
+def test_executorch_serves_its_prim_ops(rt, executorch_dir, tmp_path):
+    """ExecuTorch serves aten::_local_scalar_dense (`.item()`) and the symbolic sizes from its prim
+    ops, outside its kernel yaml: registered from the data opgov ships for its real releases."""
+    shown = rt.ok("runtimes", "show", "executorch@1.3.0", "--json").json()
+    from opgov.formats.runtime_files import prim_ops
+
+    cpp = executorch_dir / "1.3.0" / "register_prim_ops.cpp"
+    assert shown["served"] == list(prim_ops(cpp.read_text(), str(cpp)))
+    assert "aten::_local_scalar_dense" in shown["served"] and "aten::_local_scalar_dense" not in shown["kernels"]
+    assert "aten::_local_scalar_dense" not in shown["core_missing"]
+    assert shown["runtime"]["served"] == 25 and shown["runtime"]["torch"] == "2.12"
+    listed = {r["runtime"]: r for r in rt.ok("runtimes", "list", "--json").json()["runtimes"]}
+    assert [listed[f"executorch@{v}"]["served"] for v in RELEASES] == [16, 23, 25, 25]
+    assert [listed[f"executorch@{v}"]["torch"] for v in RELEASES] == ["2.3", "2.6", "2.9", "2.12"]
+    model = tmp_path / "item.txt"
+    model.write_text("aten::_local_scalar_dense\naten::relu\n")
+    check = rt("check-model", model, "--runtime", "executorch@0.2.0", "--format", "json")
+    assert check.code == 0, check.out
+    assert check.json()["provided"]["aten::_local_scalar_dense"] == "served by the runtime (prim op)"
+    matrix = rt.ok("runtimes", "coverage", "--format", "json").json()
+    [row] = [row for row in matrix["operators"] if row["op"] == "aten::_local_scalar_dense"]
+    assert all(kernel is not None for kernel in row["kernels"].values())
+    # given by hand: a prim ops source or a list, and the PyTorch pin file
+    served = tmp_path / "served.txt"
+    served.write_text("aten::_local_scalar_dense\n")
+    added = rt.ok("runtimes", "add", "engine@1.0", "--ops", executorch_dir / "1.3.0" / "optimized.yaml",
+                  "--served", served, "--torch-pin", executorch_dir / "0.5.0" / "pytorch-pin.txt", "--json").json()
+    assert added["runtime"]["served"] == 1 and added["runtime"]["torch"] == "2.6"
+    pin = tmp_path / "pin.txt"
+    pin.write_text("0123456789abcdef0123456789abcdef01234567\n")
+    bad(rt, "runtimes", "add", "engine@2.0", "--ops", served, "--torch-pin", pin, words=[str(pin), "names no PyTorch release"])
+    bad(rt, "runtimes", "add", "engine@2.0", "--ops", served, "--torch", "two", words=["--torch"])
+    bad(rt, "runtimes", "add", "engine@2.0", "--ops", served, "--served", pin, words=[str(pin)])

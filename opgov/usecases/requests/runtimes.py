@@ -42,6 +42,14 @@ class RuntimeUpload(Request):
     released: date | None = Field(default=None, description="its release date")
     # a form field ("true"), so not a strict Flag
     replace: bool = Field(default=False, description="replace the operators of a registered runtime")
+    served: list[Upload] = Field(default_factory=list, description=(
+        "the operators it serves outside its kernel registries (ExecuTorch's register_prim_ops.cpp, or a list); "
+        "for a release opgov ships data about (ExecuTorch 0.2.0 to 1.3.0), those of that release by default"))
+    torch: str | None = Field(default=None, max_length=100, pattern=r"^\d+\.\d+(\.\d+)?$", description=(
+        "the PyTorch release its kernels follow (2.12); for a release opgov ships data about, its PyTorch pin by "
+        "default"))
+    torch_pin: Upload | None = Field(default=None, description="the PyTorch pin it is built against (ExecuTorch's "
+                                                               ".ci/docker/ci_commit_pins/pytorch.txt: release/2.12)")
 
 
 class ModelCheckUpload(Request):

@@ -1,0 +1,111 @@
+"""A model's calls argument by argument against the torch release a runtime follows: part of
+``opgov check-model`` (:func:`opgov.services.runtimes.check_model`), against a registered runtime
+(the release it was registered with) or a snapshot given as the runtime (that release).
+
+The decision is pure (:func:`opgov.core.model_args.check_calls`); the archives are read by
+:mod:`opgov.formats.pt2`; both releases' schemas come from the snapshots that stand for them, and
+the upgraders on record from :mod:`opgov.services.upgraders`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlalchemy import select
+
+from opgov.core.errors import BadInput
+from opgov.db.tables import snapshots
+from opgov.formats.files import Content
+from opgov.results.model_args import ArgumentProblem, ModelArguments, OperatorDtypes
+
+
+def _archives(models: Sequence[str | Content]) -> list[tuple[str, list]]:
+    """(name, [(torch_version, calls) per program]) of every .pt2 archive among ``models``."""
+    from opgov.formats.oplists import _is_archive
+    from opgov.formats.pt2 import archive_calls
+
+    out = []
+    for model in models:
+        if isinstance(model, Content):
+            data = model.data if isinstance(model.data, bytes) else None
+            if data is not None and _is_archive(data[:4], model.name):
+                out.append((model.name, archive_calls(data, model.name)))
+        elif Path(model).is_file():
+            with open(model, "rb") as handle:
+                head = handle.read(4)
+            if _is_archive(head, str(model)):
+                out.append((str(model), archive_calls(str(model), str(model))))
+    return out
+
+
+class _Schemas:
+    """Each snapshot's schemas, read once per check."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+        self.labels = list(session.scalars(select(snapshots.c.label).order_by(snapshots.c.position)))
+        self._read: dict[str, dict[str, str]] = {}
+
+    def of(self, label: str) -> dict[str, str]:
+        if label not in self._read:
+            from opgov.services.compat_checks import snapshot_by_label
+
+            self._read[label] = dict(snapshot_by_label(self.session, label).schemas)
+        return self._read[label]
+
+
+def model_arguments(ctx, models: Sequence[str | Content], *, runtime: str, release: str | None) -> list[ModelArguments]:
+    """Each .pt2 archive of ``models`` checked call by call against torch ``release`` (the torch
+    release ``runtime`` follows: a snapshot label or a release such as ``2.12``; None when the
+    runtime was registered without one)."""
+    from opgov.core.model_args import check_calls, dtypes_by_operator, release_of, snapshot_for
+
+    archives = _archives(models)
+    if not archives:
+        return []
+    schemas = _Schemas(ctx.session)
+    runtime_label = snapshot_for(release, schemas.labels) if release is not None else None
+    upgraders = None
+    out = []
+    for name, programs in archives:
+        for version, calls in programs:
+            dtypes = [OperatorDtypes(op=op, dtypes=list(types)) for op, types in dtypes_by_operator(calls).items()]
+            base = dict(model=name, torch_version=version, calls=len(calls), dtypes=dtypes)
+            if release is None:
+                out.append(ModelArguments(**base, model_release=None, runtime_release=None, checked=False, runs=True,
+                                          note=f"{runtime} is registered without the torch release its kernels "
+                                               "follow (opgov runtimes add --torch): the arguments are not checked"))
+                continue
+            if runtime_label is None:
+                out.append(ModelArguments(**base, model_release=None, runtime_release=None, checked=False, runs=True,
+                                          note=f"no snapshot holds torch {release}, which {runtime} follows (import "
+                                               "its native_functions.yaml): the arguments are not checked"))
+                continue
+            model_label = None
+            note = None
+            if version is None:
+                note = "the archive does not say which torch wrote it: defaults and schema changes are not compared"
+            else:
+                try:
+                    model_label = snapshot_for(release_of(version), schemas.labels)
+                except BadInput:
+                    model_label = None
+                if model_label is None:
+                    note = (f"no snapshot holds torch {version}, which wrote the archive: defaults and schema "
+                            "changes are not compared")
+            if upgraders is None:
+                from opgov.services.upgraders import _bumps, _recorded
+
+                upgraders = [u for u, _ in _recorded(ctx.session, _bumps(ctx.session))]
+            problems = check_calls(calls, model_release=model_label or (version or "unknown"),
+                                   runtime_release=runtime_label,
+                                   model_schemas=schemas.of(model_label) if model_label else None,
+                                   runtime_schemas=schemas.of(runtime_label), upgraders=upgraders)
+            out.append(ModelArguments(
+                **base, model_release=model_label, runtime_release=runtime_label, checked=True,
+                runs=not any(p.severity == "error" for p in problems), note=note,
+                problems=[ArgumentProblem(rule=p.rule, severity=p.severity, call=p.call, op=p.op, argument=p.argument,
+                                          model_release=p.model_release, runtime_release=p.runtime_release,
+                                          message=p.message, upgrader=p.upgrader, calls=p.calls) for p in problems]))
+    return out
