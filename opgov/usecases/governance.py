@@ -25,6 +25,13 @@ DECLARED: tuple[UseCase, ...] = (
             service="opgov.services.governance:review", writes=True, method="POST",
             path="/api/v1/proposals/{proposal_id}/votes",
             summary="A maintainer's vote (not on their own proposal); quorum approvals decide it."),
+    UseCase("review many", request=f"{REQUESTS}:ReviewsRequest", result=f"list[{MODELS}:ProposalView]",
+            service="opgov.services.governance:review_many", writes=True, method="POST",
+            path="/api/v1/proposals/reviews", commands=("review",),
+            summary="A maintainer's vote on many proposals in one transaction, each vote its own record.",
+            description="One comment for every vote, or one per id in their order. A refusal on any proposal "
+                        "(409, naming it) records none of the votes. The answer lists the proposals in the "
+                        "order of the ids."),
     UseCase("withdraw", request=f"{REQUESTS}:ProposalId", result=f"{MODELS}:ProposalView",
             service="opgov.services.governance:withdraw", writes=True, method="POST",
             path="/api/v1/proposals/{proposal_id}/withdraw",
