@@ -30,6 +30,14 @@ DECLARED: tuple[UseCase, ...] = (
                     "(maintainers).",
             description="The server needs torch installed. Other writes go on while torch traces: the role and "
                         "the names are checked first, in a transaction of their own."),
+    UseCase("decomps closure", group="decompositions", request=f"{REQUESTS}:ClosureQuery",
+            result="opgov.results.closure:ClosureReport", service="opgov.services.closure:closure_report",
+            orm=False, method="GET", path="/api/v1/decomps/closure",
+            summary="The closure proof: does each operator of torch's default decomposition table end only in core "
+                    "operators, following the table as traced?",
+            description="From the facts `decomps import-torch` recorded. Each item: `op`, `closed`, `ends_in` (the "
+                        "operators it ends in) and, when not closed, `why`. `against`: the change from another "
+                        "closure (operators that stopped or started closing: a finding)."),
     UseCase("opset build", group="reports", request=f"{REQUESTS}:OpsetRequest", result=f"{REPORTS}:OpsetReport",
             light=True,
             service=f"{SERVICES}:opset_report", orm=False, method="GET", path="/api/v1/opset",
