@@ -56,3 +56,17 @@ class ClosureReport:
     items: list[ClosureOp]
     releases: list[str]
     against: ClosureDiff | None = None
+
+
+@dataclass(frozen=True)
+class ClosureRow:
+    """One row of the weekly report's closure section: an operator of torch's default table that
+    does not close (``status`` "does not close"), or whose closure changed from the previous torch
+    release opgov holds facts of ("stopped closing", a regression, or "started closing")."""
+
+    torch: str
+    snapshot: str | None
+    operator: str
+    status: str
+    why: str
+    since: str | None = None  # the release it is compared with, for a change

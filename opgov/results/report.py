@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
+from opgov.results.closure import ClosureRow
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -221,6 +222,9 @@ class WeeklyReport(BaseModel):
     deprecated_ops: tuple[DeprecatedOp, ...] = ()
     tag_changes: tuple[TagChange, ...] = ()
     core_drift: tuple[DriftItem, ...] = ()
+    decomp_closure: tuple[ClosureRow, ...] = Field(default=(), description=(
+        "the closure proof of torch's default decomposition table (the latest release opgov holds facts of): the "
+        "operators that stopped or started closing since the release before it, then those that do not close"))
     compat_findings: tuple[CompatFinding, ...] = ()
     removed_without_deprecation: tuple[RemovedOp, ...] = ()
     exceptions_expired: tuple[ExceptionEntry, ...] = ()
@@ -305,6 +309,7 @@ SECTION_KEYS: tuple[str, ...] = (
     "deprecated_ops",
     "tag_changes",
     "core_drift",
+    "decomp_closure",
     "compat_findings",
     "removed_without_deprecation",
     "exceptions_expired",
@@ -314,5 +319,5 @@ SECTION_KEYS: tuple[str, ...] = (
 )
 """The report's sections, in reading order; each is one key of the JSON and one heading."""
 
-_STANDING_KEYS = frozenset({"deprecated_ops", "core_drift", "opset_now", "opset_trend"})
+_STANDING_KEYS = frozenset({"deprecated_ops", "core_drift", "decomp_closure", "opset_now", "opset_trend"})
 _ACTION_KEYS = tuple(k for k in SECTION_KEYS if k not in _STANDING_KEYS)

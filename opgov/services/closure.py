@@ -122,3 +122,12 @@ def closure_report(ctx: Ctx, *, release: str | None = None, snapshot: str | None
     return ClosureReport(torch=facts.version, snapshot=label, core=result.core, complete=facts.complete,
                          operators=len(items), closed=result.closed, not_closed=len(items) - result.closed,
                          items=items, releases=torch_releases(session), against=diff)
+
+
+def closure_page_data(ctx: Ctx) -> ClosureReport | None:
+    """The page /closure: :func:`closure_report` of the latest release opgov holds facts of,
+    compared with the release before it when opgov holds two; None when it holds none."""
+    held = torch_releases(ctx.session)
+    if not held:
+        return None
+    return closure_report(ctx, against=held[-2] if len(held) > 1 else None)

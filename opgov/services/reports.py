@@ -189,6 +189,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     findings = [f for f in findings if f.kind != "policy"]
     drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
+    closure_rows = _closure_rows(session)
 
     today = as_of.date()
     expired, expiring = [], []
@@ -226,9 +227,34 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
                         lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
                         deprecated_ops=tuple(deprecated), tag_changes=tuple(tag_changes), core_drift=tuple(drift),
+                        decomp_closure=tuple(closure_rows),
                         compat_findings=tuple(findings),
                         removed_without_deprecation=tuple(removed), exceptions_expired=tuple(expired),
                         exceptions_expiring=tuple(expiring), opset_now=opset_now, opset_trend=tuple(trend))
+
+
+def _closure_rows(session) -> list:
+    """The closure section: the latest torch release opgov holds facts of, compared with the one
+    before it (if held): stopped closing, started closing, then every operator that does not close."""
+    from opgov.core.closure import compare
+    from opgov.results.closure import ClosureRow
+    from opgov.services.closure import compute
+    from opgov.services.decompositions import torch_releases
+
+    held = torch_releases(session)
+    if not held:
+        return []
+    facts, label, now, _ = compute(session, held[-1])
+    rows = []
+    if len(held) > 1:
+        _, _, before, _ = compute(session, held[-2])
+        change = compare(before, now)
+        for status, ops in (("stopped closing", change.stopped), ("started closing", change.started)):
+            rows += [ClosureRow(torch=facts.version, snapshot=label, operator=op, status=status, since=held[-2],
+                                why=now.item(op).why or "ends only in core operators now") for op in ops]
+    rows += [ClosureRow(torch=facts.version, snapshot=label, operator=i.op, status="does not close", why=i.why or "")
+             for i in now.open]
+    return rows
 
 
 TREND_RELEASES = 24  # the opset trend shows at most this many releases before the period

@@ -19,7 +19,7 @@ from urllib.parse import quote
 from opgov import __version__
 
 PAGES = (("opset", "Build your opset"), ("ops", "Operators"), ("proposals", "Proposals"),
-         ("queue", "Review queue"), ("report", "Weekly report"))
+         ("queue", "Review queue"), ("report", "Weekly report"), ("closure", "Closure"))
 
 
 def op_slug(name: str) -> str:
@@ -164,6 +164,13 @@ def proposals_page(links: Links, proposals) -> str:
 def queue_page(links: Links, report) -> str:
     return render("queue.html", links, current="queue", title="Review queue",
                   json_twin="report/weekly" if not links.static else "report", report=report)
+
+
+def closure_page(links: Links, report) -> str:
+    """The closure proof of torch's default decomposition table (``report``: None when opgov holds
+    no torch release's facts)."""
+    return render("closure.html", links, current="closure", title="Closure of torch's decomposition table",
+                  json_twin="decomps/closure" if not links.static else "closure", report=report)
 
 
 def error_page(links: Links, message: str) -> str:

@@ -56,10 +56,10 @@ class VoteRequest(Request):
 class ReviewsRequest(Request):
     # `opgov review ID [ID…]`: one vote per proposal in one transaction; one comment for all, or one
     # per id in the order of the ids (the service checks the counts agree)
-    proposal_ids: list[int] = Field(min_length=1, max_length=5000, description="ids opgov gave, each once")
+    proposal_ids: list[int] = Field(min_length=1, description="ids opgov gave, each once")
     approve: bool = Field(description="true to approve every one, false to reject every one")
-    comments: list[Text] = Field(min_length=1, max_length=5000,
-                                 description="one comment recorded with every vote, or one per id in their order")
+    comments: list[Text] = Field(min_length=1, description="one comment recorded with every vote, or one per id in "
+                                                           "their order")
 
 
 class TriageRequest(Request):
