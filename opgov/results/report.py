@@ -61,6 +61,8 @@ class TagChange(_Row):
     """A governance tag (core, deprecating, deprecated) an import of the period added or dropped."""
 
     snapshot: str = Field(description="label of the snapshot whose import found the edit")
+    position: int = Field(default=0, description="the snapshot's place in history (1 = the oldest): the report "
+                                                 "lists tag changes in history order, not by label")
     operator: str
     edit: str = Field(description="+core, -core, +deprecating, …")
     rule: str = Field(description="check-pr's rule id: core-tag-added, core-tag-removed, lifecycle-tag-edited")
@@ -267,7 +269,9 @@ class WeeklyReport(BaseModel):
     @field_validator("tag_changes")
     @classmethod
     def _warnings_first(cls, items: tuple[TagChange, ...]) -> tuple[TagChange, ...]:
-        return tuple(sorted(items, key=lambda c: (SEVERITY_RANK[c.severity], c.snapshot, c.operator)))
+        # in history order; within a snapshot, a dropped tag before an added one
+        return tuple(sorted(items, key=lambda c: (SEVERITY_RANK[c.severity], c.position, not c.edit.startswith("-"),
+                                                  c.operator)))
 
     @field_validator("core_drift")
     @classmethod

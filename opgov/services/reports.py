@@ -113,7 +113,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     from opgov.services.common import is_historical, latest_snapshot_id
 
     # the imports up to as_of; a release stored with --historical is history, not an import of the week
-    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id))
+    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.position))
                  if s.imported_at <= as_of and not is_historical(s.stats)]
     snap_by_id = {s.id: s for s in snapshots}
     in_period = [s for s in snapshots if since < s.imported_at]
@@ -184,7 +184,8 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
             due_soon.append(item)
 
     findings = _findings(ctx, in_period, snapshots, as_of)
-    tag_changes = [TagChange(snapshot=f.snapshot, operator=f.operator, edit=_edit_of(f), rule=f.rule,
+    positions = {s.label: s.position for s in snapshots}
+    tag_changes = [TagChange(snapshot=f.snapshot, position=positions[f.snapshot], operator=f.operator, edit=_edit_of(f), rule=f.rule,
                              severity=f.severity, message=f.message) for f in findings if f.kind == "policy"]
     findings = [f for f in findings if f.kind != "policy"]
     drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
