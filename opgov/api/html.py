@@ -117,6 +117,14 @@ def report(ctx: Reader) -> HTMLResponse:
     return _html(report_page(_links(), weekly_report(ctx)))
 
 
+@router.get("/closure", response_class=HTMLResponse)
+def closure(ctx: Reader) -> HTMLResponse:
+    from opgov.services.closure import closure_page_data
+    from opgov.web.render import closure_page
+
+    return _html(closure_page(_links(), closure_page_data(ctx)))
+
+
 @router.get("/static/{name}")
 def static(name: str) -> Response:
     from opgov.web.render import script, stylesheet

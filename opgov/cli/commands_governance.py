@@ -122,20 +122,35 @@ def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str =
 
 
 @app.command("review")
-def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
+def review_cmd(proposal_ids: list[int] = typer.Argument(..., metavar="ID..."),
                approve: bool = typer.Option(False, "--approve"), reject: bool = typer.Option(False, "--reject"),
-               comment: str = typer.Option(..., "--comment"), json_out: bool = JsonOpt) -> None:
-    """Vote on a proposal (maintainers; not on your own). Quorum approvals decide it."""
+               comment: list[str] = typer.Option(..., "--comment",
+                                                 help="Why: once for every vote, or once per ID in their order."),
+               json_out: bool = JsonOpt) -> None:
+    """Vote on proposals (maintainers; not on your own). Quorum approvals decide each.
+
+    Several IDs are voted on in one transaction, each vote its own record: a refusal on any of
+    them (not open, your own) writes none. `--json` prints the proposal, or with several IDs the
+    list of them in the order given."""
     from opgov.core.errors import BadInput
 
     if approve == reject:
         raise BadInput("give exactly one of --approve or --reject")
-    view = ask("review", proposal_id=proposal_id, approve=approve, comment=comment)
+    if len(proposal_ids) == 1 and len(comment) == 1:
+        views = [ask("review", proposal_id=proposal_ids[0], approve=approve, comment=comment[0])]
+    else:
+        from opgov.cli.client import call
+        from opgov.usecases import named
+
+        use_case = named("review many")
+        views = call(use_case, use_case.ask({"comments": "--comment", "proposal_ids": "ID"},
+                                            proposal_ids=proposal_ids, approve=approve, comments=comment))
     if json_out:
-        print_json(view)
+        print_json(views[0] if len(proposal_ids) == 1 else views)
         return
-    say(f"proposal {view.id}: {len(view.approvals)} approve, {len(view.rejections)} reject "
-        f"(quorum {view.quorum}) — {view.status}")
+    for view in views:
+        say(f"proposal {view.id}: {len(view.approvals)} approve, {len(view.rejections)} reject "
+            f"(quorum {view.quorum}) — {view.status}")
 
 
 @app.command("withdraw")

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
 from opgov.results.queue import Agenda
+from opgov.results.closure import ClosureRow
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -61,6 +62,8 @@ class TagChange(_Row):
     """A governance tag (core, deprecating, deprecated) an import of the period added or dropped."""
 
     snapshot: str = Field(description="label of the snapshot whose import found the edit")
+    position: int = Field(default=0, description="the snapshot's place in history (1 = the oldest): the report "
+                                                 "lists tag changes in history order, not by label")
     operator: str
     edit: str = Field(description="+core, -core, +deprecating, …")
     rule: str = Field(description="check-pr's rule id: core-tag-added, core-tag-removed, lifecycle-tag-edited")
@@ -225,6 +228,9 @@ class WeeklyReport(BaseModel):
     deprecated_ops: tuple[DeprecatedOp, ...] = ()
     tag_changes: tuple[TagChange, ...] = ()
     core_drift: tuple[DriftItem, ...] = ()
+    decomp_closure: tuple[ClosureRow, ...] = Field(default=(), description=(
+        "the closure proof of torch's default decomposition table (the latest release opgov holds facts of): the "
+        "operators that stopped or started closing since the release before it, then those that do not close"))
     compat_findings: tuple[CompatFinding, ...] = ()
     removed_without_deprecation: tuple[RemovedOp, ...] = ()
     exceptions_expired: tuple[ExceptionEntry, ...] = ()
@@ -267,7 +273,9 @@ class WeeklyReport(BaseModel):
     @field_validator("tag_changes")
     @classmethod
     def _warnings_first(cls, items: tuple[TagChange, ...]) -> tuple[TagChange, ...]:
-        return tuple(sorted(items, key=lambda c: (SEVERITY_RANK[c.severity], c.snapshot, c.operator)))
+        # in history order; within a snapshot, a dropped tag before an added one
+        return tuple(sorted(items, key=lambda c: (SEVERITY_RANK[c.severity], c.position, not c.edit.startswith("-"),
+                                                  c.operator)))
 
     @field_validator("core_drift")
     @classmethod
@@ -310,6 +318,7 @@ SECTION_KEYS: tuple[str, ...] = (
     "deprecated_ops",
     "tag_changes",
     "core_drift",
+    "decomp_closure",
     "compat_findings",
     "removed_without_deprecation",
     "exceptions_expired",
@@ -319,5 +328,5 @@ SECTION_KEYS: tuple[str, ...] = (
 )
 """The report's sections, in reading order; each is one key of the JSON and one heading."""
 
-_STANDING_KEYS = frozenset({"agenda", "deprecated_ops", "core_drift", "opset_now", "opset_trend"})
+_STANDING_KEYS = frozenset({"agenda", "deprecated_ops", "core_drift", "decomp_closure", "opset_now", "opset_trend"})
 _ACTION_KEYS = tuple(k for k in SECTION_KEYS if k not in _STANDING_KEYS)

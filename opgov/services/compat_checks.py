@@ -308,7 +308,7 @@ def snapshot_by_label(session, spec: str, *, also: str = "") -> Side:
     snap = tables.snapshots.c
     snapshot_id = session.scalar(select(snap.id).where(snap.label == spec))
     if snapshot_id is None:
-        labels = session.scalars(select(snap.label).order_by(snap.id)).all()
+        labels = session.scalars(select(snap.label).order_by(snap.position)).all()
         raise NotFound(f"{spec}: {also}no snapshot of that label (known: {', '.join(labels) or 'none'})")
     return snapshot_side(session, snapshot_id)
 

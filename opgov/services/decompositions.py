@@ -84,10 +84,15 @@ def _unknown(name: str, known: Sequence[str]) -> str:
 TORCH_FACTS_KEY = "torch_facts"
 
 
-def torch_facts(session):
+def torch_facts(session, version: str | None = None):
     """The :class:`opgov.core.opset.TorchFacts` recorded by the last ``decomps import-torch``, or
-    ``None`` when torch's table was never imported."""
-    value = session.scalar(select(settings.c.value).where(settings.c.key == TORCH_FACTS_KEY))
+    ``None`` when torch's table was never imported. ``version``: those of that torch release
+    (each release imported is kept under its own key), ``None`` when opgov holds none."""
+    key = TORCH_FACTS_KEY if version is None else f"{TORCH_FACTS_KEY}@{version}"
+    value = session.scalar(select(settings.c.value).where(settings.c.key == key))
+    if value is None and version is not None:  # recorded before releases were kept apart
+        latest = torch_facts(session)
+        return latest if latest is not None and latest.version == version else None
     if value is None:
         return None
     return facts_of(json.loads(value), source="import-torch")
@@ -140,14 +145,35 @@ def facts_of(data: dict, *, source: str):
                       source=source)
 
 
+def torch_releases(session) -> list[str]:
+    """Every torch release whose facts opgov holds (``decomps import-torch`` of each), by version."""
+    from packaging.version import InvalidVersion, Version
+
+    keys = session.scalars(select(settings.c.key).where(settings.c.key.like(f"{TORCH_FACTS_KEY}@%"))).all()
+    held = {key.partition("@")[2] for key in keys}
+    latest = torch_facts(session)
+    if latest is not None:
+        held.add(latest.version)
+
+    def order(version: str):
+        try:
+            return (0, Version(version), version)
+        except InvalidVersion:
+            return (1, Version("0"), version)
+
+    return sorted(held, key=order)
+
+
 def _save_torch_facts(session, table, *, whole: bool) -> None:
     """Record ``table`` (a :class:`opgov.formats.torch_decomps.TorchTable`) as the facts of its
-    torch release; a partial import (``--only``) of the same release adds to what is recorded."""
+    torch release, the latest and under the release's own key; a partial import (``--only``) of
+    the same release adds to what is recorded."""
     from opgov.formats.torch_decomps import facts_json
 
-    value = json.dumps(facts_json(table, torch_facts(session), whole=whole), sort_keys=True)
-    session.execute(delete(settings).where(settings.c.key == TORCH_FACTS_KEY))
-    session.execute(insert(settings).values(key=TORCH_FACTS_KEY, value=value))
+    value = json.dumps(facts_json(table, torch_facts(session, table.version), whole=whole), sort_keys=True)
+    keys = (TORCH_FACTS_KEY, f"{TORCH_FACTS_KEY}@{table.version}"[:100])
+    session.execute(delete(settings).where(settings.c.key.in_(keys)))
+    session.execute(insert(settings).values([{"key": key, "value": value} for key in keys]))
 
 
 # --- refusing changes that break a decomposition ----------------------------------------------------

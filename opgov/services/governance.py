@@ -205,14 +205,56 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
     approvals reach the quorum the proposal is approved and decided; when rejections reach it,
     it is rejected and closed."""
     comment = require_text(comment, "the comment")
+    serialize(ctx, "import", shared=True)  # a vote may decide: never in the middle of an import
+    proposal = find_proposal(ctx.session, proposal_id, lock=True)
+    require(ctx, "review", "review proposals")
+    _vote(ctx, proposal, approve, comment)
+    return show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
+
+
+def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: list[str]) -> list[ProposalView]:
+    """A maintainer's vote on each of ``proposal_ids``, in this one transaction: each vote is its own
+    record and event, as :func:`review` makes it, and decides its proposal when it reaches the
+    quorum. ``comments``: one for every vote, or one per proposal in the same order. A refusal on
+    any proposal names it and writes none of the votes (the caller's transaction rolls back)."""
+    if not proposal_ids:
+        raise BadInput("name at least one proposal to review")
+    if len(comments) not in (1, len(proposal_ids)):
+        raise BadInput(f"give one comment for every proposal, or one per proposal in the order of the ids "
+                       f"({len(proposal_ids)} ids, {len(comments)} comments)")
+    seen: set[int] = set()
+    for pid in proposal_ids:
+        if pid in seen:
+            raise BadInput(f"proposal {pid} is named twice")
+        seen.add(pid)
+    texts = [require_text(c, "the comment") for c in comments]
+    texts = texts * len(proposal_ids) if len(texts) == 1 else texts
     session = ctx.session
     serialize(ctx, "import", shared=True)  # a vote may decide: never in the middle of an import
-    proposal = find_proposal(session, proposal_id, lock=True)
+    # lock every proposal first, in id order: two maintainers voting on the same proposals in bulk,
+    # whatever order each names them in, wait for each other rather than deadlock
+    for pid in sorted(proposal_ids):
+        find_proposal(session, pid, lock=True)
     require(ctx, "review", "review proposals")
+    proposals = [find_proposal(session, pid) for pid in proposal_ids]
+    for proposal in proposals:  # every refusal before the first vote
+        _may_vote(ctx, proposal)
+    for proposal, comment in zip(proposals, texts):
+        _vote(ctx, proposal, approve, comment)
+    return proposal_views(ctx, proposals)
+
+
+def _may_vote(ctx: Ctx, proposal: Proposal) -> None:
     if proposal.status != "open":
         raise PolicyRefusal(f"proposal {proposal.id} is {proposal.status}, not open")
     if proposal.proposer == ctx.actor:
         raise PolicyRefusal(f"{ctx.actor} proposed {proposal.id} and may not review it")
+
+
+def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> None:
+    """Record one vote on a locked proposal and decide or reject it when the vote reaches the quorum."""
+    session = ctx.session
+    _may_vote(ctx, proposal)
     now = ctx.now()
     vote = session.scalars(select(Vote).where(Vote.proposal_id == proposal.id, Vote.voter == ctx.actor)).first()
     before = None
@@ -236,7 +278,6 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
         log_event(ctx, "proposal.rejected", proposal.operator.qualname,
                   after={"proposal": proposal.id, "rejected_by": [v.voter for v in rejections]})
     session.flush()
-    return show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
 
 
 def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:

@@ -115,7 +115,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     from opgov.services.common import is_historical, latest_snapshot_id
 
     # the imports up to as_of; a release stored with --historical is history, not an import of the week
-    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.id))
+    snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.position))
                  if s.imported_at <= as_of and not is_historical(s.stats)]
     snap_by_id = {s.id: s for s in snapshots}
     in_period = [s for s in snapshots if since < s.imported_at]
@@ -186,11 +186,13 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
             due_soon.append(item)
 
     findings = _findings(ctx, in_period, snapshots, as_of)
-    tag_changes = [TagChange(snapshot=f.snapshot, operator=f.operator, edit=_edit_of(f), rule=f.rule,
+    positions = {s.label: s.position for s in snapshots}
+    tag_changes = [TagChange(snapshot=f.snapshot, position=positions[f.snapshot], operator=f.operator, edit=_edit_of(f), rule=f.rule,
                              severity=f.severity, message=f.message) for f in findings if f.kind == "policy"]
     findings = [f for f in findings if f.kind != "policy"]
     drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
+    closure_rows = _closure_rows(session)
 
     today = as_of.date()
     expired, expiring = [], []
@@ -233,9 +235,34 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
                         lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
                         deprecated_ops=tuple(deprecated), tag_changes=tuple(tag_changes), core_drift=tuple(drift),
+                        decomp_closure=tuple(closure_rows),
                         compat_findings=tuple(findings),
                         removed_without_deprecation=tuple(removed), exceptions_expired=tuple(expired),
                         exceptions_expiring=tuple(expiring), opset_now=opset_now, opset_trend=tuple(trend))
+
+
+def _closure_rows(session) -> list:
+    """The closure section: the latest torch release opgov holds facts of, compared with the one
+    before it (if held): stopped closing, started closing, then every operator that does not close."""
+    from opgov.core.closure import compare
+    from opgov.results.closure import ClosureRow
+    from opgov.services.closure import compute
+    from opgov.services.decompositions import torch_releases
+
+    held = torch_releases(session)
+    if not held:
+        return []
+    facts, label, now, _ = compute(session, held[-1])
+    rows = []
+    if len(held) > 1:
+        _, _, before, _ = compute(session, held[-2])
+        change = compare(before, now)
+        for status, ops in (("stopped closing", change.stopped), ("started closing", change.started)):
+            rows += [ClosureRow(torch=facts.version, snapshot=label, operator=op, status=status, since=held[-2],
+                                why=now.item(op).why or "ends only in core operators now") for op in ops]
+    rows += [ClosureRow(torch=facts.version, snapshot=label, operator=i.op, status="does not close", why=i.why or "")
+             for i in now.open]
+    return rows
 
 
 TREND_RELEASES = 24  # the opset trend shows at most this many releases before the period

@@ -3,10 +3,11 @@ the build-your-own opset."""
 
 from __future__ import annotations
 
+from opgov.results.closure import ClosureReport
 from opgov.results.decomps import OpsetReport, ViolationsReport
 from opgov.results.models import RuleView, RulesLoaded, TorchRulesImported
 from opgov.usecases.declaration import UseCase, lazy
-from opgov.usecases.requests.decomps import DecompsCheck, OpsetRequest, RulesFile, TorchImportRequest
+from opgov.usecases.requests.decomps import ClosureQuery, DecompsCheck, OpsetRequest, RulesFile, TorchImportRequest
 
 
 DECLARED: tuple[UseCase, ...] = (
@@ -30,6 +31,14 @@ DECLARED: tuple[UseCase, ...] = (
                     "(maintainers).",
             description="The server needs torch installed. Other writes go on while torch traces: the role and "
                         "the names are checked first, in a transaction of their own."),
+    UseCase("decomps closure", group="decompositions", request=ClosureQuery, result=ClosureReport,
+            service=lazy("opgov.services.closure", "closure_report"),
+            orm=False, method="GET", path="/api/v1/decomps/closure",
+            summary="The closure proof: does each operator of torch's default decomposition table end only in core "
+                    "operators, following the table as traced?",
+            description="From the facts `decomps import-torch` recorded. Each item: `op`, `closed`, `ends_in` (the "
+                        "operators it ends in) and, when not closed, `why`. `against`: the change from another "
+                        "closure (operators that stopped or started closing: a finding)."),
     UseCase("opset build", group="reports", request=OpsetRequest, result=OpsetReport,
             service=lazy("opgov.services.decompositions", "opset_report"), orm=False, method="GET", path="/api/v1/opset",
             summary="The operators a backend must implement after the chosen decompositions.",

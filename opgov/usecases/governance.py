@@ -7,7 +7,7 @@ from opgov.results.models import DecisionsLoaded, LifecycleStepResult, ProposalV
 from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderTimers, UpgraderView
 from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.governance import (
-    DecisionsRequest, DeprecateRequest, ProposalId, ProposalQuery, ProposalRequest, StepRequest, TickRequest,
+    DecisionsRequest, DeprecateRequest, ProposalId, ProposalQuery, ProposalRequest, ReviewsRequest, StepRequest, TickRequest,
     TimersQuery, TriageRequest, UndeprecateRequest, UpgraderName, UpgraderRequest, VoteRequest,
 )
 
@@ -29,6 +29,13 @@ DECLARED: tuple[UseCase, ...] = (
             service=lazy("opgov.services.governance", "review"), writes=True, method="POST",
             path="/api/v1/proposals/{proposal_id}/votes",
             summary="A maintainer's vote (not on their own proposal); quorum approvals decide it."),
+    UseCase("review many", request=ReviewsRequest, result=list[ProposalView],
+            service=lazy("opgov.services.governance", "review_many"), writes=True, method="POST",
+            path="/api/v1/proposals/reviews", commands=("review",),
+            summary="A maintainer's vote on many proposals in one transaction, each vote its own record.",
+            description="One comment for every vote, or one per id in their order. A refusal on any proposal "
+                        "(409, naming it) records none of the votes. The answer lists the proposals in the "
+                        "order of the ids."),
     UseCase("withdraw", request=ProposalId, result=ProposalView,
             service=lazy("opgov.services.governance", "withdraw"), writes=True, method="POST",
             path="/api/v1/proposals/{proposal_id}/withdraw",

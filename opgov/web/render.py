@@ -19,7 +19,7 @@ from urllib.parse import quote
 from opgov import __version__
 
 PAGES = (("opset", "Build your opset"), ("ops", "Operators"), ("proposals", "Proposals"),
-         ("queue", "Review queue"), ("report", "Weekly report"))
+         ("queue", "Review queue"), ("report", "Weekly report"), ("closure", "Closure"))
 
 
 def op_slug(name: str) -> str:
@@ -181,6 +181,13 @@ def queue_page(links: Links, view, report, *, history: tuple[str, ...] = (), par
                   json_twin="queue" if not links.static else "queue", view=view, report=report, history=history,
                   params={k: params.get(k, "") for k in ("match", "suggestion", "reason", "snapshot")}, page=page,
                   query=query, suggestions=[s.value for s in Suggestion], reasons=[r.value for r in QueueReason])
+
+
+def closure_page(links: Links, report) -> str:
+    """The closure proof of torch's default decomposition table (``report``: None when opgov holds
+    no torch release's facts)."""
+    return render("closure.html", links, current="closure", title="Closure of torch's decomposition table",
+                  json_twin="decomps/closure" if not links.static else "closure", report=report)
 
 
 def error_page(links: Links, message: str) -> str:

@@ -24,6 +24,8 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     from opgov.services.governance import list_proposals
     from opgov.services.ops import list_ops
     from opgov.services.pages import home_counts, operator_page, opset_data
+    from opgov.results.plain import to_json
+    from opgov.services.closure import closure_page_data
     from opgov.services.reports import weekly_report
     from opgov.web import render as r
 
@@ -44,6 +46,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     from opgov.services.queue import queue
 
     queued = queue(ctx, models=models)
+    closure = closure_page_data(ctx)
     files: dict[str, str] = {
         "index.html": r.index_page(top, counts=home_counts(ctx)),
         "opset.html": r.opset_page(top, data),
@@ -51,6 +54,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         "proposals.html": r.proposals_page(top, proposals),
         "queue.html": r.queue_page(top, queued, report),
         "report.html": r.report_page(top, report),
+        "closure.html": r.closure_page(top, closure),
         "static/pages.css": r.stylesheet(),
         "static/pages.js": r.script("pages.js"),
         "data/opset.json": data.model_dump_json(by_alias=True),
@@ -58,6 +62,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         "data/proposals.json": "[" + ",".join(p.model_dump_json(by_alias=True) for p in proposals) + "]",
         "data/report.json": report.model_dump_json(by_alias=True),
         "data/queue.json": to_json(queued),
+        **({"data/closure.json": to_json(closure)} if closure is not None else {}),
         MARKER: "written by opgov site build; the next build replaces this folder\n",
     }
     from opgov.services.runtimes import runtimes_by_name

@@ -168,6 +168,14 @@ def test_import_torch_traces_on_the_server(twins):
         same(remote, local)
         assert remote.returncode == 0
     assert locally(server.db, None, "decomps", "list").stdout == locally(local_db, None, "decomps", "list").stdout
+    # the closure proof of what was traced: a read, the same with --server as with --db
+    for args in (("decomps", "closure"), ("decomps", "closure", "--json"), ("decomps", "closure", "--not-closed",
+                 "--format", "tsv"), ("decomps", "closure", "--against", "v1"), ("decomps", "closure", "--release", "0.1")):
+        remote, local = remotely(server, None, *args), locally(server.db, None, *args)
+        same(remote, local)
+        assert remote.returncode == (2 if "0.1" in args else 0), remote.stderr
+    closure = json.loads(remotely(server, None, "decomps", "closure", "--json").stdout)
+    assert closure["complete"] is False and closure["snapshot"] == "v1" and len(closure["items"]) > 800
 
 
 def test_the_trace_budget_is_bounded_over_http_only(twins):

@@ -216,6 +216,7 @@ def test_markdown_title_names_the_week_and_the_summary_counts(week, week_md):
     assert [line[3:] for line in week_md.splitlines() if line.startswith("## ")] == [
         "Review queue", "Agenda: the queue with its suggestions", "Open proposals", "Decided proposals", "Lifecycle: overdue", "Lifecycle: due now",
         "Lifecycle: due within 7 days", "Deprecated operators", "Core and lifecycle tags changed", "Core drift",
+        "Closure of torch's decomposition table",
         "Compatibility findings", "Removed without deprecation", "Exceptions expired",
         "Exceptions expiring within 7 days",
         "The opset now", "The opset across snapshots"]

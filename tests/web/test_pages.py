@@ -356,7 +356,7 @@ def test_the_page_script_computes_what_opset_build_does_for_many_choices(browser
         assert page == expected, choice
 
 
-PAGES = ["index", "opset", "ops", "proposals", "queue", "report"]
+PAGES = ["index", "opset", "ops", "proposals", "queue", "report", "closure"]
 
 
 def test_no_page_logs_a_console_error_or_shows_a_path_of_the_machine(browser, site, world):

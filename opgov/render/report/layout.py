@@ -344,6 +344,13 @@ def sections_of(report: WeeklyReport) -> list[Section]:
         ), intro=_t("Operators whose category on record and whose core tag in the latest snapshot disagree: a "
                     "release dropped or added the tag and the committee has not decided yet, or the committee "
                     "decided and the sync bot has not written the tag (opgov sync-yaml).")),
+        table("decomp_closure", "Closure of torch's decomposition table",
+              "opgov holds no torch release's facts (`opgov decomps import-torch` records them).", (
+                  Column("Operator", lambda c: _c(c.operator)),
+                  Column("Closure", lambda c: _t(c.status + (f" since torch {c.since}" if c.since else ""),
+                                                 strong=c.status == "stopped closing")),
+                  Column("Why", lambda c: _t(c.why), wide=True),
+              ), intro=_closure_intro(report.decomp_closure)),
         table("compat_findings", "Compatibility findings", "No compatibility findings in this period.", (
             Column("Severity", _severity),
             Column("Kind", lambda f: _t(_kind_label(f.kind))),
@@ -408,6 +415,17 @@ def sections_of(report: WeeklyReport) -> list[Section]:
     return out
 
 
+def _closure_intro(rows) -> Text | None:
+    if not rows:
+        return None
+    first = rows[0]
+    open_count = sum(c.status == "does not close" for c in rows)
+    return _t(f"torch {first.torch}'s default decomposition table against the core tags of "
+              f"{first.snapshot or 'no snapshot'}: {plural(open_count, 'operator')} "
+              f"{'does' if open_count == 1 else 'do'} not end in core operators only, following the table as traced "
+              "(opgov decomps closure lists every operator and what it ends in; the page /closure too).")
+
+
 def summary_of(report: WeeklyReport) -> list[tuple[str, str]]:
     """(text, section key) for every non-empty section that asks for attention."""
     r = report
@@ -425,6 +443,9 @@ def summary_of(report: WeeklyReport) -> list[tuple[str, str]]:
     add(r.lifecycle_due_soon, "lifecycle_due_soon",
         plural(len(r.lifecycle_due_soon), "transition") + f" due within {_days(r.soon_days)}")
     add(r.tag_changes, "tag_changes", plural(len(r.tag_changes), "core or lifecycle tag") + " changed by a release")
+    stopped = tuple(c for c in r.decomp_closure if c.status == "stopped closing")
+    add(stopped, "decomp_closure", plural(len(stopped), "operator") + " of torch's decomposition table stopped "
+        "ending in core operators")
     if r.compat_findings:
         items.append((", ".join(_findings_summary(r.compat_findings)), "compat_findings"))
     add(r.removed_without_deprecation, "removed_without_deprecation",

@@ -53,6 +53,15 @@ class VoteRequest(Request):
     comment: Text
 
 
+class ReviewsRequest(Request):
+    # `opgov review ID [ID…]`: one vote per proposal in one transaction; one comment for all, or one
+    # per id in the order of the ids (the service checks the counts agree)
+    proposal_ids: list[int] = Field(min_length=1, description="ids opgov gave, each once")
+    approve: bool = Field(description="true to approve every one, false to reject every one")
+    comments: list[Text] = Field(min_length=1, description="one comment recorded with every vote, or one per id in "
+                                                           "their order")
+
+
 class TriageRequest(Request):
     model_config = ConfigDict(json_schema_extra={"anyOf": [  # name the operators: globs, names or both
         {"required": ["match"], "properties": {"match": {"minItems": 1}}},
