@@ -3,14 +3,13 @@ suggestion."""
 
 from __future__ import annotations
 
-from opgov.usecases.declaration import UseCase
+from opgov.results.queue import QueueView, SuggestedTriage
+from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.requests.queue import QueueQuery, SuggestedTriageRequest
 
-REQUESTS = "opgov.usecases.requests.queue"
-RESULTS = "opgov.results.queue"
-SERVICE = "opgov.services.queue"
 
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("queue", request=f"{REQUESTS}:QueueQuery", result=f"{RESULTS}:QueueView", service=f"{SERVICE}:queue",
+    UseCase("queue", request=QueueQuery, result=QueueView, service=lazy("opgov.services.queue", "queue"),
             method="GET", path="/api/v1/queue",
             summary="Every operator waiting for the committee, with its evidence and a suggested decision.",
             description="Waiting: its category undecided, a `core` tag change to review, or a proposal open. Each "
@@ -18,8 +17,8 @@ DECLARED: tuple[UseCase, ...] = (
                         "since when) names its source; `suggestion` (decompose, custom, core or human) follows from "
                         "it, `because` says why. Filtered, sorted and paged; the models are those of "
                         "`OPGOV_MODELS_DIR` on the server."),
-    UseCase("triage suggested", request=f"{REQUESTS}:SuggestedTriageRequest", result=f"{RESULTS}:SuggestedTriage",
-            service=f"{SERVICE}:triage_suggested", writes=True, reads_unless="apply", method="POST",
+    UseCase("triage suggested", request=SuggestedTriageRequest, result=SuggestedTriage,
+            service=lazy("opgov.services.queue", "triage_suggested"), writes=True, method="POST",
             path="/api/v1/queue/triage", group="proposals", commands=("triage",),
             summary="A proposal for each suggestion of the queue the filters select (developers and maintainers).",
             description="decompose (into the traced targets), core or custom, with the suggestion's reason as the "

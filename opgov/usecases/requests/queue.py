@@ -36,3 +36,8 @@ class QueueQuery(QueueFilter):
 
 class SuggestedTriageRequest(QueueFilter):
     apply: Flag = Field(default=False, description="false: a dry run that names the proposals and writes nothing")
+
+    @property
+    def reads_only(self) -> bool:
+        """Without ``apply`` it only reads (in-process: a read transaction, which honours ``--now``)."""
+        return not self.apply
