@@ -145,12 +145,24 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
+OpenOpt = typer.Option(False, "--open", help="Only open proposals.")
+
+
 @proposals_app.callback()
-def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(False, "--open"),
-                   json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def proposals_default(typer_ctx: typer.Context, open_only: bool = OpenOpt,
+                      json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+    """List proposals (`--open`: only open ones), as `proposals list` does."""
+    if typer_ctx.invoked_subcommand is None:
+        _list_proposals(open_only, json_out, fmt)
+
+
+@proposals_app.command("list")
+def proposals_list(open_only: bool = OpenOpt, json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """List proposals (`--open`: only open ones)."""
-    if typer_ctx.invoked_subcommand is not None:
-        return
+    _list_proposals(open_only, json_out, fmt)
+
+
+def _list_proposals(open_only: bool, json_out: bool, fmt: TableFormat) -> None:
     out = output(fmt, json_out)
     views = ask("proposals", open=open_only)
     if out.json:

@@ -12,7 +12,7 @@ from typing import Iterator
 # trees, rows): collect far less often than after every 700 allocations, Python's default.
 gc.set_threshold(100_000, 50, 100)
 
-from opgov.cli.app import app  # noqa: E402
+from opgov.cli.app import GLOBAL_VALUE_OPTIONS, app  # noqa: E402
 # Registration order is the order `opgov --help` lists the commands in.
 from opgov.cli import commands_registry  # noqa: F401,I001
 from opgov.cli import commands_governance  # noqa: F401
@@ -75,7 +75,7 @@ def _say(prefix: str, text: str) -> None:
 
 
 # the global options (opgov.cli.app.main) that take a value
-_GLOBAL_VALUE_OPTIONS = frozenset({"--db", "--actor", "--now", "--server"})
+_GLOBAL_VALUE_OPTIONS = GLOBAL_VALUE_OPTIONS
 
 
 def _invoked_name(args: list[str]) -> str | None:

@@ -447,7 +447,8 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 @pytest.mark.parametrize("args", [
     ("ops", "show", "aten::glu"), ("ops", "show", "aten::mish", "--json"), ("ops", "list", "--category", "core"),
     ("ops", "list", "--tag", "pointwise", "--json"), ("ops", "show", "aten::glo"), ("proposals",),
-    ("proposals", "--json"), ("proposals", "show", "1"), ("proposals", "show", "99"),
+    ("proposals", "--json"), ("proposals", "list", "--open", "--format", "tsv"), ("proposals", "list", "--json"),
+    ("proposals", "show", "1"), ("proposals", "show", "99"),
     ("log", "aten::mish", "--json"), ("log", "--since", "yesterday"), ("ops", "list", "--category", "x"),
     ("ops", "list", "--format", "tsv"), ("ops", "list", "--category", "core", "--format", "json"),
     ("ops", "show", "aten::glu", "--format", "tsv"), ("proposals", "--format", "tsv"), ("log", "--format", "tsv"),
