@@ -136,6 +136,10 @@ def review_cmd(proposal_id: int = typer.Argument(..., metavar="ID"),
         return
     say(f"proposal {view.id}: {len(view.approvals)} approve, {len(view.rejections)} reject "
         f"(quorum {view.quorum}) — {view.status}")
+    if view.replaced is not None:
+        earlier = view.replaced
+        say(f"this vote replaces your earlier {'approve' if earlier.approve else 'reject'} of {minute(earlier.at)} "
+            f"({earlier.comment!r}; kept in the log)")
 
 
 @app.command("withdraw")

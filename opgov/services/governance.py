@@ -210,12 +210,13 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
         raise PolicyRefusal(f"{ctx.actor} proposed {proposal.id} and may not review it")
     now = ctx.now()
     vote = session.scalars(select(Vote).where(Vote.proposal_id == proposal.id, Vote.voter == ctx.actor)).first()
-    before = None
+    before = replaced = None
     if vote is None:
         vote = Vote(proposal_id=proposal.id, voter=ctx.actor, approve=approve, comment=comment, at=now)
         session.add(vote)
-    else:
-        before = {"approve": vote.approve, "comment": vote.comment}
+    else:  # the earlier vote stays in the log (this event's `before`, and its own event)
+        replaced = VoteView(voter=vote.voter, approve=vote.approve, comment=vote.comment, at=vote.at)
+        before = {"approve": vote.approve, "comment": vote.comment, "at": replaced.at.isoformat()}
         vote.approve, vote.comment, vote.at = approve, comment, now
     session.flush()
     session.refresh(proposal)
@@ -231,7 +232,8 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
         log_event(ctx, "proposal.rejected", proposal.operator.qualname,
                   after={"proposal": proposal.id, "rejected_by": [v.voter for v in rejections]})
     session.flush()
-    return show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
+    view = show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
+    return view if replaced is None else view.model_copy(update={"replaced": replaced})
 
 
 def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
