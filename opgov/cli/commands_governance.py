@@ -317,6 +317,10 @@ def triage_cmd(kind: str = typer.Argument(..., metavar="core|custom", help="The 
     proposal each (one event each), all in one transaction, for the committee to vote on."""
     names = _names_file(file) if file else []
     result = ask("triage", kind=kind, rationale=rationale, match=match, operators=names, apply=apply)
+    if not result.selected:  # the service's empty answer: for a command, a selection that missed
+        from opgov.core.errors import BadInput
+
+        raise BadInput("no operator of the review queue matches")
     if json_out:
         print_json(result)
         return

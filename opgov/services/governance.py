@@ -435,8 +435,7 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     if outside:
         raise PolicyRefusal(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
                                                                       if len(outside) > 1 else ""), subject=outside[0])
+    # nothing selected is an answer, not an error (the CLI says it and exits 2, as it always has)
     selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
-    if not selected:
-        raise BadInput("no operator of the review queue matches")
     opened = [propose(ctx, op, kind, rationale) for op in selected] if apply else []
     return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)
