@@ -255,7 +255,7 @@ class Cli:
 
     def ok(self, *args: str, **kw) -> Result:
         result = self(*args, **kw)
-        assert result.code == 0, f"opgov {' '.join(args)} exited {result.code}: {result.err}{result.out}"
+        assert result.code == 0, f"opgov {' '.join(map(str, args))} exited {result.code}: {result.err}{result.out}"
         return result
 
 
