@@ -63,7 +63,22 @@ def globals_first(group: click.Group, ctx: click.Context, args: list[str]) -> li
     return [*args[:i], *moved, *rest]
 
 
-class _GlobalsAnywhere(TyperGroup):
+class WholeHelpGroup(TyperGroup):
+    """A group whose `--help` lists each command with its whole first sentence, wrapped to the
+    terminal, never cut with "..." (click cuts it to fit one line)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class _GlobalsAnywhere(WholeHelpGroup):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, globals_first(self, ctx, list(args)))
 

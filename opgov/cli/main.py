@@ -27,6 +27,23 @@ from opgov.cli import commands_usecases  # noqa: F401
 from opgov.core.errors import OpgovError
 
 
+def _whole_help(typer_app) -> None:
+    """Every command group lists its commands' help whole (opgov.cli.app.WholeHelpGroup)."""
+    from typer.core import TyperGroup
+    from typer.models import DefaultPlaceholder
+
+    from opgov.cli.app import WholeHelpGroup
+
+    for group in typer_app.registered_groups:
+        info = group.typer_instance.info
+        if isinstance(info.cls, DefaultPlaceholder) or info.cls in (None, TyperGroup):
+            info.cls = WholeHelpGroup
+        _whole_help(group.typer_instance)
+
+
+_whole_help(app)
+
+
 def run(argv: list[str] | None = None) -> None:
     """Run the CLI; map opgov's errors, and click's for a bad option, value or argument, to one line
     on stderr and their exit code (2 for bad input, 1 for a refusal).
