@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from typing import Annotated, Any, Optional
 
@@ -133,6 +134,22 @@ class CheckFormat(str, Enum):
     text = "text"
     json = "json"
     github = "github"  # GitHub Actions workflow commands: ::error file=…,line=…::…
+
+
+def note_skipped_models(value: Optional[str]) -> Optional[str]:
+    """``--models FOLDER``: say on stderr which files of the folder are not read, and why (only
+    ``*_ops.json`` corpora and ``.pt2`` archives are models; a folder's README, LICENSE and hidden
+    files are not expected to be)."""
+    from pathlib import Path
+
+    if value and Path(value).is_dir():
+        skipped = sorted(p.name for p in Path(value).iterdir()
+                         if p.is_file() and not p.name.endswith("_ops.json") and p.suffix != ".pt2"
+                         and not p.name.startswith((".", "README", "LICENSE")))
+        for name in skipped:
+            sys.stderr.write(f"opgov: note: --models {value}: skipped {name} (not a corpus *_ops.json "
+                             "nor a .pt2 archive)\n")
+    return value
 
 
 def _version(value: bool) -> None:

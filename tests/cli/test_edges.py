@@ -78,3 +78,19 @@ def test_a_simulation_clock_never_goes_back(tmp_path):
     assert run("--db", db, "--now", "2026-01-02T09:00:00Z", "ops", "show", "aten::glu").returncode == 0
     same = run("--db", db, "--now", "2026-07-28T09:00:00Z", "undeprecate", "aten::glu", "--reason", "y")
     assert same.returncode == 0, same.stderr
+
+
+def test_models_folder_says_which_files_it_skipped(tmp_path):
+    db = f"sqlite:///{tmp_path / 'opgov.db'}"
+    run("--db", db, "db", "upgrade")
+    run("--db", db, "import", str(V1), "--label", "v1")
+    models = tmp_path / "models"
+    models.mkdir()
+    corpus = {"source": "made up", "models": {"tiny": {"exported_ops": ["aten::add.Tensor"]}}}
+    (models / "tiny_ops.json").write_text(json.dumps(corpus), encoding="utf-8")
+    (models / "tiny.json").write_text(json.dumps(corpus), encoding="utf-8")  # not named *_ops.json
+    (models / "README.md").write_text("the corpora\n", encoding="utf-8")
+    done = run("--db", db, "opset", "build", "--preset", "core-aten", "--models", str(models), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (f"opgov: note: --models {models}: skipped tiny.json (not a corpus *_ops.json nor a .pt2 "
+                           "archive)\n")

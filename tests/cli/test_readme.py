@@ -112,3 +112,9 @@ def test_the_everyday_flow_runs_as_written(tmp_path):
     assert said["deprecate aten::glu"].startswith("aten::glu: active → deprecating (replacement aten::sigmoid)")
     assert "chain intact" in said["log verify"]
     assert (work / "report.html").is_file() and (work / "site" / "index.html").is_file()
+    # in a GitHub workflow a passing check-model says so (a notice), rather than nothing
+    for extra, said in ((["--runtime", "executorch@1.3.0"], "executorch@1.3.0 runs model.pt2: it has all 2 operators"),
+                        ([], "2 operators: 0 error(s), 0 warning(s), 0 note(s)")):
+        done = subprocess.run([*OPGOV, "check-model", "model.pt2", *extra, "--format", "github"], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout.splitlines()[-1] == f"::notice title=opgov check-model::{said}"
