@@ -44,13 +44,19 @@ def setup(extras: str = "test") -> None:
     stamp.write_text(digest)
 
 
-def opgov(*args: str, expect: int | None = 0, db: str) -> None:
+def opgov(*args: str, expect: int | None = 0, db: str, says: str = "", expected: str = "") -> None:
+    """Run one demo step: ``says`` what it shows (printed before it, as a comment), and, when the
+    step is a deliberate refusal, ``expected`` says why (printed after it)."""
     shown = " ".join(shlex.quote(a) if " " in a else a for a in args)
-    print(f"\n$ opgov {shown}", flush=True)
+    if says:
+        print(f"\n# {says}", flush=True)
+    print(f"{'' if says else chr(10)}$ opgov {shown}", flush=True)
     env = {**os.environ, "OPGOV_DATABASE_URL": db, "COLUMNS": os.environ.get("COLUMNS", "120")}
     result = subprocess.run([str(BIN / "opgov"), *args], env=env)
     if expect is not None and result.returncode != expect:
         sys.exit(f"demo step failed (exit {result.returncode}, expected {expect}): opgov {shown}")
+    if expected:
+        print(f"# (expected: exit {result.returncode}, {expected})", flush=True)
 
 
 def demo() -> None:
@@ -64,33 +70,55 @@ def demo() -> None:
     day = lambda d: f"2026-01-{d:02d}T09:00:00+00:00"  # noqa: E731 - the demo's simulated calendar
 
     print("opgov demo: a simulation database (a claimed --now is honoured) in .demo/opgov.db")
-    opgov("db", "upgrade", "--simulation", db=db)
-    opgov("--now", day(5), "import", str(v1), "--tags-yaml", str(tags), "--label", "v1", db=db)
-    opgov("--now", day(5), "members", "add", "alice", "--role", "maintainer", db=db)
+    opgov("db", "upgrade", "--simulation", db=db,
+          says="A simulation database: each step claims its day with --now, so one week runs in seconds.")
+    opgov("--now", day(5), "import", str(v1), "--tags-yaml", str(tags), "--label", "v1", db=db,
+          says="The first snapshot of the sample registry (~210 entries): every operator, its schema and tags.")
+    opgov("--now", day(5), "members", "add", "alice", "--role", "maintainer", db=db,
+          says="The committee: the first member is a maintainer; from now on roles decide who may do what.")
     for name, role in (("bob", "maintainer"), ("carol", "maintainer"), ("dave", "developer"), ("syncbot", "bot")):
         opgov("--now", day(5), "--actor", "alice", "members", "add", name, "--role", role, db=db)
-    opgov("--now", day(5), "--actor", "alice", "decisions", "load",
-          str(ROOT / "data" / "decisions" / "core-aten-review-2023.yaml"), db=db)
-    opgov("--now", day(12), "--actor", "syncbot", "import", str(v2), "--tags-yaml", str(tags), "--label", "v2", db=db)
-    opgov("check-bc", "v1", "v2", expect=1, db=db)
+    opgov("--now", day(5), "--actor", "alice", "decisions", "load", "core-aten-review-2023", db=db,
+          says="The 2023 core ATen review's decisions, shipped with opgov. It warns of rules that end in "
+               "operators with no decision yet: the next step gives them rules.")
+    opgov("--now", day(5), "--actor", "alice", "decomps", "load", str(SAMPLE / "rules.yaml"), db=db,
+          says="Rules for the two operators the warning names (softplus, arange), written for the sample "
+               "registry (for PyTorch's own: `opgov decomps load export-composites`).")
+    opgov("--now", day(5), "check-decomps", db=db,
+          says="Every rule now reaches only core operators: the warning is resolved (what remains are "
+               "warnings about the sample's tags).")
+    opgov("--now", day(12), "--actor", "syncbot", "import", str(v2), "--tags-yaml", str(tags), "--label", "v2", db=db,
+          says="A week later the sync bot imports the next snapshot: operators added, removed, changed.")
+    opgov("check-bc", "v1", "v2", expect=1, db=db,
+          says="PyTorch's BC/FC verdicts between the two snapshots, with the core policy applied.",
+          expected="the snapshots break core operators; a CI job would stop here")
     opgov("--now", day(13), "--actor", "dave", "propose-core", "aten::fused_rms_norm",
-          "--rationale", "RMSNorm is in every recent LLM and has no exact cheap decomposition", db=db)
-    opgov("--now", day(13), "--actor", "bob", "review", "1", "--approve", "--comment", "agreed", db=db)
+          "--rationale", "RMSNorm is in every recent LLM and has no exact cheap decomposition", db=db,
+          says="A developer proposes a new operator for the core opset.")
+    opgov("--now", day(13), "--actor", "bob", "review", "1", "--approve", "--comment", "agreed", db=db,
+          says="Two maintainers approve it (the quorum is 2): the second vote decides it.")
     opgov("--now", day(14), "--actor", "carol", "review", "1", "--approve", "--comment", "yes, keep it whole", db=db)
     opgov("--now", day(14), "--actor", "alice", "deprecate", "aten::glu", "--reason",
-          "rarely used; the decomposition covers it", db=db)
-    opgov("--now", day(15), "--actor", "alice", "mark-deprecated", "aten::glu", expect=1, db=db)
-    opgov("--now", day(15), "ops", "show", "aten::fused_rms_norm", db=db)
+          "rarely used; the decomposition covers it", db=db,
+          says="A maintainer starts deprecating an operator: a 14-day timer before it may become deprecated.")
+    opgov("--now", day(15), "--actor", "alice", "mark-deprecated", "aten::glu", expect=1, db=db,
+          says="One day later it is too early to mark it deprecated: the timer refuses.",
+          expected="a deliberate refusal: the 14 days have not passed")
+    opgov("--now", day(15), "ops", "show", "aten::fused_rms_norm", db=db,
+          says="The operator the committee made core: its category, the decision and its rationale.")
     working_copy = work / "native_functions.yaml"
     shutil.copyfile(v2, working_copy)
     shutil.copyfile(tags, work / "tags.yaml")
-    opgov("--now", day(15), "sync-yaml", str(working_copy), "--tags-yaml", str(work / "tags.yaml"), "--diff", db=db)
-    opgov("--now", day(15), "tick", "--within", "30", db=db)
+    opgov("--now", day(15), "sync-yaml", str(working_copy), "--tags-yaml", str(work / "tags.yaml"), "--diff", db=db,
+          says="The sync bot's change to native_functions.yaml: the new core tag and the deprecation, nothing else.")
+    opgov("--now", day(15), "tick", "--within", "30", db=db,
+          says="The lifecycle timers coming due within 30 days.")
     models = SHARED / "models"
+    release = SHARED / "pytorch" / "2.13.0"
     if (models / "torchvision_ops.json").exists():  # real models exported with torch.export
         opgov("--now", day(15), "check-model", f"{models / 'torchvision_ops.json'}#mobilenet_v3_small@core-aten",
-              "--runtime", "v1", db=db)
-    release = SHARED / "pytorch" / "2.13.0"
+              "--runtime", "v1", db=db,
+              says="A real model (exported with torch.export) checked against the v1 snapshot.")
     if (models / "torchvision_ops.json").exists() and (release / "native_functions.yaml").exists():
         print("\nThe real PyTorch 2.13.0 registry in a second database: the operators a backend implements "
               "for the core ATen decompositions, and which of 43 real models that covers")
@@ -98,10 +126,17 @@ def demo() -> None:
         opgov("db", "upgrade", db=real)
         opgov("import", str(release / "native_functions.yaml"), "--tags-yaml", str(release / "tags.yaml"),
               "--label", "2.13.0", db=real)
-        opgov("decomps", "load", str(ROOT / "data" / "decomps" / "export-composites.yaml"), db=real)
-        opgov("opset", "build", "--preset", "core-aten", "--models", str(models), db=real)
-    opgov("--now", day(15), "report", "weekly", "--format", "html", "--out", str(work / "report.html"), db=db)
-    opgov("--now", day(15), "report", "weekly", db=db)
+        opgov("decomps", "load", "export-composites", db=real)
+        opgov("opset", "build", "--preset", "core-aten", "--models", str(models), db=real,
+              says="The opset a backend implements for the core ATen decompositions, and the models it runs.")
+    else:
+        print(f"\n# Skipped: the real-data half (PyTorch 2.13.0's registry and 43 real models) needs "
+              f"{models / 'torchvision_ops.json'} and {release / 'native_functions.yaml'} "
+              "(../shared beside the checkout, or OPGOV_SHARED_DIR); the sample's week above is complete without them.")
+    opgov("--now", day(15), "report", "weekly", "--format", "html", "--out", str(work / "report.html"), db=db,
+          says="The weekly report as one self-contained web page.")
+    opgov("--now", day(15), "report", "weekly", db=db,
+          says="And as Markdown, to post: the week's decisions, findings and timers.")
     print(f"\nThe weekly report as a web page: {work / 'report.html'}")
 
 

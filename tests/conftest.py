@@ -1,9 +1,9 @@
 """Shared fixtures.
 
 Real data lives outside the repository (``../shared`` beside the checkout, or wherever
-``OPGOV_SHARED_DIR`` points). Tests that need it, PostgreSQL, torch or Chromium skip when it is
-missing, unless the matching ``OPGOV_REQUIRE_*`` variable is set (``.ci/run`` sets them all),
-in which case they fail.
+``OPGOV_SHARED_DIR`` points); without it the tests read the copies in ``tests/data``. Tests that
+need PostgreSQL, torch or Chromium skip when it is missing, unless the matching ``OPGOV_REQUIRE_*``
+variable is set (``.ci/run`` sets them all), in which case they fail.
 """
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", REPO.parent / "shared"))
+# the real data the tests read: ../shared (or OPGOV_SHARED_DIR) when it is there, else the copies
+# that ship with the tests (tests/data: PyTorch's and ExecuTorch's registries, the model corpora)
+BUNDLED = REPO / "tests" / "data"
+_GIVEN = Path(os.environ.get("OPGOV_SHARED_DIR", REPO.parent / "shared"))
+SHARED = _GIVEN if _GIVEN.is_dir() else BUNDLED
 PYTORCH_DATA = Path(os.environ.get("OPGOV_PYTORCH_DATA", SHARED / "pytorch"))
 RELEASES = ["2.0.0", "2.6.0", "2.12.0", "2.13.0"]
 
@@ -89,7 +93,76 @@ SAMPLE = REPO / "data" / "sample"
 
 
 def _postgres_admin_url() -> str | None:
-    return os.environ.get("OPGOV_TEST_POSTGRES_URL") or None
+    """OPGOV_TEST_POSTGRES_URL, else a throwaway server of this test run when PostgreSQL's
+    binaries are on the machine, else None (the PostgreSQL tests skip)."""
+    return os.environ.get("OPGOV_TEST_POSTGRES_URL") or _throwaway_server()
+
+
+_SERVER: list[str | None] = []  # the throwaway server's admin URL, once tried
+
+
+def _postgres_binaries() -> Path | None:
+    import glob
+    import shutil
+
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).parent
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    return Path(versions[-1]).parent if versions else None
+
+
+def _throwaway_server() -> str | None:
+    """A PostgreSQL server for this test run only: initdb in a temporary folder, pg_ctl on a free
+    port of 127.0.0.1 (trust authentication, no other address), stopped and removed at exit. As
+    root it runs as the ``postgres`` user, since PostgreSQL refuses to run as root."""
+    if _SERVER:
+        return _SERVER[0]
+    _SERVER.append(None)
+    binaries = _postgres_binaries()
+    if binaries is None:
+        return None
+    import atexit
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="opgov-test-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            account = pwd.getpwnam("postgres")
+        except KeyError:
+            return None
+        os.chown(folder, account.pw_uid, account.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data, log = folder / "data", folder / "server.log"
+    try:
+        subprocess.run([*as_user, str(binaries / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+                        "-E", "UTF8", "--no-sync"], check=True, capture_output=True, timeout=120)
+        subprocess.run([*as_user, str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
+                        "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+                       check=True, capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+    def stop() -> None:
+        subprocess.run([*as_user, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(stop)
+    url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    os.environ["OPGOV_TEST_POSTGRES_URL"] = url  # the programs the tests run see it too
+    _SERVER[0] = url
+    return url
 
 
 @pytest.fixture(scope="session")
@@ -182,7 +255,7 @@ class Cli:
 
     def ok(self, *args: str, **kw) -> Result:
         result = self(*args, **kw)
-        assert result.code == 0, f"opgov {' '.join(args)} exited {result.code}: {result.err}{result.out}"
+        assert result.code == 0, f"opgov {' '.join(map(str, args))} exited {result.code}: {result.err}{result.out}"
         return result
 
 

@@ -59,6 +59,7 @@ CONFINED = {
     "psycopg": {"db"},
     "fastapi": {"api"},
     "starlette": {"api"},
+    "swagger_ui_bundle": {"api"},
     "uvicorn": {"cli"},
     "typer": {"cli"},
     "rich": {"cli"},

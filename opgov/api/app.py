@@ -30,7 +30,7 @@ def _simulation(engine) -> bool:
 def create_app(config: Config | None = None) -> FastAPI:
     """The application; ``config`` defaults to the environment (how ``opgov serve`` passes it)."""
     from opgov.api.cache import AnswerCache, Stamps, read_generation
-    from opgov.api import html
+    from opgov.api import docs, html
     from opgov.api import usecases
     from opgov.api.routers import checks, events, pages, system
     from opgov.db.engine import ensure_current, make_engine, resolve_url
@@ -56,6 +56,8 @@ def create_app(config: Config | None = None) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="opgov", version=__version__, lifespan=lifespan,
+                  # /docs from files installed with opgov (api/docs.py), no CDN; no ReDoc
+                  docs_url=None, redoc_url=None, swagger_ui_oauth2_redirect_url=None,
                   description="The operator-governance metadata service of PyTorch's core ATen opset: operators "
                               "and their history, the committee's proposals and votes, the lifecycle, the event "
                               "log and its Atom feed, compatibility checks and the weekly report. Reads are "
@@ -74,6 +76,6 @@ def create_app(config: Config | None = None) -> FastAPI:
                        budget=max(config.upload_budget, config.max_upload_bytes), body_timeout=config.body_timeout)
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
     for router in (system.router, events.router, usecases.router(), checks.router, pages.router,
-                   html.router):
+                   docs.router, html.router):
         app.include_router(router)
     return app

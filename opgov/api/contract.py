@@ -26,7 +26,8 @@ WHY = {
     413: "the request body is larger than the server accepts",
     422: "the request does not match its schema",
     503: "busy: another writer holds the database, or too many uploads without a token run at once; retry "
-         "after the `Retry-After` seconds",
+         "after the `Retry-After` seconds. Without `Retry-After`: the server lacks what the operation needs "
+         "(torch, for decomps import-torch)",
 }
 BEARER = "bearer"
 ONE_OF = "x-one-of"  # a route's openapi_extra: exactly one field of each group (see _one_of)

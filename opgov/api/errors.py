@@ -16,7 +16,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal,
+from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal, Unavailable,
                                Unauthenticated, Unprocessable)
 from opgov.db.engine import DatabaseBusy
 
@@ -41,7 +41,7 @@ def status_of(err: OpgovError) -> int:
         return 403
     if isinstance(err, PolicyRefusal):
         return 409
-    if isinstance(err, (DatabaseBehind, DatabaseBusy)):
+    if isinstance(err, (DatabaseBehind, DatabaseBusy, Unavailable)):
         return 503
     if isinstance(err, BadInput):
         return 400
@@ -67,7 +67,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(OpgovError)
     async def opgov_error(_request: Request, err: OpgovError):
         status = status_of(err)
-        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {"Retry-After": "5"} if status == 503 else None
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {"Retry-After": "5"} if status == 503 and not isinstance(err, Unavailable) else None
         return problem(status, str(err), headers=headers)
 
     @app.exception_handler(HTTPException)

@@ -25,10 +25,28 @@ def default_database_file() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "opgov" / "opgov.db"
 
 
-def _database_configured() -> bool:
-    """check-bc uses a database only when one is named or the default file exists and holds
-    something: an absent or empty (0-byte) default file never breaks a check of two files."""
-    if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL or path (as opgov.db.engine.resolve_url reads it), else None."""
+    if "://" not in url:
+        return Path(url).expanduser()
+    if url.startswith("sqlite:///"):
+        path = url.split("///", 1)[1].split("?", 1)[0]
+        return Path(path) if path and path != ":memory:" else None
+    return None
+
+
+def _database_configured(old: str, new: str) -> bool:
+    """check-bc uses a database when one is named or the default file exists and holds something.
+    Two files (or git refs) need none: an absent or empty SQLite file, named or the default, never
+    breaks their check, and is not created (said in one line on stderr when it was named)."""
+    named = GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL")
+    if named:
+        local = all(Path(side).exists() or side.startswith("git:") for side in (old, new))
+        file = _sqlite_file(named)
+        if local and file is not None and not (file.is_file() and file.stat().st_size > 0):
+            sys.stderr.write(f"opgov: note: database {file} does not exist; compared the two files without "
+                             "one (OLD's core tags; no decisions, exceptions or upgraders)\n")
+            return False
         return True
     # opgov.db.engine.default_url()'s file, without importing SQLAlchemy (tests/cli/test_check_bc.py
     # checks that the two agree)
@@ -48,7 +66,7 @@ def check_bc_cmd(
 
     Exit 0: no errors; 1: errors (BC breaks not waived); 2: bad input. Without a database,
     core-ness comes from OLD's `core` tags; with one, its decisions, exceptions and completed
-    deletions apply too.
+    deletions apply too. Two files need no database: a SQLite one that does not exist is skipped.
     """
     from datetime import datetime, timezone
 
@@ -66,7 +84,7 @@ def check_bc_cmd(
 
     if server():
         report = _check_bc_on_server(old, new)
-    elif _database_configured():
+    elif _database_configured(old, new):
         with command(write=False) as ctx:
             report = check_bc(old, new, session=ctx.session, today=ctx.now().date())
     else:

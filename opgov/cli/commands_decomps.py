@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
 from opgov.cli.runtime import command, output, print_json, say
 from opgov.core.vocab import Preset
 
@@ -179,7 +179,7 @@ def decomps_closure(release: Optional[str] = typer.Option(None, "--release", hel
 @app.command("check-decomps")
 def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
                       models: Optional[str] = typer.Option(
-                          None, "--models", metavar="CORPUS",
+                          None, "--models", metavar="CORPUS", callback=note_skipped_models,
                           help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: report the operators "
                                "its models use that are neither core nor decomposed.")) -> None:
     """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.
@@ -209,7 +209,7 @@ def opset_build(
     preset: Preset = typer.Option(Preset.core_aten, "--preset"),
     decompose: Optional[List[str]] = typer.Option(None, "--decompose", metavar="OP", help="Also decompose OP."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", metavar="OP", help="Do not decompose OP."),
-    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
+    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
                                          help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives."),
     fmt: OpsetFmt = typer.Option(OpsetFmt.text, "--format"),
 ) -> None:

@@ -151,6 +151,10 @@ def review_cmd(proposal_ids: list[int] = typer.Argument(..., metavar="ID..."),
     for view in views:
         say(f"proposal {view.id}: {len(view.approvals)} approve, {len(view.rejections)} reject "
             f"(quorum {view.quorum}) — {view.status}")
+        if view.replaced is not None:
+            earlier = view.replaced
+            say(f"this vote replaces your earlier {'approve' if earlier.approve else 'reject'} of "
+                f"{minute(earlier.at)} ({earlier.comment!r}; kept in the log)")
 
 
 @app.command("withdraw")
@@ -160,12 +164,24 @@ def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out:
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
+OpenOpt = typer.Option(False, "--open", help="Only open proposals.")
+
+
 @proposals_app.callback()
-def proposals_list(typer_ctx: typer.Context, open_only: bool = typer.Option(False, "--open"),
-                   json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def proposals_default(typer_ctx: typer.Context, open_only: bool = OpenOpt,
+                      json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+    """List proposals (`--open`: only open ones), as `proposals list` does."""
+    if typer_ctx.invoked_subcommand is None:
+        _list_proposals(open_only, json_out, fmt)
+
+
+@proposals_app.command("list")
+def proposals_list(open_only: bool = OpenOpt, json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """List proposals (`--open`: only open ones)."""
-    if typer_ctx.invoked_subcommand is not None:
-        return
+    _list_proposals(open_only, json_out, fmt)
+
+
+def _list_proposals(open_only: bool, json_out: bool, fmt: TableFormat) -> None:
     out = output(fmt, json_out)
     views = ask("proposals", open=open_only)
     if out.json:
@@ -346,6 +362,10 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
         raise BadInput("name the category to propose (core or custom) and give --rationale, or use --suggested")
     names = _names_file(file) if file else []
     result = ask("triage", kind=kind, rationale=rationale, match=match, operators=names, apply=apply)
+    if not result.selected:  # the service's empty answer: for a command, a selection that missed
+        from opgov.core.errors import BadInput
+
+        raise BadInput("no operator of the review queue matches")
     if json_out:
         print_json(result)
         return

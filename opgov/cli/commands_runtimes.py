@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
 from opgov.cli.runtime import output, print_json, say
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
@@ -119,7 +119,7 @@ def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), js
 
 @runtimes_app.command("coverage")
 def runtimes_coverage(
-    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
+    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
                                          help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: which models "
                                               "each runtime runs."),
     stage: Stage = typer.Option(Stage.core_aten, "--stage",

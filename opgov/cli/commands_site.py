@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import app
+from opgov.cli.app import app, note_skipped_models
 from opgov.cli.runtime import command, say
 
 site_app = typer.Typer(help="The web pages as a static site (file://, GitHub Pages).", no_args_is_help=True)
@@ -16,7 +16,7 @@ app.add_typer(site_app, name="site")
 @site_app.command("build")
 def site_build(
     out: str = typer.Argument(..., metavar="DIR", help="The folder to write (replaced if an earlier site)."),
-    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS",
+    models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
                                          help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives "
                                               "[env OPGOV_MODELS_DIR]."),
     ops: Optional[List[str]] = typer.Option(None, "--ops", metavar="GLOB",

@@ -7,7 +7,7 @@ import sys
 from contextlib import contextmanager
 from typing import Iterator
 
-from opgov.cli.app import app
+from opgov.cli.app import GLOBAL_VALUE_OPTIONS, app
 # Registration order is the order `opgov --help` lists the commands in.
 from opgov.cli import commands_registry  # noqa: F401,I001
 from opgov.cli import commands_governance  # noqa: F401
@@ -21,6 +21,23 @@ from opgov.cli import commands_site  # noqa: F401
 from opgov.cli import commands_status  # noqa: F401
 from opgov.cli import commands_queue  # noqa: F401
 from opgov.core.errors import OpgovError
+
+
+def _whole_help(typer_app) -> None:
+    """Every command group lists its commands' help whole (opgov.cli.app.WholeHelpGroup)."""
+    from typer.core import TyperGroup
+    from typer.models import DefaultPlaceholder
+
+    from opgov.cli.app import WholeHelpGroup
+
+    for group in typer_app.registered_groups:
+        info = group.typer_instance.info
+        if isinstance(info.cls, DefaultPlaceholder) or info.cls in (None, TyperGroup):
+            info.cls = WholeHelpGroup
+        _whole_help(group.typer_instance)
+
+
+_whole_help(app)
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -67,7 +84,7 @@ def _say(prefix: str, text: str) -> None:
 
 
 # the global options (opgov.cli.app.main) that take a value
-_GLOBAL_VALUE_OPTIONS = frozenset({"--db", "--actor", "--now", "--server"})
+_GLOBAL_VALUE_OPTIONS = GLOBAL_VALUE_OPTIONS
 
 
 def _invoked_name(args: list[str]) -> str | None:

@@ -61,6 +61,13 @@ class Unauthenticated(Forbidden):
     caller is never looked up as a member, whatever the members are named."""
 
 
+class Unavailable(OpgovError):
+    """What this installation cannot do: a library the request needs is not installed (torch for
+    ``decomps import-torch``). Not the request's fault: HTTP 503, with no ``Retry-After``; exit 2."""
+
+    exit_code = 2
+
+
 class DatabaseBehind(OpgovError):
     """The database schema is older than this opgov: run ``opgov db upgrade``."""
 

@@ -21,8 +21,10 @@ from datetime import date
 from opgov.core.graph_ops import is_graph_op, split_graph_ops
 from opgov.core.errors import BadInput
 
-_RUNTIME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_PART = r"[A-Za-z0-9][A-Za-z0-9_.+-]*"  # a runtime's name, or its version: ASCII letters, digits, _.+-
+RUNTIME_ID_PATTERN = rf"^{_PART}@{_PART}$"  # the API's document states the same (opgov.usecases.fields)
+_RUNTIME_NAME = re.compile(rf"^{_PART}$")
+_VERSION = re.compile(rf"^{_PART}$")
 
 
 @dataclass(frozen=True, order=True)

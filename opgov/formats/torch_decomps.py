@@ -141,7 +141,7 @@ def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
 
     ``only`` restricts the run to these operators (canonical names; names outside the table are
     skipped); ``time_budget_s`` bounds the whole run; ``workers`` child processes trace in
-    parallel. Raises :class:`BadInput` when torch is not installed. Sorted by operator name.
+    parallel. Raises :class:`Unavailable` when torch is not installed. Sorted by operator name.
     """
     table = read_torch_table(time_budget_s=time_budget_s, workers=workers, only=only)
     # (no child ran within the budget: which operators are in the default table is unknown)
@@ -161,7 +161,9 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
     import importlib.util  # noqa: PLC0415
 
     if importlib.util.find_spec("torch") is None:
-        raise BadInput("torch is not importable; install torch to import its decompositions")
+        from opgov.core.errors import Unavailable  # noqa: PLC0415
+
+        raise Unavailable("torch is not importable; install torch to import its decompositions")
     try:
         version = importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a torch without metadata

@@ -278,6 +278,10 @@ def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
         lines = [annotation(level, f.message, title=f"opgov {f.rule}")
                  for level, group in (("error", check.errors), ("warning", check.warnings), ("notice", check.notes))
                  for f in group]
+        if not check.errors:  # a passing step says so, as a notice, rather than nothing
+            lines.append(annotation("notice", f"{len(check.ops)} operators: {len(check.errors)} error(s), "
+                                              f"{len(check.warnings)} warning(s), {len(check.notes)} note(s)",
+                                    title="opgov check-model"))
         return "\n".join(lines) + ("\n" if lines else "")
     if fmt != "text":
         raise BadInput(f"unknown format {fmt!r} (text, json or github)")

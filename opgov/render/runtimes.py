@@ -60,19 +60,19 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
         from opgov.render.model_args import arguments_github
 
         lines += arguments_github(check.arguments)
-        return "\n".join(lines) + ("\n" if lines else "")
-    what = _models(check)
-    n = len(check.operators) - len(check.graph_ops)  # the operators that need a kernel
-    g = len(check.graph_ops)
-    graph = (" (and 1 graph operator that needs none)" if g == 1 else f" (and {g} graph operators that need none)") \
-        if g else ""
-    kernels_run = not check.missing
+        if check.runs:  # a passing step says so, as a notice, rather than nothing
+            lines.append(annotation("notice", _runs(check), title="opgov check-model"))
+        return "
+".join(lines) + ("
+" if lines else "")
     if check.runs:
-        lines = [f"{check.runtime} runs {what}: it has all {n} operators{graph}"]
-    elif kernels_run:
+        lines = [_runs(check)]
+    elif not check.missing:
+        what, n, graph = _models(check), *_counted(check)
         lines = [f"{check.runtime} does not run {what} as exported: it has all {n} operators{graph}, but not every "
                  "call's arguments"]
     else:
+        what, n, graph = _models(check), *_counted(check)
         lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators{graph}"
                  + ("; every one lowers by the rules on record" if check.runs_after_lowering else "")]
     for m in check.missing:
@@ -95,6 +95,19 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
     else:
         lines.append(f"no registered version of {name} runs it, even lowered by the rules on record")
     return "\n".join(lines) + "\n"
+
+
+def _counted(check: RuntimeModelCheck) -> tuple[int, str]:
+    """The operators that need a kernel, and the words for the graph operators that need none."""
+    g = len(check.graph_ops)
+    graph = (" (and 1 graph operator that needs none)" if g == 1 else f" (and {g} graph operators that need none)") \
+        if g else ""
+    return len(check.operators) - g, graph
+
+
+def _runs(check: RuntimeModelCheck) -> str:
+    n, graph = _counted(check)
+    return f"{check.runtime} runs {_models(check)}: it has all {n} operators{graph}"
 
 
 def _lowering(m) -> str:

@@ -300,6 +300,8 @@ class ProposalView(Result):
         "the decision, once approved: in every answer (the vote that decided it, `proposals`, `proposals show`)"))
     confirms: str | None = Field(default=None, description="the category (and its source) the proposal confirms, "
                                                            "when it confirms the one an import placed")
+    replaced: VoteView | None = Field(default=None, description=(
+        "`review` only: the voter's earlier vote that this one replaces (kept in the event log)"))
 
 
 class TriageResult(Result):

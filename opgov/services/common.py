@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, insert, select
 
-from opgov.core.clock import Clock
+from opgov.core.clock import Clock, FixedClock
 from opgov.core.eventlog import GENESIS, event_hash, plain_json
 from opgov.core.settings import SETTING_RANGE  # the values each setting may take
 from opgov.db import tables
-from opgov.core.errors import BadInput, Forbidden, NotFound, Unauthenticated
+from opgov.core.errors import BadInput, Forbidden, NotFound, PolicyRefusal, Unauthenticated
 from opgov.core.names import parse_op_name
 
 
@@ -107,11 +107,27 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
     at = ctx.now()
     connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
     pending = _PENDING.setdefault(connection, [])
+    if not pending and isinstance(ctx.clock, FixedClock):
+        _refuse_going_back(ctx, at)
     for row in rows:
         event = {"at": at, "actor": ctx.actor, "before": None, "after": None, "reason": None,
                  "token_id": ctx.token_id, **row}
         event["before"], event["after"] = plain_json(event["before"]), plain_json(event["after"])
         pending.append(event)
+
+
+def _refuse_going_back(ctx: Ctx, at: datetime) -> None:
+    """A claimed time (a simulation's --now) is never before the log's last event: the log's
+    timestamps only go forward, as the real clock's do. (A server's own clock is not held to it:
+    two hosts' clocks may differ by a little.) The database's own events (``db.simulation``, made
+    by the real clock before the simulation's calendar starts) do not count."""
+    events = tables.events.c
+    last = ctx.session.execute(select(events.at).where(events.action.not_like("db.%"))
+                               .order_by(events.id.desc()).limit(1)).scalar()
+    if last is not None and at < last:
+        raise PolicyRefusal(f"the claimed time {at:%Y-%m-%dT%H:%M:%SZ} is before the log's last event "
+                            f"({last:%Y-%m-%dT%H:%M:%SZ}): a simulation's clock never goes back; claim "
+                            "that time or a later one")
 
 
 def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, Any]]:

@@ -208,8 +208,9 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
     serialize(ctx, "import", shared=True)  # a vote may decide: never in the middle of an import
     proposal = find_proposal(ctx.session, proposal_id, lock=True)
     require(ctx, "review", "review proposals")
-    _vote(ctx, proposal, approve, comment)
-    return show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
+    replaced = _vote(ctx, proposal, approve, comment)
+    view = show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
+    return view if replaced is None else view.model_copy(update={"replaced": replaced})
 
 
 def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: list[str]) -> list[ProposalView]:
@@ -239,9 +240,9 @@ def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: l
     proposals = [find_proposal(session, pid) for pid in proposal_ids]
     for proposal in proposals:  # every refusal before the first vote
         _may_vote(ctx, proposal)
-    for proposal, comment in zip(proposals, texts):
-        _vote(ctx, proposal, approve, comment)
-    return proposal_views(ctx, proposals)
+    replaced = [_vote(ctx, proposal, approve, comment) for proposal, comment in zip(proposals, texts)]
+    return [view if earlier is None else view.model_copy(update={"replaced": earlier})
+            for view, earlier in zip(proposal_views(ctx, proposals), replaced)]
 
 
 def _may_vote(ctx: Ctx, proposal: Proposal) -> None:
@@ -251,18 +252,20 @@ def _may_vote(ctx: Ctx, proposal: Proposal) -> None:
         raise PolicyRefusal(f"{ctx.actor} proposed {proposal.id} and may not review it")
 
 
-def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> None:
-    """Record one vote on a locked proposal and decide or reject it when the vote reaches the quorum."""
+def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView | None:
+    """Record one vote on a locked proposal and decide or reject it when the vote reaches the quorum;
+    the maintainer's earlier vote on it that this one replaces, if any."""
     session = ctx.session
     _may_vote(ctx, proposal)
     now = ctx.now()
     vote = session.scalars(select(Vote).where(Vote.proposal_id == proposal.id, Vote.voter == ctx.actor)).first()
-    before = None
+    before = replaced = None
     if vote is None:
         vote = Vote(proposal_id=proposal.id, voter=ctx.actor, approve=approve, comment=comment, at=now)
         session.add(vote)
-    else:
-        before = {"approve": vote.approve, "comment": vote.comment}
+    else:  # the earlier vote stays in the log (this event's `before`, and its own event)
+        replaced = VoteView(voter=vote.voter, approve=vote.approve, comment=vote.comment, at=vote.at)
+        before = {"approve": vote.approve, "comment": vote.comment, "at": replaced.at.isoformat()}
         vote.approve, vote.comment, vote.at = approve, comment, now
     session.flush()
     session.refresh(proposal)
@@ -278,6 +281,7 @@ def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> None:
         log_event(ctx, "proposal.rejected", proposal.operator.qualname,
                   after={"proposal": proposal.id, "rejected_by": [v.voter for v in rejections]})
     session.flush()
+    return replaced
 
 
 def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
@@ -479,8 +483,7 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     if outside:
         raise PolicyRefusal(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
                                                                       if len(outside) > 1 else ""), subject=outside[0])
+    # nothing selected is an answer, not an error (the CLI says it and exits 2, as it always has)
     selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
-    if not selected:
-        raise BadInput("no operator of the review queue matches")
     opened = [propose(ctx, op, kind, rationale) for op in selected] if apply else []
     return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, Strict, WithJsonSchema
 
 from opgov.core.names import NAME_PATTERN
+from opgov.core.runtimes import RUNTIME_ID_PATTERN
 from opgov.formats.files import Content
 from opgov.core.settings import SETTING_RANGE
 from opgov.resources import SHIPPED_DECISIONS
@@ -24,9 +25,9 @@ from opgov.resources import SHIPPED_DECISIONS
 OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,
                                     description="an operator, e.g. aten::add.Tensor (add.Tensor and aten.add.Tensor "
                                                 "are read the same)")]
-# \x85 (NEL) spelled out: the server's regex (Rust's, in pydantic) and Python count it as
-# whitespace, a JSON Schema (ECMA-262) \s does not, so a client would think it valid
-RUNTIME_PATTERN = r"^[^@\s\x85]+@[^@\s\x85]+$"
+# what opgov.core.runtimes.parse_runtime_id accepts, ASCII only: a name the document allows is one
+# the server reads (a JSON Schema's \w or a negated class would let other letters through)
+RUNTIME_PATTERN = RUNTIME_ID_PATTERN
 Runtime = Annotated[str, Field(pattern=RUNTIME_PATTERN, max_length=200,
                                description="a registered runtime NAME@VERSION, e.g. executorch@1.3.0")]
 NOT_BLANK = r"[^\s\x85]"

@@ -16,7 +16,7 @@ DECLARED: tuple[UseCase, ...] = (
     # --- proposals and votes
     UseCase("proposals", request=ProposalQuery, result=list[ProposalView],
             service=lazy("opgov.services.governance", "list_proposals"), method="GET", path="/api/v1/proposals",
-            summary="Every proposal (`open`: only open ones), with votes."),
+            commands=("proposals", "proposals list"), summary="Every proposal (`open`: only open ones), with votes."),
     UseCase("proposals show", request=ProposalId, result=ProposalView,
             service=lazy("opgov.services.governance", "show_proposal"), method="GET", path="/api/v1/proposals/{proposal_id}",
             summary="One proposal with its votes and, once approved, its decision."),

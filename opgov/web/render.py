@@ -54,6 +54,16 @@ class Links:
     def asset(self, name: str) -> str:
         return f"{self._root()}static/{name}"
 
+    def feeds(self, operator: str | None = None) -> list[tuple[str, str]]:
+        """(title, URL) of the Atom feeds a page offers (``<link rel="alternate">``): the whole log,
+        and an operator's own on its page. None in a static site, which serves no feed."""
+        if self.static:
+            return []
+        found = [("opgov: every governance event", "/feeds/events.atom")]
+        if operator is not None:
+            found.append((f"opgov: {operator}", f"/feeds/events.atom?operator={quote(operator, safe='')}"))
+        return found
+
     def json(self, name: str) -> str:
         """The page's JSON twin: a file beside the static site, the API when served."""
         if self.static:
@@ -111,6 +121,7 @@ def render(template: str, links: Links, *, current: str, title: str, json_twin: 
     global _ENV
     if _ENV is None:
         _ENV = _env()
+    context.setdefault("feed_operator", None)  # the page of one operator offers its own feed too
     return _ENV.get_template(template).render(links=links, current=current, title=title, json_twin=json_twin,
                                               **context)
 
@@ -152,7 +163,8 @@ def ops_page(links: Links, ops) -> str:
 def op_page(links: Links, page) -> str:
     op = page.operator
     twin = f"pages/ops/{quote(op.name, safe='')}" if not links.static else f"ops/{op_slug(op.name)}"
-    return render("op.html", links, current="ops", title=op.name, json_twin=twin, page=page, op=op)
+    return render("op.html", links, current="ops", title=op.name, json_twin=twin, page=page, op=op,
+                  feed_operator=op.name)
 
 
 def proposals_page(links: Links, proposals) -> str:
@@ -188,6 +200,11 @@ def closure_page(links: Links, report) -> str:
     no torch release's facts)."""
     return render("closure.html", links, current="closure", title="Closure of torch's decomposition table",
                   json_twin="decomps/closure" if not links.static else "closure", report=report)
+
+
+def empty_page(links: Links, *, current: str, heading: str) -> str:
+    """A page of a database that holds no snapshot yet: what to import (served only)."""
+    return render("empty.html", links, current=current, title=heading, json_twin=None, heading=heading)
 
 
 def error_page(links: Links, message: str) -> str:

@@ -384,6 +384,22 @@ def test_events_pages_and_feed(server):
 # --- tokens -------------------------------------------------------------------------------------------
 
 
+def test_an_expired_token_is_refused(tmp_path):
+    """A token created (on a simulation database, whose claimed clock never goes back before its
+    log's last event: so in a log that starts in 2020) long ago, valid for one day."""
+    db = f"sqlite:///{tmp_path / 'opgov.db'}"
+    opgov(db, "db", "upgrade", "--simulation")
+    opgov(db, "import", str(V1), "--label", "v1", now="2020-01-01T00:00:00Z")
+    old = opgov(db, "tokens", "create", "dev", "--expires", "1", actor="chair", now="2020-01-01T00:00:00Z").strip()
+    served = start(db)
+    try:
+        with httpx.Client(base_url=served.url, headers={"Authorization": f"Bearer {old}"}) as c:
+            assert "unknown, revoked or expired" in problem(c.post("/api/v1/proposals", json={
+                "operator": "aten::hardswish", "kind": "custom", "rationale": "r"}), 401)
+    finally:
+        served.stop()
+
+
 def test_token_lifecycle(server):
     db = server.db
     fresh = opgov(db, "tokens", "create", "dev", actor="chair").strip()
@@ -412,11 +428,6 @@ def test_token_lifecycle(server):
     revoked = json.loads(opgov(db, "tokens", "list", "--member", "dev", "--json", actor="dev"))
     assert [t["state"] for t in revoked if t["id"] == mine["id"]] == ["revoked"]
 
-    # expired: created (on this simulation database) two days ago, valid for one
-    old = opgov(db, "tokens", "create", "dev", "--expires", "1", actor="chair",
-                now="2020-01-01T00:00:00Z").strip()
-    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {old}"}) as c:
-        assert "unknown, revoked or expired" in problem(c.post("/api/v1/proposals", json=body), 401)
     # only maintainers create tokens
     refused = subprocess.run([*OPGOV, "--db", db, "--actor", "dev", "tokens", "create", "dev"],
                              capture_output=True, text=True)
@@ -447,7 +458,8 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 @pytest.mark.parametrize("args", [
     ("ops", "show", "aten::glu"), ("ops", "show", "aten::mish", "--json"), ("ops", "list", "--category", "core"),
     ("ops", "list", "--tag", "pointwise", "--json"), ("ops", "show", "aten::glo"), ("proposals",),
-    ("proposals", "--json"), ("proposals", "show", "1"), ("proposals", "show", "99"),
+    ("proposals", "--json"), ("proposals", "list", "--open", "--format", "tsv"), ("proposals", "list", "--json"),
+    ("proposals", "show", "1"), ("proposals", "show", "99"),
     ("log", "aten::mish", "--json"), ("log", "--since", "yesterday"), ("ops", "list", "--category", "x"),
     ("ops", "list", "--format", "tsv"), ("ops", "list", "--category", "core", "--format", "json"),
     ("ops", "show", "aten::glu", "--format", "tsv"), ("proposals", "--format", "tsv"), ("log", "--format", "tsv"),

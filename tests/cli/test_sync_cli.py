@@ -132,17 +132,18 @@ def governed(tmp_path_factory, pytorch_release):
                        ("syncbot", "bot")):
         ok(url, "members", "add", name, "--role", role, now=at(0))
 
-    def decided(kind: str, op: str, *extra: str) -> None:
-        proposal = json.loads(ok(url, f"propose-{kind}", f"aten::{op}", *extra, "--rationale", "governance round",
-                                 "--json", actor="dave", now=at(1)))["id"]
+    def proposed(kind: str, op: str, *extra: str) -> int:
+        return json.loads(ok(url, f"propose-{kind}", f"aten::{op}", *extra, "--rationale", "governance round",
+                             "--json", actor="dave", now=at(1)))["id"]
+
+    # every proposal on day 1, every vote on day 2 (a simulation's clock never goes back)
+    proposals = [proposed("core", op) for op in INTO_CORE]
+    proposals += [proposed("decompose", DECOMPOSED[0], "--into", f"aten::{DECOMPOSED[1]}"),
+                  proposed("custom", CUSTOM)]
+    for proposal in proposals:
         for voter in ("bob", "carol"):
             ok(url, "review", proposal, "--approve", "--comment", "agreed", actor=voter, now=at(2))
         assert json.loads(ok(url, "proposals", "show", proposal, "--json"))["status"] == "approved"
-
-    for op in INTO_CORE:
-        decided("core", op)
-    decided("decompose", DECOMPOSED[0], "--into", f"aten::{DECOMPOSED[1]}")
-    decided("custom", CUSTOM)
     for op in (DEPRECATING, DEPRECATED, *DELETED_HEADS):
         ok(url, "deprecate", f"aten::{op}", "--reason", "retired", now=at(3))
     for op in (DEPRECATED, *DELETED_HEADS):
@@ -636,7 +637,7 @@ def test_a_synced_registry_imported_again_stays_in_sync_on_every_database(make_c
     cli.ok("mark-deprecated", "aten::roll", now=at(20))
     cli.ok("delete", "aten::roll", now=at(210))
     assert cli.ok("ops", "show", "aten::roll.out", "--json").json()["lifecycle"] == "deleted"
-    written = cli.ok("sync-yaml", nf, "--tags-yaml", tags, "--write", "--json").json()
+    written = cli.ok("sync-yaml", nf, "--tags-yaml", tags, "--write", "--json", now=at(210)).json()
     assert {(c["operator"], c["action"]) for c in written["changes"]} == {
         ("aten::hardswish", "add-tag"), ("aten::roll", "delete-entry")}
     before, after = by_func(old.decode()), by_func(nf.read_text())

@@ -21,7 +21,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "opset_cases"
 RUNNER = HERE / "run_opset_cases.js"
-SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared"))
+_GIVEN = Path(os.environ.get("OPGOV_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared"))
+SHARED = _GIVEN if _GIVEN.is_dir() else HERE.parent / "data"  # as tests/conftest.py: else the copies in tests/data
 WORLDS = ("rules", "torch")
 
 
