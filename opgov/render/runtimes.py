@@ -62,9 +62,7 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
         lines += arguments_github(check.arguments)
         if check.runs:  # a passing step says so, as a notice, rather than nothing
             lines.append(annotation("notice", _runs(check), title="opgov check-model"))
-        return "
-".join(lines) + ("
-" if lines else "")
+        return "\n".join(lines) + ("\n" if lines else "")
     if check.runs:
         lines = [_runs(check)]
     elif not check.missing:
