@@ -138,6 +138,7 @@ def _use_case(ops: list[str]) -> tuple[Any, Any]:
 def _ask_database(db: str | None, ops: list[str]) -> dict[str, Any]:
     from opgov.core.clock import SystemClock
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
+    from opgov.results.plain import jsonable
     from opgov.services.common import Ctx
 
     use_case, request = _use_case(ops)
@@ -146,7 +147,7 @@ def _ask_database(db: str | None, ops: list[str]) -> dict[str, Any]:
         ensure_current(engine)
         with transaction(engine, orm=use_case.orm, write=use_case.writes) as session:
             result = use_case.run(Ctx(session=session, actor="export-check", clock=SystemClock()), request)
-            return json.loads(result.model_dump_json())
+            return jsonable(result)
     finally:
         engine.dispose()
 

@@ -2,9 +2,8 @@
 ``opgov opset build`` and ``opgov check-model``.
 
 Pure functions from the results of :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and
-:mod:`opgov.core.corpus` to a string. The JSON shapes are the pydantic models of
-:mod:`opgov.results.decomps`, imported only when JSON is asked for, so that the text paths (``opgov
-opset build``) do not load pydantic.
+:mod:`opgov.core.corpus` to a string. The JSON shapes are the dataclasses of
+:mod:`opgov.results.decomps`, imported only when JSON is asked for.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from opgov.core.decomps import Violation
 from opgov.core.errors import BadInput
 from opgov.core.opset import PRESET_POLICY, TEXTS, Coverage, Opset, OpsetChoice, fill
 from opgov.render.github import annotation
+from opgov.results.plain import to_json
 
 __all__ = ["SELECTIVE_BUILD", "describe_choice", "python_listing", "python_template", "render_model_check",
            "render_opset", "render_python", "render_selective_build", "render_violations"]
@@ -31,7 +31,7 @@ def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str
     if fmt == "json":
         from opgov.results.decomps import ViolationsReport
 
-        return ViolationsReport.of(violations).model_dump_json(indent=2)
+        return to_json(ViolationsReport.of(violations))
     if fmt == "github":
         return _github(violations)
     if fmt != "text":
@@ -86,7 +86,7 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
     if fmt == "json":
         from opgov.results.decomps import OpsetReport
 
-        return OpsetReport.of(opset, cov).model_dump_json(indent=2)
+        return to_json(OpsetReport.of(opset, cov))
     if fmt == "selective-build":
         return render_selective_build(opset)
     if fmt == "python":
@@ -267,7 +267,7 @@ def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
     if fmt == "json":
         from opgov.results.decomps import ModelCheckReport
 
-        return ModelCheckReport.of(check).model_dump_json(indent=2)
+        return to_json(ModelCheckReport.of(check))
     if fmt == "github":
         lines = [annotation(level, f.message, title=f"opgov {f.rule}")
                  for level, group in (("error", check.errors), ("warning", check.warnings), ("notice", check.notes))

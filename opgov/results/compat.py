@@ -1,7 +1,7 @@
 """The result of a compatibility check: ``opgov check-bc``, ``POST /api/v1/check-bc`` and the
 rules registry (``check-bc --list-rules``).
 
-Frozen standard-library dataclasses, not pydantic models: ``opgov check-bc`` of two files builds,
+Frozen standard-library dataclasses, as every result: ``opgov check-bc`` of two files builds,
 renders and prints (:func:`opgov.results.plain.to_json`) its report without loading pydantic. A
 finding is core's :class:`~opgov.core.compat.Finding` with what the database adds (the upgrader
 that covers a break, or the one to add); a listed exception is core's

@@ -1,24 +1,23 @@
 """The results of ``opgov check-decomps``, ``opgov opset build`` and ``opgov check-model``, each
 built from core's answer by its ``of``.
 
-Kept apart from :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and :mod:`opgov.core.corpus` so
-that those stay light: pydantic is loaded only when a report is rendered as JSON, which keeps
-``opgov opset build`` fast. The text, GitHub, selective-build and Python renderings are in
-:mod:`opgov.render.decomps_text`.
+Frozen standard-library dataclasses, kept apart from :mod:`opgov.core.decomps`,
+:mod:`opgov.core.opset` and :mod:`opgov.core.corpus`, which know nothing of the JSON shapes. The
+text, GitHub, selective-build and Python renderings are in :mod:`opgov.render.decomps_text`.
 
 No ``from __future__ import annotations``: pydantic reads the annotations of :class:`FindingOut`
 as objects, not as names to look up in the module its ``__module__`` names.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-
-from pydantic import BaseModel, Field
 
 from opgov.core.graph_ops import graph_op_reason
 from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
+from opgov.results.plain import about as _about
 
 __all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
            "SuggestionOut", "ViolationOut", "ViolationsReport"]
@@ -27,7 +26,8 @@ __all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCo
 # --- check-decomps ------------------------------------------------------------------------------
 
 
-class ViolationOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ViolationOut:
     rule: str
     severity: str
     operator: str
@@ -35,7 +35,8 @@ class ViolationOut(BaseModel):
     path: list[str]
 
 
-class ViolationsReport(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ViolationsReport:
     """JSON shape of ``opgov check-decomps --format json``."""
 
     errors: int
@@ -53,7 +54,8 @@ class ViolationsReport(BaseModel):
 # --- opset build ----------------------------------------------------------------------------------
 
 
-class EntryOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class EntryOut:
     op: str
     category: str | None
     why: str
@@ -61,7 +63,8 @@ class EntryOut(BaseModel):
     lifecycle: str
 
 
-class ModelCoverageOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ModelCoverageOut:
     model: str
     family: str
     covered: bool
@@ -69,7 +72,8 @@ class ModelCoverageOut(BaseModel):
     missing: list[str]
 
 
-class SuggestionOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class SuggestionOut:
     op: str
     newly_covered: list[str]
     needed_by: int
@@ -77,7 +81,8 @@ class SuggestionOut(BaseModel):
     share_after: float
 
 
-class CoverageOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class CoverageOut:
     start: str
     models: int
     covered: int
@@ -85,10 +90,11 @@ class CoverageOut(BaseModel):
     per_model: list[ModelCoverageOut]
     missing_ops: dict[str, int]
     suggestions: list[SuggestionOut]
-    not_in_registry: list[str] = []
+    not_in_registry: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
 
-class OpsetReport(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class OpsetReport:
     """JSON shape of ``opgov opset build --format json``."""
 
     preset: str
@@ -99,16 +105,16 @@ class OpsetReport(BaseModel):
     without_rule: list[str]
     decomposed: list[str]
     notes: list[str]
-    not_functional: list[str] = []
-    graph_ops: dict[str, str] = Field(default_factory=dict, description=(
-        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements "
-        "them, so they are not in `operators` and never missing; operator → why"))
-    torch: str | None = Field(default=None, description=(
-        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); "
-        "null when torch's table was never imported"))
-    code_keep: list[str] = Field(default_factory=list, description=(
+    not_functional: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+    graph_ops: dict[str, str] = field(default_factory=dict, metadata=_about(
+        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements them, so "
+        "they are not in `operators` and never missing; operator → why"))
+    torch: str | None = field(default=None, metadata=_about(
+        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); null when "
+        "torch's table was never imported"))
+    code_keep: list[str] = field(default_factory=list, metadata=_about(
         "with torch: operators the generated code removes from torch's default table"))
-    code_decompose: list[str] = Field(default_factory=list, description=(
+    code_decompose: list[str] = field(default_factory=list, metadata=_about(
         "with torch: operators the generated code adds torch's own decomposition for"))
     coverage: CoverageOut | None = None
 
@@ -139,7 +145,8 @@ class OpsetReport(BaseModel):
 # --- check-model ----------------------------------------------------------------------------------
 
 
-class FindingOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class FindingOut:
     # The OpenAPI document names a schema by its module when two share a name (check-bc's
     # FindingOut, opgov.results.compat), and that name is part of the API: it stays the one of the
     # module the class was first declared in, ``opgov__render__decomps__FindingOut``.
@@ -152,7 +159,8 @@ class FindingOut(BaseModel):
     date: datetime | None = None
 
 
-class ModelCheckReport(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ModelCheckReport:
     """JSON shape of ``opgov check-model --format json``."""
 
     ok: bool

@@ -2,7 +2,7 @@
 of the PR (built from core's :class:`~opgov.core.prgate.PrReport` by
 :func:`opgov.render.prgate.report_model`).
 
-Frozen standard-library dataclasses, not pydantic models: ``check-pr`` never loads pydantic, and
+Frozen standard-library dataclasses, as every result: ``check-pr`` never loads pydantic, and
 :func:`opgov.results.plain.to_json` writes their JSON, the same text as pydantic's.
 """
 

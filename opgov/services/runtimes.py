@@ -1,6 +1,6 @@
 """Runtimes: register what an engine implements, and ask whether it runs a model.
 
-Use cases (each returns a frozen pydantic model of :mod:`opgov.results.runtimes`; an API endpoint is a
+Use cases (each returns a frozen dataclass of :mod:`opgov.results.runtimes`; an API endpoint is a
 call and a return):
 
 - :func:`add_runtime` — ``opgov runtimes add NAME@VERSION --ops FILE ... [--released DATE]``
@@ -20,6 +20,7 @@ latest snapshot's operator families: importing a newer registry needs no re-regi
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from datetime import date
@@ -191,7 +192,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, release
     if outcome != "unchanged":
         ctx.session.execute(insert(runtimes).values(
             name=rid.name, version=rid.version, released=released, kernels=kernels,
-            sources=[s.model_dump() for s in sources], added_at=ctx.now(), added_by=ctx.actor))
+            sources=[dataclasses.asdict(s) for s in sources], added_at=ctx.now(), added_by=ctx.actor))
         log_event(ctx, f"runtime-{outcome}", str(rid),
                   before={"kernels": len(existing.kernels)} if existing is not None else None,
                   after={"kernels": len(kernels), "released": released.isoformat() if released else None,

@@ -17,6 +17,7 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from opgov import __version__
+from opgov.results.plain import to_json
 
 PAGES = (("opset", "Build your opset"), ("ops", "Operators"), ("proposals", "Proposals"),
          ("queue", "Review queue"), ("report", "Weekly report"))
@@ -132,7 +133,7 @@ def index_page(links: Links, *, counts: dict[str, int]) -> str:
 
 
 def opset_page(links: Links, data) -> str:
-    payload = data.model_dump_json(by_alias=True)
+    payload = to_json(data, indent=None)
     return render("opset.html", links, current="opset", title="Build your own opset",
                   json_twin="pages/opset" if not links.static else "opset", data=embed_json(payload),
                   models_source=data.models_source, n_models=len(data.models), torch=data.torch)
