@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
+from opgov.core import vocab
 from opgov.results.plain import ALIASED, about as _about
 
-Category = Literal["core", "decomposable", "custom"]
-Lifecycle = Literal["active", "deprecating", "deprecated", "deleted"]
-ProposalKind = Literal["core", "decompose", "custom"]
-ProposalStatus = Literal["open", "approved", "rejected", "withdrawn"]
-Role = Literal["maintainer", "developer", "bot"]
+# core/vocab.py's closed lists as the words a field holds (an inline enum in the OpenAPI document)
+Category = Literal[tuple(vocab.Category)]  # type: ignore[valid-type]
+Lifecycle = Literal[tuple(vocab.Lifecycle)]  # type: ignore[valid-type]
+ProposalKind = Literal[tuple(vocab.ProposalKind)]  # type: ignore[valid-type]
+ProposalStatus = Literal[tuple(vocab.ProposalStatus)]  # type: ignore[valid-type]
+Role = Literal[tuple(vocab.Role)]  # type: ignore[valid-type]
 
 
 # --- operators ----------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ Frozen standard-library dataclasses, as every result: ``check-pr`` never loads p
 from dataclasses import dataclass, field
 from typing import Literal
 
+from opgov.core.vocab import FindingKind, Severity
+
 __all__ = ["PrFindingOut", "PrReportOut", "PrSummary"]
 
 
@@ -17,8 +19,8 @@ class PrFindingOut:
     """One finding: a rule id, a severity, where (file and line) and what the PR author can do."""
 
     rule: str
-    severity: Literal["error", "warning", "waived", "info"]
-    kind: Literal["bc", "fc", "new", "policy"]  # check-bc's kinds, or one of the PR gate's policy rules
+    severity: Literal[tuple(Severity)]  # type: ignore[valid-type]
+    kind: Literal[tuple(FindingKind)]  # type: ignore[valid-type]  # check-bc's kinds, or a policy rule's
     operator: str | None
     message: str
     file: str | None

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Literal
 
-from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
+from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, ProposalStatus, Severity
 from opgov.results.plain import about as _about
 
-Outcome = Literal["approved", "rejected", "withdrawn"]
+Outcome = Literal[ProposalStatus.approved, ProposalStatus.rejected, ProposalStatus.withdrawn]
 LifecycleState = Lifecycle
 
 CATEGORIES: tuple[Category, ...] = tuple(Category)

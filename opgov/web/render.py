@@ -17,6 +17,7 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from opgov import __version__
+from opgov.core.vocab import Category, Lifecycle
 from opgov.results.plain import to_json
 
 PAGES = (("opset", "Build your opset"), ("ops", "Operators"), ("proposals", "Proposals"),
@@ -140,8 +141,8 @@ def opset_page(links: Links, data) -> str:
 
 
 def ops_page(links: Links, ops) -> str:
-    categories = ("core", "decomposable", "custom")
-    lifecycles = ("active", "deprecating", "deprecated", "deleted")
+    categories = tuple(Category)
+    lifecycles = tuple(Lifecycle)
     kinds = sorted({o.kind for o in ops})
     tags = sorted({t for o in ops for t in o.tags})
     return render("ops.html", links, current="ops", title="Operators",
