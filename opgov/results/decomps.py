@@ -4,9 +4,6 @@ built from core's answer by its ``of``.
 Frozen standard-library dataclasses, kept apart from :mod:`opgov.core.decomps`,
 :mod:`opgov.core.opset` and :mod:`opgov.core.corpus`, which know nothing of the JSON shapes. The
 text, GitHub, selective-build and Python renderings are in :mod:`opgov.render.decomps_text`.
-
-No ``from __future__ import annotations``: pydantic reads the annotations of :class:`FindingOut`
-as objects, not as names to look up in the module its ``__module__`` names.
 """
 
 from collections.abc import Sequence
@@ -19,7 +16,7 @@ from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
 from opgov.results.plain import about as _about
 
-__all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
+__all__ = ["CoverageOut", "EntryOut", "ModelCheckReport", "ModelCoverageOut", "ModelFinding", "OpsetReport",
            "SuggestionOut", "ViolationOut", "ViolationsReport"]
 
 
@@ -146,11 +143,8 @@ class OpsetReport:
 
 
 @dataclass(frozen=True, kw_only=True)
-class FindingOut:
-    # The OpenAPI document names a schema by its module when two share a name (check-bc's
-    # FindingOut, opgov.results.compat), and that name is part of the API: it stays the one of the
-    # module the class was first declared in, ``opgov__render__decomps__FindingOut``.
-    __module__ = "opgov.render.decomps"
+class ModelFinding:
+    """One finding of check-model: an operator of the model, the rule it breaks and what to do."""
 
     rule: str
     op: str
@@ -165,16 +159,16 @@ class ModelCheckReport:
 
     ok: bool
     operators: list[str]
-    errors: list[FindingOut]
-    warnings: list[FindingOut]
-    notes: list[FindingOut]
+    errors: list[ModelFinding]
+    warnings: list[ModelFinding]
+    notes: list[ModelFinding]
     earliest_snapshot: str | None
     snapshots_checked: int
 
     @classmethod
     def of(cls, check: ModelCheck) -> "ModelCheckReport":
-        def out(fs: Sequence[Finding]) -> list[FindingOut]:
-            return [FindingOut(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
+        def out(fs: Sequence[Finding]) -> list[ModelFinding]:
+            return [ModelFinding(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
                     for f in fs]
 
         return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),
