@@ -100,11 +100,9 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
         state = f" [{e.lifecycle}]" if e.lifecycle not in ("active",) else ""
         lines.append(f"  {e.op:<48} {e.why}{state}{extra}")
     if opset.without_rule:
-        lines.append(f"{len(opset.without_rule)} operators would be decomposed but have no rule; "
-                     "a backend implements them only for models that use them (--format json lists them)")
+        lines.append(fill(TEXTS["without_rule"], n=len(opset.without_rule)) + " (--format json lists them)")
     if opset.graph_ops:
-        lines.append(f"not to implement: {len(opset.graph_ops)} graph operators ({', '.join(opset.graph_ops)}): "
-                     "assertions and symbolic sizes that lowering strips or the runtime answers without a kernel")
+        lines.append(fill(TEXTS["graph_ops"], n=len(opset.graph_ops), ops=", ".join(opset.graph_ops)))
     lines += [f"note: {n}" for n in opset.notes]
     if cov is not None:
         lines.append(f"models ({cov.start} operators): {cov.covered}/{len(cov.models)} covered "

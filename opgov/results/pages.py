@@ -42,8 +42,9 @@ class PresetRule:
 class OpsetData:
     """The build-your-own-opset page's data: what ``opset build`` decides about each operator
     (:func:`opgov.core.opset.opset_policy`), the texts and code templates it writes, and the model
-    corpus. The page's evaluator (``opgov/web/static/pages.js``) follows this policy for the
-    user's choice; it knows no rule of its own."""
+    corpus. The page's evaluator (``opgov/web/static/pages.js``, a second implementation of
+    ``build_opset`` and ``coverage``, held equal by tests/web/test_opset_cases.py) answers the
+    user's choice from it."""
 
     presets: dict[str, PresetRule]
     operators: dict[str, tuple[str | None, str, str]] = field(metadata=_about(
