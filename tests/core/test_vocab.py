@@ -51,7 +51,8 @@ def test_no_closed_list_is_typed_by_hand():
         for node in ast.walk(tree):
             if id(node) in literal_args and isinstance(node, ast.Tuple):
                 continue  # Literal["a", "b"]'s arguments: the Literal is the one reported
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+            if isinstance(node, ast.Subscript) and "Literal" in (getattr(node.value, "id", None),
+                                                                 getattr(node.value, "attr", None)):
                 items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
                 words = {i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)}
                 whole = False
