@@ -92,6 +92,7 @@ def service_read(url: str, repeat: int) -> tuple[float, float]:
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, resolve_url, transaction
     from opgov.services.common import Ctx
+    from opgov.results.plain import to_json
     from opgov.services.ops import show_op
 
     engine = make_engine(resolve_url(url))
@@ -100,7 +101,7 @@ def service_read(url: str, repeat: int) -> tuple[float, float]:
         for n in range(repeat + 1):
             start, cpu = time.perf_counter(), time.process_time()
             with transaction(engine, write=False) as session:
-                show_op(Ctx(session=session, actor="bench", clock=SystemClock()), "aten::add.Tensor").model_dump_json()
+                to_json(show_op(Ctx(session=session, actor="bench", clock=SystemClock()), "aten::add.Tensor"))
             if n:  # the first one warms up
                 walls.append(time.perf_counter() - start)
                 cpus.append(time.process_time() - cpu)

@@ -131,12 +131,11 @@ def _sentence(note: dict[str, Any]) -> str:
 def _ask(db: str | None, server: str | None, token: str | None, ops: list[str]) -> dict[str, Any]:
     """The declared use case ``export-check`` (opgov.usecases.runtimes) asked through the same client
     as the CLI's (opgov.usecases.client): of the server, or in one transaction on the database."""
-    from pydantic import TypeAdapter
-
+    from opgov.results.plain import jsonable
     from opgov.usecases import named
     from opgov.usecases.client import connect, on_database
 
     use_case = named("export-check")
     client = connect(server, token, begin=on_database(db or os.environ.get("OPGOV_DATABASE_URL"), "export-check"))
     result = client.call(use_case, use_case.ask(operators=ops))
-    return TypeAdapter(use_case.result).dump_python(result, mode="json")
+    return jsonable(result)

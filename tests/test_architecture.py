@@ -35,8 +35,8 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
     "core": ("`opgov/core/`: pure decisions, standard library only", set()),
     "formats": ("`opgov/formats/`: files in and out", {"core"} | ROOT),
     "db": ("`opgov/db/`: tables, ORM classes, the engine", {"core"} | ROOT),
-    "results": ("`opgov/results/`: every use case's result, declared once (pydantic models, or frozen "
-                "dataclasses where a command must not load pydantic)", {"core"} | ROOT),
+    "results": ("`opgov/results/`: every use case's result, declared once as a frozen standard-library "
+                "dataclass", {"core"} | ROOT),
     "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
     "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
     "usecases": ("`opgov/usecases/`: each use case declared once (request, result, service, method and path); "

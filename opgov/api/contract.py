@@ -154,9 +154,11 @@ def document(app: FastAPI, *, public_reads: bool) -> dict[str, Any]:
 
     doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    from pydantic import TypeAdapter
+
     from opgov.results.models import Problem
 
-    schemas["Problem"] = Problem.model_json_schema()
+    schemas["Problem"] = TypeAdapter(Problem).json_schema()
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)  # a 422 is a problem like every other error
     doc["components"]["securitySchemes"] = {BEARER: {

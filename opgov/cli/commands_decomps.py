@@ -216,13 +216,14 @@ def opset_build(
     """The operators a backend must implement after the chosen decompositions (and, with
     --models, which real models that covers and what to add next)."""
     from opgov.cli.client import call
+    from opgov.results.plain import to_json
     from opgov.results.rendered import Rendered
     from opgov.usecases import named
 
     use_case = named("opset build")  # json: the report; the other formats: the text the service renders
     answer = call(use_case, use_case.ask({"decompose": "--decompose", "keep": "--keep"}, preset=preset.value,
                                          decompose=decompose or [], keep=keep or [], format=fmt.value, models=models))
-    text = answer.text if isinstance(answer, Rendered) else answer.model_dump_json(indent=2)
+    text = answer.text if isinstance(answer, Rendered) else to_json(answer)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -269,7 +270,9 @@ def check_model_cmd(
             raise typer.Exit(1)
         return
     if fmt.value == "json":  # the whole answer, the arguments of each call included
-        sys.stdout.write(checked.model_dump_json(indent=2) + "\n")
+        from opgov.results.plain import to_json
+
+        sys.stdout.write(to_json(checked) + "\n")
         if not checked.ok:
             raise typer.Exit(1)
         return

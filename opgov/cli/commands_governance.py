@@ -78,13 +78,14 @@ def config_set(key: str, value: str) -> None:
 @config_app.command("list")
 def config_list(json_out: bool = JsonOpt) -> None:
     """Current settings."""
+    from opgov.results.plain import jsonable
     from opgov.cli.client import call
 
     settings = call("config list")
     if json_out:
         print_json(settings)
     else:
-        for key, value in settings.model_dump().items():
+        for key, value in jsonable(settings).items():
             say(f"{key} = {value}")
 
 
@@ -291,6 +292,7 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
              within: int = typer.Option(0, "--within", metavar="DAYS", help="Also list those due within DAYS."),
              json_out: bool = JsonOpt) -> None:
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
+    from opgov.results.plain import jsonable
     from opgov.services.lifecycle import check_within
 
     check_within(within)  # here, so the request's schema cannot word it differently
@@ -298,7 +300,7 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     result = ask("tick", apply=apply, within_days=within)
     upgraders = ask("upgraders timers", within_days=within)  # reported, never applied: a person replaces them
     if json_out:
-        print_json({**result.model_dump(mode="json"), "upgraders": upgraders.model_dump(mode="json")})
+        print_json({**jsonable(result), "upgraders": jsonable(upgraders)})
         return
     if not result.due and not result.within and not upgraders.due and not upgraders.within:
         say("nothing is due" + (f" within {within} days" if within else ""))

@@ -101,6 +101,10 @@ TEXTS: dict[str, str] = {
                  "@ops@",
     "choice_decompose": "decompose @ops@",
     "choice_keep": "keep @ops@",
+    "without_rule": "@n@ operators would be decomposed but have no rule; a backend implements them only for models "
+                    "that use them",
+    "graph_ops": "not to implement: @n@ graph operators (@ops@): assertions and symbolic sizes that lowering strips or "
+                 "the runtime answers without a kernel",
 }
 
 

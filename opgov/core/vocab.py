@@ -3,7 +3,9 @@
 Each is a :class:`~enum.StrEnum`, so a member *is* its string: ``Category.core == "core"``, it
 prints, hashes, sorts and serialises (JSON, the database, yaml) exactly as the plain word did.
 Code compares with members, option parsers and pydantic models take the classes, and the order
-of the members is the order a list or report shows them in.
+of the members is the order a list or report shows them in. A ``Literal`` of these words elsewhere
+is derived from its class (``Literal[tuple(Category)]``, ``Literal[ProposalKind.core, ...]``), never
+typed again (tests/core/test_vocab.py checks the whole package).
 
 Standard library only.
 """
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Category", "FindingKind", "Lifecycle", "Preset", "ProposalKind", "QueueReason", "Severity", "Suggestion"]
+__all__ = ["Category", "FindingKind", "Lifecycle", "Preset", "ProposalKind", "ProposalStatus", "QueueReason", "Role",
+           "Severity", "Suggestion"]
 
 
 class Category(enum.StrEnum):
@@ -34,6 +37,24 @@ class ProposalKind(enum.StrEnum):
     def category(self) -> Category:
         """``decompose`` → ``decomposable``; the others are their own category."""
         return Category.decomposable if self is ProposalKind.decompose else Category(self.value)
+
+
+class ProposalStatus(enum.StrEnum):
+    """Where a proposal is: collecting votes, or closed one of three ways."""
+
+    open = "open"
+    approved = "approved"
+    rejected = "rejected"
+    withdrawn = "withdrawn"
+
+
+class Role(enum.StrEnum):
+    """What a member may do: maintainers vote and step the lifecycle, developers propose, bots import
+    and sync."""
+
+    maintainer = "maintainer"
+    developer = "developer"
+    bot = "bot"
 
 
 class Lifecycle(enum.StrEnum):

@@ -46,10 +46,11 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput
 from opgov.core.prgate import PR_RULES, AllowEntry, Decision, Policy
+from opgov.core.vocab import Category
 
 CONFIG_NAME = ".opgov.toml"
 DEFAULT_REGISTRY = "aten/src/ATen/native/native_functions.yaml"
-CATEGORIES = ("core", "decomposable", "custom")
+CATEGORIES = tuple(Category)
 _TOP = {"registry", "rules_file", "default_branch", "decisions_file", "reviewers", "rules", "allow", "decision"}
 _ALLOW = {"operator", "regex", "schema", "reason", "owner", "link", "expires"}
 _DECISION = {"op", "category", "link", "note"}

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from opgov.core.compat import SEVERITIES
 from opgov.render.github import annotation
-from opgov.results.compat import CheckReport, FindingOut, RuleOut
+from opgov.results.compat import CheckReport, CheckBcFinding, RuleOut
 from opgov.results.plain import to_json
 
 __all__ = ["render_github", "render_json", "render_rules", "render_text", "summary_line"]
@@ -52,7 +52,7 @@ _MEANING = {"error": "backward-compatibility breaks the policy does not allow",
             "info": "new operators, operators now with their own entry, and completed deletions"}
 
 
-def _by_severity(findings: Sequence[FindingOut]) -> list[FindingOut]:
+def _by_severity(findings: Sequence[CheckBcFinding]) -> list[CheckBcFinding]:
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: order[f.severity])  # stable within a severity
 

@@ -2,9 +2,8 @@
 ``opgov opset build`` and ``opgov check-model``.
 
 Pure functions from the results of :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and
-:mod:`opgov.core.corpus` to a string. The JSON shapes are the pydantic models of
-:mod:`opgov.results.decomps`, imported only when JSON is asked for, so that the text paths (``opgov
-opset build``) do not load pydantic.
+:mod:`opgov.core.corpus` to a string. The JSON shapes are the dataclasses of
+:mod:`opgov.results.decomps`, imported only when JSON is asked for.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from opgov.core.decomps import Violation
 from opgov.core.errors import BadInput
 from opgov.core.opset import PRESET_POLICY, TEXTS, Coverage, Opset, OpsetChoice, fill
 from opgov.render.github import annotation
+from opgov.results.plain import to_json
 
 __all__ = ["SELECTIVE_BUILD", "describe_choice", "python_listing", "python_template", "render_model_check",
            "render_opset", "render_python", "render_selective_build", "render_violations"]
@@ -31,7 +31,7 @@ def render_violations(violations: Sequence[Violation], fmt: str = "text") -> str
     if fmt == "json":
         from opgov.results.decomps import ViolationsReport
 
-        return ViolationsReport.of(violations).model_dump_json(indent=2)
+        return to_json(ViolationsReport.of(violations))
     if fmt == "github":
         return _github(violations)
     if fmt != "text":
@@ -86,7 +86,7 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
     if fmt == "json":
         from opgov.results.decomps import OpsetReport
 
-        return OpsetReport.of(opset, cov).model_dump_json(indent=2)
+        return to_json(OpsetReport.of(opset, cov))
     if fmt == "selective-build":
         return render_selective_build(opset)
     if fmt == "python":
@@ -100,11 +100,9 @@ def render_opset(opset: Opset, cov: Coverage | None = None, fmt: str = "text") -
         state = f" [{e.lifecycle}]" if e.lifecycle not in ("active",) else ""
         lines.append(f"  {e.op:<48} {e.why}{state}{extra}")
     if opset.without_rule:
-        lines.append(f"{len(opset.without_rule)} operators would be decomposed but have no rule; "
-                     "a backend implements them only for models that use them (--format json lists them)")
+        lines.append(fill(TEXTS["without_rule"], n=len(opset.without_rule)) + " (--format json lists them)")
     if opset.graph_ops:
-        lines.append(f"not to implement: {len(opset.graph_ops)} graph operators ({', '.join(opset.graph_ops)}): "
-                     "assertions and symbolic sizes that lowering strips or the runtime answers without a kernel")
+        lines.append(fill(TEXTS["graph_ops"], n=len(opset.graph_ops), ops=", ".join(opset.graph_ops)))
     if opset.torch_removes:
         shown = [f"{op} (→ {', '.join(opset.rules[op]) or 'no operator'})" if op in opset.rules
                  else f"{op} (not traced)" for op, _ in opset.torch_removes[:6]]
@@ -273,7 +271,7 @@ def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
     if fmt == "json":
         from opgov.results.decomps import ModelCheckReport
 
-        return ModelCheckReport.of(check).model_dump_json(indent=2)
+        return to_json(ModelCheckReport.of(check))
     if fmt == "github":
         lines = [annotation(level, f.message, title=f"opgov {f.rule}")
                  for level, group in (("error", check.errors), ("warning", check.warnings), ("notice", check.notes))

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 
 from opgov.core.prgate import PrFinding, PrReport
+from opgov.core.vocab import Severity
 from opgov.render.github import annotation
 from opgov.results.plain import to_json
 from opgov.results.prgate import PrFindingOut, PrReportOut, PrSummary
 
-SEVERITY_ORDER = ("error", "warning", "waived", "info")
+SEVERITY_ORDER = tuple(Severity)
 _HEADING = {"error": "Errors", "warning": "Warnings", "waived": "Waived", "info": "Information"}
 _MEANING = {"error": "the PR cannot merge as it is",
             "warning": "to look at (and reviewers to wait for)",

@@ -1,10 +1,11 @@
-"""Text, Markdown and GitHub renderings of the runtime results (JSON is the pydantic models' own)."""
+"""Text, Markdown and GitHub renderings of the runtime results (JSON is the results' own, :func:`opgov.results.plain.to_json`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from opgov.render.github import annotation
+from opgov.results.plain import to_json
 
 if TYPE_CHECKING:
     from opgov.results.runtimes import CoverageMatrix, RuntimeDetail, RuntimeModelCheck, RuntimeSummary
@@ -49,7 +50,7 @@ def render_detail(d: RuntimeDetail) -> str:
 
 def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
     if fmt == "json":
-        return check.model_dump_json(indent=2) + "\n"
+        return to_json(check) + "\n"
     if fmt == "github":
         lines = []
         for m in check.missing:
@@ -130,7 +131,7 @@ def _lifecycle(n) -> str:
 
 def render_matrix(matrix: CoverageMatrix, fmt: str = "text") -> str:
     if fmt == "json":
-        return matrix.model_dump_json(indent=2) + "\n"
+        return to_json(matrix) + "\n"
     if fmt == "md":
         return _matrix_md(matrix)
     lines = [f"core operators of snapshot {matrix.snapshot}: {len(matrix.operators)}"]

@@ -1,15 +1,12 @@
 """The result of a compatibility check: ``opgov check-bc``, ``POST /api/v1/check-bc`` and the
 rules registry (``check-bc --list-rules``).
 
-Frozen standard-library dataclasses, not pydantic models: ``opgov check-bc`` of two files builds,
+Frozen standard-library dataclasses, as every result: ``opgov check-bc`` of two files builds,
 renders and prints (:func:`opgov.results.plain.to_json`) its report without loading pydantic. A
 finding is core's :class:`~opgov.core.compat.Finding` with what the database adds (the upgrader
 that covers a break, or the one to add); a listed exception is core's
 :class:`~opgov.core.compat.BcException`. The API serves these classes as they are, so the OpenAPI
 document shows their shapes.
-
-No ``from __future__ import annotations``: pydantic reads the annotations of :class:`FindingOut`
-as objects, not as names to look up in the module its ``__module__`` names.
 """
 
 from collections.abc import Iterable
@@ -18,17 +15,12 @@ from dataclasses import dataclass, field
 from opgov.core.compat.policy import BcException, Finding
 from opgov.core.vocab import FindingKind, Severity
 
-__all__ = ["CheckReport", "ExceptionOut", "FindingOut", "RuleOut", "Summary"]
+__all__ = ["CheckReport", "ExceptionOut", "CheckBcFinding", "RuleOut", "Summary"]
 
 
 @dataclass(frozen=True)
-class FindingOut(Finding):
-    """One finding: an operator, what kind of break (or a new operator) and how severe."""
-
-    # The OpenAPI document names a schema by its module when two share a name (the model check's
-    # FindingOut, opgov.results.decomps), and that name is part of the API: it stays the one of
-    # the module the class was first declared in, ``opgov__render__compat__FindingOut``.
-    __module__ = "opgov.render.compat"
+class CheckBcFinding(Finding):
+    """One finding of check-bc: an operator, what kind of break (or a new operator) and how severe."""
 
     kind: FindingKind
     severity: Severity
@@ -68,7 +60,7 @@ _COUNT_FIELD = {"error": "errors", "warning": "warnings", "waived": "waived", "i
 class CheckReport:
     """``opgov check-bc --format json``: findings, a summary, and the exceptions that expired."""
 
-    findings: list[FindingOut]
+    findings: list[CheckBcFinding]
     summary: Summary
     # the defaults are empty tuples, immutable as the report is (the schema shows them as []);
     # :meth:`of` gives lists, what pydantic reads back from JSON
@@ -82,8 +74,8 @@ class CheckReport:
            not_compared: Iterable[str] = ()) -> "CheckReport":
         """The report of policy-applied findings (core's, or findings of a report), the expired
         exceptions to list, and the new operators left out because only an autogen: line declares them."""
-        outs = [f if isinstance(f, FindingOut) else
-                FindingOut(operator=f.operator, kind=f.kind, rule=f.rule, severity=f.severity, message=f.message,
+        outs = [f if isinstance(f, CheckBcFinding) else
+                CheckBcFinding(operator=f.operator, kind=f.kind, rule=f.rule, severity=f.severity, message=f.message,
                            old_schema=f.old_schema, new_schema=f.new_schema, file=f.file, line=f.line)
                 for f in findings]
         counts: dict[str, int] = {}

@@ -1,34 +1,31 @@
 """The results of ``opgov check-decomps``, ``opgov opset build`` and ``opgov check-model``, each
 built from core's answer by its ``of``.
 
-Kept apart from :mod:`opgov.core.decomps`, :mod:`opgov.core.opset` and :mod:`opgov.core.corpus` so
-that those stay light: pydantic is loaded only when a report is rendered as JSON, which keeps
-``opgov opset build`` fast. The text, GitHub, selective-build and Python renderings are in
-:mod:`opgov.render.decomps_text`.
-
-No ``from __future__ import annotations``: pydantic reads the annotations of :class:`FindingOut`
-as objects, not as names to look up in the module its ``__module__`` names.
+Frozen standard-library dataclasses, kept apart from :mod:`opgov.core.decomps`,
+:mod:`opgov.core.opset` and :mod:`opgov.core.corpus`, which know nothing of the JSON shapes. The
+text, GitHub, selective-build and Python renderings are in :mod:`opgov.render.decomps_text`.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-
-from pydantic import BaseModel, Field
 
 from opgov.core.graph_ops import graph_op_reason
 from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
 from opgov.core.opset import Coverage, Opset
 from opgov.results.model_args import ModelArguments
+from opgov.results.plain import about as _about
 
-__all__ = ["CoverageOut", "EntryOut", "FindingOut", "ModelCheckReport", "ModelCoverageOut", "OpsetReport",
+__all__ = ["CoverageOut", "EntryOut", "ModelCheckReport", "ModelCoverageOut", "ModelFinding", "OpsetReport",
            "SuggestionOut", "ViolationOut", "ViolationsReport"]
 
 
 # --- check-decomps ------------------------------------------------------------------------------
 
 
-class ViolationOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ViolationOut:
     rule: str
     severity: str
     operator: str
@@ -36,7 +33,8 @@ class ViolationOut(BaseModel):
     path: list[str]
 
 
-class ViolationsReport(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ViolationsReport:
     """JSON shape of ``opgov check-decomps --format json``."""
 
     errors: int
@@ -54,7 +52,8 @@ class ViolationsReport(BaseModel):
 # --- opset build ----------------------------------------------------------------------------------
 
 
-class EntryOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class EntryOut:
     op: str
     category: str | None
     why: str
@@ -62,7 +61,8 @@ class EntryOut(BaseModel):
     lifecycle: str
 
 
-class ModelCoverageOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ModelCoverageOut:
     model: str
     family: str
     covered: bool
@@ -70,7 +70,8 @@ class ModelCoverageOut(BaseModel):
     missing: list[str]
 
 
-class SuggestionOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class SuggestionOut:
     op: str
     newly_covered: list[str]
     needed_by: int
@@ -78,7 +79,8 @@ class SuggestionOut(BaseModel):
     share_after: float
 
 
-class CoverageOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class CoverageOut:
     start: str
     models: int
     covered: int
@@ -86,17 +88,20 @@ class CoverageOut(BaseModel):
     per_model: list[ModelCoverageOut]
     missing_ops: dict[str, int]
     suggestions: list[SuggestionOut]
-    not_in_registry: list[str] = []
+    not_in_registry: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
 
-class TorchRemovedOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class TorchRemovedOut:
     """An operator torch.export decomposes whatever the table says."""
 
     why: str
-    into: list[str] | None = Field(description="what torch turns it into (traced); null when it could not be traced")
+    into: list[str] | None = field(metadata=_about(
+        "what torch turns it into (traced); null when it could not be traced"))
 
 
-class OpsetReport(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class OpsetReport:
     """JSON shape of ``opgov opset build --format json``."""
 
     preset: str
@@ -107,22 +112,22 @@ class OpsetReport(BaseModel):
     without_rule: list[str]
     decomposed: list[str]
     notes: list[str]
-    not_functional: list[str] = []
-    graph_ops: dict[str, str] = Field(default_factory=dict, description=(
-        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements "
-        "them, so they are not in `operators` and never missing; operator → why"))
-    torch: str | None = Field(default=None, description=(
-        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); "
-        "null when torch's table was never imported"))
-    code_keep: list[str] = Field(default_factory=list, description=(
+    not_functional: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+    graph_ops: dict[str, str] = field(default_factory=dict, metadata=_about(
+        "graph operators an exported program may hold (assertions, symbolic sizes): no kernel implements them, so "
+        "they are not in `operators` and never missing; operator → why"))
+    torch: str | None = field(default=None, metadata=_about(
+        "the torch release the opset is exact for (the facts `opgov decomps import-torch` recorded); null when "
+        "torch's table was never imported"))
+    code_keep: list[str] = field(default_factory=list, metadata=_about(
         "with torch: operators the generated code removes from torch's default table"))
-    code_decompose: list[str] = Field(default_factory=list, description=(
+    code_decompose: list[str] = field(default_factory=list, metadata=_about(
         "with torch: operators the generated code adds torch's own decomposition for"))
-    torch_removes: dict[str, TorchRemovedOut] = Field(default_factory=dict, description=(
+    torch_removes: dict[str, TorchRemovedOut] = field(default_factory=dict, metadata=_about(
         "with torch: the registry's operators torch.export decomposes by itself, whatever the table says "
         "(CompositeImplicitAutograd ones it cannot preserve, e.g. batch_norm, reshape); never in `operators` "
         "nor needed by a model: what they become is. Operator → why and into what"))
-    torch_facts: str | None = Field(default=None, description=(
+    torch_facts: str | None = field(default=None, metadata=_about(
         "which torch release's facts the opset follows and where they come from: recorded by `opgov decomps "
         "import-torch` from the user's torch, or opgov's shipped facts (for the snapshot's release, else the "
         "nearest one it ships); null without torch facts"))
@@ -158,11 +163,9 @@ class OpsetReport(BaseModel):
 # --- check-model ----------------------------------------------------------------------------------
 
 
-class FindingOut(BaseModel):
-    # The OpenAPI document names a schema by its module when two share a name (check-bc's
-    # FindingOut, opgov.results.compat), and that name is part of the API: it stays the one of the
-    # module the class was first declared in, ``opgov__render__decomps__FindingOut``.
-    __module__ = "opgov.render.decomps"
+@dataclass(frozen=True, kw_only=True)
+class ModelFinding:
+    """One finding of check-model: an operator of the model, the rule it breaks and what to do."""
 
     rule: str
     op: str
@@ -171,23 +174,24 @@ class FindingOut(BaseModel):
     date: datetime | None = None
 
 
-class ModelCheckReport(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class ModelCheckReport:
     """JSON shape of ``opgov check-model --format json``."""
 
     ok: bool
     operators: list[str]
-    errors: list[FindingOut]
-    warnings: list[FindingOut]
-    notes: list[FindingOut]
+    errors: list[ModelFinding]
+    warnings: list[ModelFinding]
+    notes: list[ModelFinding]
     earliest_snapshot: str | None
     snapshots_checked: int
     # each .pt2 archive's calls, argument by argument, against the snapshot given as the runtime
-    arguments: list[ModelArguments] = []
+    arguments: list[ModelArguments] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
     @classmethod
     def of(cls, check: ModelCheck) -> "ModelCheckReport":
-        def out(fs: Sequence[Finding]) -> list[FindingOut]:
-            return [FindingOut(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
+        def out(fs: Sequence[Finding]) -> list[ModelFinding]:
+            return [ModelFinding(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
                     for f in fs]
 
         return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),

@@ -1,18 +1,15 @@
 """The result of ``opgov import`` (``POST /api/v1/snapshots``).
 
-A frozen standard-library dataclass, not a pydantic model: ``opgov import`` prints its text (and
+A frozen standard-library dataclass, as every result: ``opgov import`` prints its text (and
 its ``--json``, :func:`opgov.results.plain.to_json`) without loading pydantic. The import fills
 its lists and counts while it runs; the API serves it as it is.
 """
 
 from dataclasses import dataclass, field
 
+from opgov.results.plain import about as _about
+
 __all__ = ["ImportResult"]
-
-
-def _about(text: str) -> dict[str, str]:
-    """A field's description in the API's schema."""
-    return {"description": text}
 
 
 @dataclass(frozen=True)

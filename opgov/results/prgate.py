@@ -2,12 +2,14 @@
 of the PR (built from core's :class:`~opgov.core.prgate.PrReport` by
 :func:`opgov.render.prgate.report_model`).
 
-Frozen standard-library dataclasses, not pydantic models: ``check-pr`` never loads pydantic, and
+Frozen standard-library dataclasses, as every result: ``check-pr`` never loads pydantic, and
 :func:`opgov.results.plain.to_json` writes their JSON, the same text as pydantic's.
 """
 
 from dataclasses import dataclass, field
 from typing import Literal
+
+from opgov.core.vocab import FindingKind, Severity
 
 __all__ = ["PrFindingOut", "PrReportOut", "PrSummary"]
 
@@ -17,8 +19,8 @@ class PrFindingOut:
     """One finding: a rule id, a severity, where (file and line) and what the PR author can do."""
 
     rule: str
-    severity: Literal["error", "warning", "waived", "info"]
-    kind: Literal["bc", "fc", "new", "policy"]  # check-bc's kinds, or one of the PR gate's policy rules
+    severity: Literal[tuple(Severity)]  # type: ignore[valid-type]
+    kind: Literal[tuple(FindingKind)]  # type: ignore[valid-type]  # check-bc's kinds, or a policy rule's
     operator: str | None
     message: str
     file: str | None

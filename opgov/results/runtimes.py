@@ -3,12 +3,11 @@ the coverage matrix, whether a runtime runs a model, and the export-time check."
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from pydantic import Field
-
 from opgov.results.model_args import ModelArguments
-from opgov.results.models import Result
+from opgov.results.plain import about as _about
 
 __all__ = ["CoverageMatrix", "ExportCheck", "LifecycleNote", "MatrixModel", "MatrixOperator", "MatrixRuntime",
            "MissingOperator", "OperatorRuntime", "OpsSource", "RuntimeAdded", "RuntimeDetail", "RuntimeFit",
@@ -18,7 +17,8 @@ __all__ = ["CoverageMatrix", "ExportCheck", "LifecycleNote", "MatrixModel", "Mat
 # --- registered runtimes ---------------------------------------------------------------------------
 
 
-class OpsSource(Result):
+@dataclass(frozen=True, kw_only=True)
+class OpsSource:
     """One file a runtime's operators (or a model's) were read from."""
 
     path: str
@@ -27,7 +27,8 @@ class OpsSource(Result):
     sha256: str | None = None
 
 
-class RuntimeSummary(Result):
+@dataclass(frozen=True, kw_only=True)
+class RuntimeSummary:
     runtime: str
     name: str
     version: str
@@ -44,19 +45,22 @@ class RuntimeSummary(Result):
     torch: str | None = None  # the PyTorch release its kernels follow (ExecuTorch's PyTorch pin)
 
 
-class RuntimeAdded(Result):
+@dataclass(frozen=True, kw_only=True)
+class RuntimeAdded:
     outcome: str  # added | replaced | unchanged
     runtime: RuntimeSummary
     sources: list[OpsSource]
     not_in_registry: list[str]  # kernel entries the latest snapshot does not hold
 
 
-class RuntimeList(Result):
+@dataclass(frozen=True, kw_only=True)
+class RuntimeList:
     snapshot: str | None
     runtimes: list[RuntimeSummary]
 
 
-class RuntimeDetail(Result):
+@dataclass(frozen=True, kw_only=True)
+class RuntimeDetail:
     runtime: RuntimeSummary
     sources: list[OpsSource]
     added_at: datetime
@@ -65,26 +69,29 @@ class RuntimeDetail(Result):
     gives: dict[str, str]  # functional operator → the out= kernel that gives it
     core_missing: list[str]
     not_in_registry: list[str]
-    served: list[str] = []  # the operators it serves outside its kernel registries (prim ops)
+    served: list[str] = field(default_factory=list)  # the operators it serves outside its kernel registries (prim ops)
 
 
-class OperatorRuntime(Result):
+@dataclass(frozen=True, kw_only=True)
+class OperatorRuntime:
     """A registered runtime that implements an operator: its newest version that does, the
     kernel there, and since which registered version it has."""
 
-    runtime: str = Field(description="the runtime's name, e.g. executorch")
-    latest: str = Field(description="its newest registered version, NAME@VERSION")
-    kernel: str | None = Field(description="the kernel that gives the operator in the newest version (None: it "
-                                           "lacks it there)")
-    since: str | None = Field(description="the first registered version of the uninterrupted run that has it up "
-                                          "to the newest (None: the newest lacks it)")
-    versions: list[str] = Field(description="every registered version that has it, oldest first")
+    runtime: str = field(metadata=_about("the runtime's name, e.g. executorch"))
+    latest: str = field(metadata=_about("its newest registered version, NAME@VERSION"))
+    kernel: str | None = field(metadata=_about(
+        "the kernel that gives the operator in the newest version (None: it lacks it there)"))
+    since: str | None = field(metadata=_about(
+        "the first registered version of the uninterrupted run that has it up to the newest (None: the newest lacks "
+        "it)"))
+    versions: list[str] = field(metadata=_about("every registered version that has it, oldest first"))
 
 
 # --- can it run a model? ---------------------------------------------------------------------------
 
 
-class MissingOperator(Result):
+@dataclass(frozen=True, kw_only=True)
+class MissingOperator:
     op: str
     category: str | None  # None: not in the registry
     lowers: bool
@@ -93,7 +100,8 @@ class MissingOperator(Result):
     blocked: list[str]  # operators on the way that the runtime lacks and no rule decomposes
 
 
-class LifecycleNote(Result):
+@dataclass(frozen=True, kw_only=True)
+class LifecycleNote:
     op: str
     state: str  # deprecating | deprecated | deleted
     since: datetime | None
@@ -102,7 +110,8 @@ class LifecycleNote(Result):
     replacement: str | None
 
 
-class RuntimeModelCheck(Result):
+@dataclass(frozen=True, kw_only=True)
+class RuntimeModelCheck:
     """Can this runtime run these models?"""
 
     runtime: str
@@ -116,20 +125,21 @@ class RuntimeModelCheck(Result):
     missing: list[MissingOperator]
     # operators of the program that need no kernel (assertions, symbolic sizes; opgov.core.graph_ops),
     # each with why: never missing
-    graph_ops: dict[str, str] = {}
+    graph_ops: dict[str, str] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
     lifecycle: list[LifecycleNote]
     earliest_snapshot: str | None
     earliest_version: str | None  # the first registered version of this runtime that runs it
     earliest_version_after_lowering: str | None  # ... that runs it once lowered by the rules on record
     runtimes_running: list[str]  # every registered runtime that runs it
     # each .pt2 archive's calls, argument by argument, against the torch release the runtime follows
-    arguments: list[ModelArguments] = []
+    arguments: list[ModelArguments] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
 
 # --- the coverage matrix ---------------------------------------------------------------------------
 
 
-class MatrixRuntime(Result):
+@dataclass(frozen=True, kw_only=True)
+class MatrixRuntime:
     runtime: str
     released: date | None
     kernels: int
@@ -143,18 +153,22 @@ class MatrixRuntime(Result):
     models_total: int
 
 
-class MatrixOperator(Result):
+@dataclass(frozen=True, kw_only=True)
+class MatrixOperator:
     op: str
     kernels: dict[str, str | None]  # runtime → the kernel that gives it (None: lacks it)
 
 
-class MatrixModel(Result):
+@dataclass(frozen=True, kw_only=True)
+class MatrixModel:
     model: str
     missing: dict[str, list[str]]  # runtime → the operators it lacks for this model (empty: runs)
-    graph_ops: list[str] = []  # operators of the model that need no kernel (never missing)
+    # operators of the model that need no kernel (never missing)
+    graph_ops: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
 
-class CoverageMatrix(Result):
+@dataclass(frozen=True, kw_only=True)
+class CoverageMatrix:
     snapshot: str | None
     stage: str
     runtimes: list[MatrixRuntime]
@@ -165,19 +179,22 @@ class CoverageMatrix(Result):
 # --- the export-time check -------------------------------------------------------------------------
 
 
-class RuntimeFit(Result):
-    runtime: str = Field(description="a registered runtime, NAME@VERSION")
-    runs: bool = Field(description="it has a kernel for every operator that needs one")
-    missing: list[str] = Field(description="the operators it lacks")
+@dataclass(frozen=True, kw_only=True)
+class RuntimeFit:
+    runtime: str = field(metadata=_about("a registered runtime, NAME@VERSION"))
+    runs: bool = field(metadata=_about("it has a kernel for every operator that needs one"))
+    missing: list[str] = field(metadata=_about("the operators it lacks"))
 
 
-class ExportCheck(Result):
+@dataclass(frozen=True, kw_only=True)
+class ExportCheck:
     """What `torch.export` users are told about an exported program (opgov.export_check): the
     deprecating operators it uses (a warning), the deprecated or deleted ones (an error), each with
     its dates and replacement, and which registered runtimes run it."""
 
-    operators: list[str] = Field(description="the program's operators, canonical, in first-use order")
-    graph_ops: dict[str, str] = Field(description="operators that need no kernel (assertions, symbolic sizes) → why")
-    unknown: list[str] = Field(description="operators the registry does not hold")
-    lifecycle: list[LifecycleNote] = Field(description="the program's operators that are not active, with dates")
-    runtimes: list[RuntimeFit] = Field(description="every registered runtime, by name and version")
+    operators: list[str] = field(metadata=_about("the program's operators, canonical, in first-use order"))
+    graph_ops: dict[str, str] = field(metadata=_about(
+        "operators that need no kernel (assertions, symbolic sizes) → why"))
+    unknown: list[str] = field(metadata=_about("operators the registry does not hold"))
+    lifecycle: list[LifecycleNote] = field(metadata=_about("the program's operators that are not active, with dates"))
+    runtimes: list[RuntimeFit] = field(metadata=_about("every registered runtime, by name and version"))

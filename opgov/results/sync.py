@@ -1,8 +1,8 @@
 """The sync bot's result: ``opgov sync-yaml`` and ``POST /api/v1/sync-yaml`` (``…/write``).
 
-Frozen standard-library dataclasses, not pydantic models, as check-bc's (opgov.results.compat):
-``opgov sync-yaml --check`` runs, renders and prints (:func:`opgov.results.plain.to_json`) without
-loading pydantic. The API serves these classes as they are.
+Frozen standard-library dataclasses, as every result: ``opgov sync-yaml --check`` runs, renders and
+prints (:func:`opgov.results.plain.to_json`) without loading pydantic. The API serves these classes
+as they are.
 """
 
 from __future__ import annotations

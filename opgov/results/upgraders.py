@@ -3,20 +3,21 @@ the version bumps they came with, and their 180-day timers."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import date, datetime
-
-from opgov.results.models import Result
 
 __all__ = ["UpgraderAdded", "UpgraderList", "UpgraderTimer", "UpgraderTimers", "UpgraderView", "VersionBump"]
 
 
-class VersionBump(Result):
+@dataclass(frozen=True, kw_only=True)
+class VersionBump:
     version: int
     bumped_on: date
     reason: str
 
 
-class UpgraderView(Result):
+@dataclass(frozen=True, kw_only=True)
+class UpgraderView:
     name: str
     operator: str
     start: int
@@ -32,19 +33,22 @@ class UpgraderView(Result):
     added_by: str
 
 
-class UpgraderAdded(Result):
+@dataclass(frozen=True, kw_only=True)
+class UpgraderAdded:
     outcome: str  # added | unchanged
     upgrader: UpgraderView
     replaced: str | None
 
 
-class UpgraderList(Result):
+@dataclass(frozen=True, kw_only=True)
+class UpgraderList:
     current_version: int  # the highest recorded operator version
     upgraders: list[UpgraderView]
     bumps: list[VersionBump]
 
 
-class UpgraderTimer(Result):
+@dataclass(frozen=True, kw_only=True)
+class UpgraderTimer:
     name: str
     operator: str
     bump: int
@@ -53,6 +57,7 @@ class UpgraderTimer(Result):
     days_left: int
 
 
-class UpgraderTimers(Result):
+@dataclass(frozen=True, kw_only=True)
+class UpgraderTimers:
     due: list[UpgraderTimer]  # may be replaced now
     within: list[UpgraderTimer]  # may be replaced within the horizon

@@ -16,6 +16,7 @@ from opgov.core.settings import SETTING_RANGE  # the values each setting may tak
 from opgov.db import tables
 from opgov.core.errors import BadInput, Forbidden, NotFound, PolicyRefusal, Unauthenticated
 from opgov.core.names import parse_op_name
+from opgov.core.vocab import Role
 
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
 
 # --- roles ----------------------------------------------------------------------------------------
 
-ROLES = ("maintainer", "developer", "bot")
+ROLES = tuple(Role)
 
 # names opgov itself acts under: the unauthenticated caller of `opgov serve`, and opgov's own events
 # (db.simulation). No member may take one, so no request or event can be mistaken for a member's.

@@ -3,6 +3,8 @@ the caller's transaction; a refusal raises before anything is written."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
@@ -210,7 +212,7 @@ def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> Propos
     require(ctx, "review", "review proposals")
     replaced = _vote(ctx, proposal, approve, comment)
     view = show_proposal(ctx, proposal.id)  # what a GET answers next: the decision the vote made, if any
-    return view if replaced is None else view.model_copy(update={"replaced": replaced})
+    return view if replaced is None else dataclasses.replace(view, replaced=replaced)
 
 
 def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: list[str]) -> list[ProposalView]:
@@ -241,7 +243,7 @@ def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: l
     for proposal in proposals:  # every refusal before the first vote
         _may_vote(ctx, proposal)
     replaced = [_vote(ctx, proposal, approve, comment) for proposal, comment in zip(proposals, texts)]
-    return [view if earlier is None else view.model_copy(update={"replaced": earlier})
+    return [view if earlier is None else dataclasses.replace(view, replaced=earlier)
             for view, earlier in zip(proposal_views(ctx, proposals), replaced)]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -136,7 +137,7 @@ def _step(ctx: Ctx, op: Operator, to_state: str, reason: str | None, replacement
         else:
             after["family"] = [m.qualname for m in members[1:]]
             if behind:
-                after["left_behind"] = [r.model_dump() for r in behind]
+                after["left_behind"] = [dataclasses.asdict(r) for r in behind]
         log_event(ctx, f"lifecycle.{to_state}", member.qualname, before=before, after=after, reason=reason)
     ctx.session.flush()
     return LifecycleStepResult(operator=op.qualname, from_state=from_state, to_state=to_state, at=now,

@@ -1,6 +1,6 @@
 """Runtimes: register what an engine implements, and ask whether it runs a model.
 
-Use cases (each returns a frozen pydantic model of :mod:`opgov.results.runtimes`; an API endpoint is a
+Use cases (each returns a frozen dataclass of :mod:`opgov.results.runtimes`; an API endpoint is a
 call and a return):
 
 - :func:`add_runtime` — ``opgov runtimes add NAME@VERSION --ops FILE ... [--released DATE]``
@@ -20,6 +20,7 @@ latest snapshot's operator families: importing a newer registry needs no re-regi
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from datetime import date
@@ -247,7 +248,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, release
     if outcome != "unchanged":
         ctx.session.execute(insert(runtimes).values(
             name=rid.name, version=rid.version, released=released, kernels=kernels,
-            sources=[s.model_dump() for s in sources], added_at=ctx.now(), added_by=ctx.actor,
+            sources=[dataclasses.asdict(s) for s in sources], added_at=ctx.now(), added_by=ctx.actor,
             served=served_ops, torch_release=torch))
         log_event(ctx, f"runtime-{outcome}", str(rid),
                   before={"kernels": len(existing.kernels)} if existing is not None else None,
@@ -373,7 +374,7 @@ def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | N
 
     # a snapshot label given as the runtime stands for torch of that release
     arguments = model_arguments(ctx, models, runtime=f"snapshot {runtime}", release=runtime)
-    return report.model_copy(update={"arguments": arguments, "ok": report.ok and all(a.runs for a in arguments)})
+    return dataclasses.replace(report, arguments=arguments, ok=report.ok and all(a.runs for a in arguments))
 
 
 def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | None = None):

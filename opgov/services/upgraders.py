@@ -1,6 +1,7 @@
 """Upgraders and operator version bumps (the operator versioning guide), and their 180-day rule.
 
-Use cases (each returns a frozen pydantic model; an API endpoint is a call and a return):
+Use cases (each returns a frozen dataclass of :mod:`opgov.results.upgraders`; an API endpoint is a
+call and a return):
 
 - :func:`add_upgrader` — ``opgov upgraders add``: record an upgrader and the version bump it came
   with (date and reason, as versions.h writes them); ``replaces`` another one only once its bump

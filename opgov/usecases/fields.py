@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, Field, Strict, WithJsonSchema
 
 from opgov.core.names import NAME_PATTERN
 from opgov.core.runtimes import RUNTIME_ID_PATTERN
+from opgov.core.vocab import Role as _Role
 from opgov.formats.files import Content
 from opgov.core.settings import SETTING_RANGE
 from opgov.resources import SHIPPED_DECISIONS
@@ -34,7 +35,7 @@ NOT_BLANK = r"[^\s\x85]"
 Text = Annotated[str, Field(min_length=1, pattern=NOT_BLANK, description="text, not blank")]
 # a member's name as the log records it: not blank, at most the column's 200 characters once stripped
 MemberName = Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)]
-Role = Literal["maintainer", "developer", "bot"]
+Role = Literal[tuple(_Role)]  # type: ignore[valid-type]
 
 
 def _number(value: object) -> object:

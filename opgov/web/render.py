@@ -17,6 +17,8 @@ from pathlib import PurePath
 from urllib.parse import quote
 
 from opgov import __version__
+from opgov.core.vocab import Category, Lifecycle
+from opgov.results.plain import to_json
 
 PAGES = (("opset", "Build your opset"), ("ops", "Operators"), ("proposals", "Proposals"),
          ("queue", "Review queue"), ("report", "Weekly report"), ("closure", "Closure"))
@@ -143,7 +145,7 @@ def index_page(links: Links, *, counts: dict[str, int]) -> str:
 
 
 def opset_page(links: Links, data) -> str:
-    payload = data.model_dump_json(by_alias=True)
+    payload = to_json(data, indent=None)
     return render("opset.html", links, current="opset", title="Build your own opset",
                   json_twin="pages/opset" if not links.static else "opset", data=embed_json(payload),
                   models_source=data.models_source, n_models=len(data.models), torch=data.torch,
@@ -151,8 +153,8 @@ def opset_page(links: Links, data) -> str:
 
 
 def ops_page(links: Links, ops) -> str:
-    categories = ("core", "decomposable", "custom")
-    lifecycles = ("active", "deprecating", "deprecated", "deleted")
+    categories = tuple(Category)
+    lifecycles = tuple(Lifecycle)
     kinds = sorted({o.kind for o in ops})
     tags = sorted({t for o in ops for t in o.tags})
     return render("ops.html", links, current="ops", title="Operators",

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from opgov.core.errors import BadInput
+from opgov.results.plain import to_json
 from opgov.services.common import Ctx
 
 MARKER = ".opgov-site"
@@ -24,7 +25,6 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     from opgov.services.governance import list_proposals
     from opgov.services.ops import list_ops
     from opgov.services.pages import home_counts, operator_page, opset_data
-    from opgov.results.plain import to_json
     from opgov.services.closure import closure_page_data
     from opgov.services.reports import weekly_report
     from opgov.web import render as r
@@ -42,7 +42,6 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
                                                                            op_pages=frozenset(chosen))
     report = weekly_report(ctx)
     proposals = list_proposals(ctx)
-    from opgov.results.plain import to_json
     from opgov.services.queue import queue
 
     queued = queue(ctx, models=models)
@@ -57,12 +56,12 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         "closure.html": r.closure_page(top, closure),
         "static/pages.css": r.stylesheet(),
         "static/pages.js": r.script("pages.js"),
-        "data/opset.json": data.model_dump_json(by_alias=True),
-        "data/operators.json": "[" + ",".join(o.model_dump_json(by_alias=True) for o in all_ops) + "]",
-        "data/proposals.json": "[" + ",".join(p.model_dump_json(by_alias=True) for p in proposals) + "]",
-        "data/report.json": report.model_dump_json(by_alias=True),
-        "data/queue.json": to_json(queued),
-        **({"data/closure.json": to_json(closure)} if closure is not None else {}),
+        "data/opset.json": to_json(data, indent=None),
+        "data/operators.json": to_json(all_ops, indent=None),
+        "data/proposals.json": to_json(proposals, indent=None),
+        "data/report.json": to_json(report, indent=None),
+        "data/queue.json": to_json(queued, indent=None),
+        **({"data/closure.json": to_json(closure, indent=None)} if closure is not None else {}),
         MARKER: "written by opgov site build; the next build replaces this folder\n",
     }
     from opgov.services.runtimes import runtimes_by_name
@@ -71,7 +70,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     for name in chosen:
         page = operator_page(ctx, name, models=data.models, runtimes=runtimes)
         files[f"ops/{r.op_slug(name)}.html"] = r.op_page(deep, page)
-        files[f"data/ops/{r.op_slug(name)}.json"] = page.model_dump_json(by_alias=True)
+        files[f"data/ops/{r.op_slug(name)}.json"] = to_json(page, indent=None)
     parent = target.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))

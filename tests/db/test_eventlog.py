@@ -4,6 +4,8 @@ an event changed or removed even by someone who lifts the guards with raw databa
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlalchemy import create_engine, text
 
 from conftest import SAMPLE
@@ -99,7 +101,7 @@ def test_verify_catches_a_rewrite_that_recomputed_the_hash(make_cli, any_db_url)
             event = next(e for e in read_log(Ctx(session, "x", SystemClock()), limit=0) if e.id == target)
     finally:
         engine.dispose()
-    event = {**event.model_dump(by_alias=False), "token_id": event.token, "reason": "nobody objected"}
+    event = {**dataclasses.asdict(event), "token_id": event.token, "reason": "nobody objected"}
     forged = event_hash(event, row.prev_hash)
     _raw(any_db_url, _lift_guard(any_db_url, "update"),
          f"UPDATE events SET reason = 'nobody objected', hash = '{forged}' WHERE id = {target}")

@@ -8,15 +8,17 @@ only (tests/report_pages.py); it skips without Chromium unless ``OPGOV_REQUIRE_C
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter
 from report_pages import chromium_binary, load_in_chromium, md_section, md_tables, parse_html, png_size
 
 from opgov.render.report import render_html, render_json, render_markdown
+from opgov.results.plain import jsonable
 from opgov.results.report import (
     SECTION_KEYS,
     CategoryCounts,
@@ -184,7 +186,7 @@ def page(report) -> str:
 def test_json_has_one_key_per_section_and_round_trips(report):
     data = json.loads(render_json(report))
     assert list(data) == ["as_of", "since", "generated_by", "soon_days", *SECTION_KEYS]
-    assert data == report.model_dump(mode="json")
+    assert data == jsonable(report)
     assert data["as_of"] == "2025-06-08T00:00:00Z"
     assert data["removed_without_deprecation"][0] == {
         "snapshot": "2.13.0", "operator": "aten::named_op_000.Dimname",
@@ -192,11 +194,11 @@ def test_json_has_one_key_per_section_and_round_trips(report):
         "generated_from": None}
     assert set(data["proposals_open"][0]) == {"id", "operator", "kind", "targets", "proposer", "created_at",
                                               "age_days", "approvals", "rejections", "quorum", "rationale"}
-    assert WeeklyReport.model_validate_json(render_json(report)) == report
+    assert TypeAdapter(WeeklyReport).validate_json(render_json(report)) == report  # what a client reads back
 
 
 def test_empty_report_still_has_every_section_key():
-    data = quiet_report().model_dump(mode="json")
+    data = jsonable(quiet_report())
     assert [k for k in SECTION_KEYS if k not in data] == []
     assert data["proposals_open"] == [] and data["compat_findings"] == []
 
@@ -209,9 +211,9 @@ def test_sections_are_kept_in_reading_order(report):
 
 
 def test_times_must_be_aware_and_the_period_forward():
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValueError, match="no timezone"):
         WeeklyReport(as_of=datetime(2025, 6, 8), since=SINCE, generated_by="t")
-    with pytest.raises(ValidationError, match="starts"):
+    with pytest.raises(ValueError, match="starts"):
         WeeklyReport(as_of=SINCE, since=AS_OF, generated_by="t")
     plus_two = timezone(timedelta(hours=2))
     shifted = WeeklyReport(as_of=datetime(2025, 6, 8, 2, tzinfo=plus_two), since=SINCE, generated_by="t")
@@ -301,7 +303,7 @@ def test_markdown_never_folds_bc_errors(report):
                             severity="error", message="removed") for i in range(14)]
     warnings = [CompatFinding(snapshot="2.13.0", operator=f"aten::w{i}", kind="fc", rule="default-changed",
                               severity="warning", message="changed") for i in range(20)]
-    md = render_markdown(WeeklyReport.model_validate({**report.model_dump(), "compat_findings": warnings + errors}))
+    md = render_markdown(dataclasses.replace(report, compat_findings=warnings + errors))
     visible = md_section(md, "Compatibility findings").partition("<details>")[0]
     assert sum(row[0] == "**error**" for row in md_tables(visible)[-1]) == 14  # [0] is the overview by rule
 

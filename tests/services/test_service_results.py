@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from opgov.results.plain import to_json
 from tests.conftest import SAMPLE
 
 V1, V2 = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml"
@@ -36,6 +37,18 @@ def run(engine, actor: str, days: float, use_case, *args, orm: bool = True, **kw
         return use_case(Ctx(session, actor, FixedClock(T0 + timedelta(days=days))), *args, **kwargs)
 
 
+def same_as_the_api(result, kind=None) -> None:
+    """The CLI's JSON of a result (the standard library's, opgov.results.plain) is the API's
+    (pydantic's, as a route writes it: aliases from the class's config) byte for byte, and a client
+    reads it back as the same result."""
+    from pydantic import TypeAdapter
+
+    adapter = TypeAdapter(kind or type(result))
+    assert to_json(result) == adapter.dump_json(result, indent=2).decode()
+    assert to_json(result, indent=None) == adapter.dump_json(result).decode()
+    assert adapter.validate_json(to_json(result)) == result
+
+
 def test_import_and_operator_results(engine):
     from dataclasses import FrozenInstanceError
 
@@ -60,9 +73,11 @@ def test_import_and_operator_results(engine):
     assert isinstance(glu, OperatorDetail)
     assert [h.snapshot for h in glu.history] == ["v1", "v2"]
     assert glu.history[0].imported_at == T0  # a datetime, not a string to slice
-    shape = json.loads(glu.to_json())
-    assert shape["schema"] == glu.schema_ and shape["history"][0]["imported_at"] == "2026-01-05T09:00:00Z"
+    shape = json.loads(to_json(glu))
+    assert shape["schema"] == glu.schema and shape["history"][0]["imported_at"] == "2026-01-05T09:00:00Z"
     assert shape["sunset"] is None
+    same_as_the_api(glu)
+    same_as_the_api(first)
 
 
 def test_governance_and_lifecycle_results(engine):
@@ -94,10 +109,12 @@ def test_governance_and_lifecycle_results(engine):
     assert isinstance(step, LifecycleStepResult)
     assert (step.from_state, step.to_state) == ("active", "deprecating")
     assert step.family == ["aten::mish.out", "aten::mish_"]  # its torchgen family moves with it
-    assert json.loads(step.to_json())["family"] == ["aten::mish.out", "aten::mish_"]
+    assert json.loads(to_json(step))["family"] == ["aten::mish.out", "aten::mish_"]
     assert step.next is not None and step.next.possible_from == T0 + timedelta(days=3 + 14)
-    as_json = json.loads(step.to_json())
+    as_json = json.loads(to_json(step))
     assert as_json["from"] == "active" and as_json["to"] == "deprecating"
+    same_as_the_api(step)
+    same_as_the_api(decided)
 
     mish = run(engine, "dev", 4, show_op, "aten::mish")
     assert mish.sunset == T0 + timedelta(days=3 + 14 + 180)
@@ -106,6 +123,7 @@ def test_governance_and_lifecycle_results(engine):
     assert isinstance(due, TickResult)
     assert [i.operator for i in due.due] == ["aten::mish", "aten::mish.out", "aten::mish_"]
     assert due.due[0].days_left == 0 and due.applied == []
+    same_as_the_api(due)
 
 
 def test_log_and_exception_results(engine):
@@ -119,13 +137,15 @@ def test_log_and_exception_results(engine):
     run(engine, "bot", 0, import_snapshot, str(V1), label="v1", orm=False)
     added = run(engine, "alice", 1, add_exception, "aten::_foreach_*", reason="rewrite", expires=date(2026, 3, 1))
     assert isinstance(added, ExceptionAdded) and added.expires_on == date(2026, 3, 1) and not added.expired
-    assert json.loads(added.to_json())["expires_on"] == "2026-03-01"
+    assert json.loads(to_json(added))["expires_on"] == "2026-03-01"
     assert [e.pattern for e in run(engine, "alice", 100, list_exceptions)] == ["aten::_foreach_*"]
     assert run(engine, "alice", 100, list_exceptions)[0].expired
 
     events = run(engine, "alice", 1, read_log, limit=0)
     assert all(isinstance(e, EventView) for e in events)
     assert [e.action for e in events] == ["snapshot.import", "exception.add"]
+    same_as_the_api(added)
+    same_as_the_api(events, list[EventView])
     assert [e.action for e in run(engine, "alice", 1, read_log, action="exception.")] == ["exception.add"]
     newest = events[-1].id
     assert [e.id for e in run(engine, "alice", 1, read_log, before_id=newest)] == [events[0].id]

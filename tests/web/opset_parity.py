@@ -62,9 +62,10 @@ def page_data(db: str, models: Path) -> str:
 
 
 def _page_data(ctx, models: Path) -> str:
+    from opgov.results.plain import to_json
     from opgov.services.pages import opset_data
 
-    return opset_data(ctx, models=str(models)).model_dump_json(by_alias=True)
+    return to_json(opset_data(ctx, models=str(models)), indent=None)
 
 
 def python_result(db: str, choice: dict, models: Path) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import random
 import shutil
 
 import pytest
@@ -94,6 +95,55 @@ def test_the_page_evaluator_gives_the_same_with_node(world):
                 pytest.fail(f"{file}: the page's {text} differs from opset build's:\n{diff[:3000]}")
         assert got == result, f"{file}: the page differs from opset build"
         assert summary(got) == case["expected"], file
+
+
+RANDOM_CHOICES = 200  # per world, from a fixed seed
+
+
+def random_choices(data: dict, n: int, seed: int) -> list[dict]:
+    """``n`` choices a user could make on the page: a preset, and a few operators to decompose and
+    to keep, drawn from the whole registry, the operators with a rule and the core ones (so that
+    most choices change the opset, and some are refused)."""
+    rng = random.Random(seed)
+    everything = sorted(data["operators"])
+    with_rule = sorted(data["rules"])
+    core = sorted(op for op, (category, _, _) in data["operators"].items() if category == "core")
+    pools = [everything, with_rule, with_rule, core]
+
+    def some() -> list[str]:
+        return [rng.choice(rng.choice(pools)) for _ in range(rng.choice((0, 0, 1, 1, 2, 3, 6)))]
+
+    choices = []
+    for _ in range(n):
+        decompose, keep = some(), some()
+        if decompose and rng.random() < 0.1:  # refused: both decomposed and kept
+            keep.append(rng.choice(decompose))
+        choices.append({"preset": rng.choice(sorted(data["presets"])), "decompose": decompose, "keep": keep})
+    return choices
+
+
+def test_node_and_python_agree_on_random_choices(world, models_dir, tmp_path):
+    """Beyond the recorded cases: hundreds of seeded random choices on the real registry, each
+    through `opset build` (Python) and the page's evaluator (node): the same operators, notes,
+    coverage and suggestions, code and yaml, or the same refusal."""
+    from tests.web.opset_parity import _in_ctx, _python_result
+
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("node not installed")
+    name, db, data_file, _ = world
+    choices = random_choices(json.loads(data_file.read_text()), RANDOM_CHOICES, seed=36 + WORLDS.index(name))
+    files = []
+    for i, choice in enumerate(choices):
+        files.append(tmp_path / f"choice-{i:03d}.json")
+        files[-1].write_text(json.dumps({"choice": choice}))
+    page = run_node(data_file, files, node=node)
+    python = _in_ctx(db, lambda ctx: [_python_result(ctx, choice, models_dir) for choice in choices])
+    refused = 0
+    for file, choice, expected in zip(files, choices, python):
+        refused += "error" in expected
+        assert page[file.name] == expected, f"{name} world, choice {choice}: the page differs from opset build"
+    assert 0 < refused < len(choices) / 2, f"{refused} of {len(choices)} refused: the draw tests too little"
 
 
 def test_the_static_page_of_the_torch_world_shows_each_case_from_file(world, browser, models_dir, tmp_path):

@@ -6,6 +6,7 @@ these out and escape them; what a section says is decided here, once.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -383,7 +384,7 @@ def sections_of(report: WeeklyReport) -> list[Section]:
     ]
 
     now = report.opset_now
-    if now.categories.total == 0 and sum(now.lifecycle.model_dump().values()) == 0:
+    if now.categories.total == 0 and sum(dataclasses.astuple(now.lifecycle)) == 0:
         out.append(Section("opset_now", "The opset now", (Para(_t("No operators recorded yet."), "empty"),)))
     else:
         cat_rows = tuple((c, getattr(now.categories, c)) for c in CATEGORIES) + (("total", now.categories.total),)

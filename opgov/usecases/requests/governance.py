@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from opgov.core.vocab import ProposalKind
 from opgov.usecases.fields import Flag, OperatorName, ShippedDecisions, Text, Upload, WithinDays
 from opgov.usecases.requests import Request
 
@@ -31,8 +32,8 @@ class ProposalRequest(Request):
         {"properties": {"kind": {"enum": ["core", "custom"]}, "targets": {"maxItems": 0}}}]})
 
     operator: OperatorName = Field(description="e.g. aten::glu")
-    kind: Literal["core", "decompose", "custom"] = Field(description="the category proposed: core, decompose "
-                                                                     "(into targets) or custom")
+    kind: Literal[tuple(ProposalKind)] = Field(  # type: ignore[valid-type]
+        description="the category proposed: core, decompose (into targets) or custom")
     rationale: Text
     targets: list[OperatorName] = Field(default_factory=list, description="the operators it decomposes into "
                                                                           "(decompose only)")
@@ -67,7 +68,7 @@ class TriageRequest(Request):
         {"required": ["match"], "properties": {"match": {"minItems": 1}}},
         {"required": ["operators"], "properties": {"operators": {"minItems": 1}}}]})
 
-    kind: Literal["core", "custom"]
+    kind: Literal[ProposalKind.core, ProposalKind.custom]
     rationale: Text
     match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
     operators: list[OperatorName] = Field(default_factory=list, description="operator names of the review queue")

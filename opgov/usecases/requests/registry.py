@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field
 
-from opgov.results.models import EVENTS_PAGE_MAX
+from opgov.results.models import EVENTS_PAGE_MAX, Category, Lifecycle
 from opgov.usecases.fields import DATE_TIME_PATTERN, NOT_BLANK, OperatorName, Upload
 from opgov.usecases.requests import Request
 
@@ -20,9 +20,8 @@ class ImportRequest(Request):
 
 
 class OperatorsQuery(Request):
-    category: Literal["core", "decomposable", "custom"] | None = Field(default=None,
-                                                                     description="core, decomposable or custom")
-    lifecycle: Literal["active", "deprecating", "deprecated", "deleted"] | None = Field(
+    category: Category | None = Field(default=None, description="core, decomposable or custom")
+    lifecycle: Lifecycle | None = Field(
         default=None, description="active, deprecating, deprecated or deleted")
     q: str | None = Field(default=None, description="a part of the name (case-insensitive)")
     tag: str | None = Field(default=None, description="only operators carrying this yaml tag")

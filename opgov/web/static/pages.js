@@ -1,9 +1,11 @@
 /* The pages' one script. Build your own opset, in the browser: a small evaluator of the policy that
  * Python decides (opgov.core.opset.opset_policy, in the page's <script type="application/json"
  * id="opset-data">): each operator's flags, the rules and torch's traced targets, the texts, the
- * Python snippet and selective-build YAML as templates. It knows no rule of its own: for any choice
- * it follows the flags, walks the decompositions and fills the templates, so that the page shows
- * what `opgov opset build` prints; tests/web/opset_cases prove it, with node and in Chromium.
+ * Python snippet and selective-build YAML as templates. It is a second implementation of
+ * build_opset's ranking and exclusions, coverage and the greedy suggestions (docs/architecture.md
+ * says so): a change to how opgov.core.opset decides is made here too. Every sentence is one of
+ * Python's templates, filled. tests/web/test_opset_cases.py holds the two equal, on the recorded
+ * cases and on hundreds of seeded random choices, with node; tests/web/test_pages.py in Chromium.
  * No fetch, so the page works from file:// too. Plain JavaScript, no dependencies. */
 "use strict";
 
@@ -194,6 +196,11 @@ function suggestAdditions(models) {
 
 /* --- the texts: Python's templates, filled -------------------------------------------------- */
 
+/* A text of opset build's lines as a sentence of the page: capitalised, with a full stop. */
+function sentence(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1) + ".";
+}
+
 function describeChoice(data, choice) {
   const parts = [choice.preset];
   if (choice.decompose.length) parts.push(fill(data.texts.choice_decompose, { ops: choice.decompose.join(", ") }));
@@ -330,13 +337,13 @@ function startPage() {
                 el("td", { text: e.why + (e.produced_by.length ? " ← " + e.produced_by.slice(0, 3).join(", ") + (e.produced_by.length > 3 ? " …" : "") : "") }));
     }));
     document.getElementById("without-rule").textContent = opset.without_rule.length
-      ? `${opset.without_rule.length} operators would be decomposed but have no rule; a backend implements them only for models that use them.` : "";
+      ? sentence(fill(data.texts.without_rule, { n: opset.without_rule.length })) : "";
     const gone = Object.keys(data.removed || {});
     document.getElementById("torch-removes").textContent = gone.length
       ? "Not listed: " + fill(data.texts.torch_removes, { n: gone.length, ops: byReason(data.removed) }) : "";
     document.getElementById("notes").replaceChildren(...opset.notes.map((note) => el("li", { text: note })));
     document.getElementById("graph-ops").textContent = opset.graph_ops.length
-      ? `Not to implement: ${opset.graph_ops.length} graph operators (${opset.graph_ops.join(", ")}) — assertions and symbolic sizes that lowering strips or the runtime answers without a kernel.` : "";
+      ? sentence(fill(data.texts.graph_ops, { n: opset.graph_ops.length, ops: opset.graph_ops.join(", ") })) : "";
     if (data.models.length) {
       const cov = coverage(data, opset);
       document.getElementById("model-count").textContent = String(cov.covered);
