@@ -23,8 +23,8 @@ from opgov.usecases.declaration import PREFIX, UseCase
 
 __all__ = ["AREAS", "PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
 
-# the modules of this package that declare use cases (each its DECLARED), the registry first
-AREAS = ("registry", "checks", "admin", "governance", "decomps", "runtimes", "compat")
+# the modules of this package that declare use cases (each its DECLARED), the registry's first
+AREAS = ("imports", "registry", "checks", "admin", "governance", "decomps", "runtimes", "compat")
 
 
 def declared() -> Iterator[UseCase]:
