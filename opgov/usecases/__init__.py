@@ -9,30 +9,46 @@ The list of commands that work with ``--server`` is derived from the declaration
 The declarations are grouped by area, one module each (their requests in opgov.usecases.requests).
 A declaration holds its request and result classes themselves, and its service as
 ``lazy(module, name)``: a service module loads the database layer, which a command that does not
-call it must not pay for. Importing this package imports every request (pydantic), so the CLI
-imports it inside the commands that ask a use case, never at start-up.
+call it must not pay for. An area's module is imported when first asked (:func:`named`,
+``USE_CASES``): it imports its requests and results (pydantic), which a command loads for its own
+area only, and ``opgov --help`` not at all.
 """
 
 from __future__ import annotations
 
-from opgov.usecases import admin, checks, compat, decomps, governance, queue, registry, runtimes
+import importlib
+from typing import Any, Iterator
+
 from opgov.usecases.declaration import PREFIX, UseCase
 
-__all__ = ["PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
+__all__ = ["AREAS", "PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
 
-USE_CASES: tuple[UseCase, ...] = (*admin.DECLARED, *governance.DECLARED, *registry.DECLARED, *decomps.DECLARED,
-                                  *runtimes.DECLARED, *checks.DECLARED, *compat.DECLARED,
-                                  *queue.DECLARED)
+# the modules of this package that declare use cases (each its DECLARED), the registry's first
+AREAS = ("imports", "registry", "checks", "admin", "governance", "decomps", "runtimes", "compat", "queue")
+
+
+def declared() -> Iterator[UseCase]:
+    """Every declaration, area by area, each area's module imported when it is reached."""
+    for area in AREAS:
+        yield from importlib.import_module(f"{__name__}.{area}").DECLARED
 
 
 def named(name: str) -> UseCase:
-    """The use case of that name (a programming error if there is none)."""
-    for use_case in USE_CASES:
+    """The use case of that name (a programming error if there is none). The areas are imported
+    until one declares it: a command loads its own area's requests and results, not every one."""
+    for use_case in declared():
         if use_case.name == name:
             return use_case
     raise KeyError(name)
 
 
+def __getattr__(attribute: str) -> Any:
+    """``USE_CASES``: every declaration (all the areas imported)."""
+    if attribute == "USE_CASES":
+        return tuple(declared())
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
+
+
 def remote_commands() -> list[str]:
     """The CLI commands the declarations make work with ``--server``."""
-    return list(dict.fromkeys(command for use_case in USE_CASES for command in use_case.cli))
+    return list(dict.fromkeys(command for use_case in declared() for command in use_case.cli))

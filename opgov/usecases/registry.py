@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from opgov.results.imports import ImportResult
 from opgov.results.models import EventsPage, LogVerification, OperatorDetail, OperatorSummary, SnapshotView
 from opgov.usecases.declaration import UseCase, lazy
-from opgov.usecases.requests.registry import EventsQuery, ImportRequest, OperatorRef, OperatorsQuery
+from opgov.usecases.requests.registry import EventsQuery, OperatorRef, OperatorsQuery
 
 
 DECLARED: tuple[UseCase, ...] = (
@@ -13,14 +12,6 @@ DECLARED: tuple[UseCase, ...] = (
             method="GET", path="/api/v1/snapshots", orm=False,
             summary="Every imported snapshot, in the order of history (an older release imported as historical in "
                     "its place)."),
-    UseCase("import", request=ImportRequest, result=ImportResult,
-            service=lazy("opgov.services.imports", "import_file"), writes=True, orm=False,
-            method="POST",
-            path="/api/v1/snapshots", status=201,
-            summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
-                    "the previous one, and their compatibility findings.",
-            description="An older release than the latest snapshot is refused (409) unless `historical`. Messages "
-                        "and the snapshot's source name the files as the client named them."),
     UseCase("ops list", request=OperatorsQuery, result=list[OperatorSummary],
             service=lazy("opgov.services.ops", "list_operators"), method="GET", path="/api/v1/operators",
             summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "

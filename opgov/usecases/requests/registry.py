@@ -7,16 +7,8 @@ from typing import Annotated
 from pydantic import Field
 
 from opgov.results.models import EVENTS_PAGE_MAX, Category, Lifecycle
-from opgov.usecases.fields import DATE_TIME_PATTERN, NOT_BLANK, OperatorName, Upload
+from opgov.usecases.fields import DATE_TIME_PATTERN, OperatorName
 from opgov.usecases.requests import Request
-
-
-class ImportRequest(Request):
-    native_functions: Upload = Field(description="native_functions.yaml")
-    label: Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)] = Field(description="e.g. 2.13.0")
-    tags: Upload | None = Field(default=None, description="tags.yaml: every tag used must be declared")
-    historical: bool = Field(default=False, description="an older release (by its label as a version), stored in "
-                                                        "its place in history")
 
 
 class OperatorsQuery(Request):

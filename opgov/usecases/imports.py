@@ -1,0 +1,18 @@
+"""Importing a snapshot of native_functions.yaml (``opgov import``): an area of its own, as in
+services/ and results/, so the command loads its own request and result and no other."""
+
+from __future__ import annotations
+
+from opgov.results.imports import ImportResult
+from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.requests.imports import ImportRequest
+
+DECLARED: tuple[UseCase, ...] = (
+    UseCase("import", request=ImportRequest, result=ImportResult,
+            service=lazy("opgov.services.imports", "import_file"), writes=True, orm=False, method="POST",
+            path="/api/v1/snapshots", status=201,
+            summary="Import a snapshot (bots and maintainers): operators added, removed and schema-changed since "
+                    "the previous one, and their compatibility findings.",
+            description="An older release than the latest snapshot is refused (409) unless `historical`. Messages "
+                        "and the snapshot's source name the files as the client named them."),
+)
