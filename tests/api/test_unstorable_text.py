@@ -10,6 +10,7 @@ import typing
 import pytest
 from fastapi.testclient import TestClient
 
+from opgov.api.usecases import HAND_WRITTEN
 from opgov.usecases import USE_CASES
 from tests.conftest import SAMPLE, bad, db_fingerprint
 
@@ -27,8 +28,8 @@ def _is_list(annotation) -> bool:
 
 
 # (use case, field) for every text field a route takes
-TEXT_FIELDS = [(u, name) for u in USE_CASES if u.request_model is not None and u.route
-               for name, field in u.request_model.model_fields.items()
+TEXT_FIELDS = [(u, name) for u in USE_CASES if u.request is not None and u.name not in HAND_WRITTEN
+               for name, field in u.request.model_fields.items()
                if _texty(field.annotation) and name not in u.local_fields]
 
 
@@ -62,7 +63,7 @@ def served(request, tmp_path_factory):
 
 
 def _send(client, use_case, field: str, bad_text: str):
-    model = use_case.request_model
+    model = use_case.request
     annotation = model.model_fields[field].annotation
     value = [bad_text] if _is_list(annotation) else bad_text
     path = use_case.path
