@@ -195,7 +195,7 @@ def torch_fact(op: str, facts, is_core: Callable[[str], bool]) -> TorchFact:
     """What ``facts`` (an :class:`opgov.core.opset.TorchFacts`) say of ``op``."""
     traced = facts.targets.get(op)
     has = facts.has(op)
-    source = f"torch {facts.version} (opgov decomps import-torch)"
+    source = facts.describe()
     if traced is None:
         untraced = (facts.reasons.get(op) or "not traced") if op in facts.targets else (
             None if not has else "in the default table, its decomposition not traced")

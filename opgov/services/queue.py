@@ -48,7 +48,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     labels in history order; each label's place; and what the evidence was read from."""
     from opgov.core.graph_ops import is_graph_op
     from opgov.core.schema import OperatorName
-    from opgov.services.decompositions import current_rules, torch_facts
+    from opgov.services.decompositions import current_rules, opset_facts
     from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
 
     session = ctx.session
@@ -81,9 +81,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
         base_of[r.id] = key
         families.setdefault(key, []).append(Relative(operator=r.qualname, kind=r.kind, category=r.category,
                                                      decided=r.category_source == "decision"))
-    facts = torch_facts(session)
-    if facts is not None and not facts.complete:
-        facts = None  # an --only import: too few decompositions traced to tell
+    facts = opset_facts(session)  # recorded by import-torch, else opgov's shipped facts (as opset build)
     rules = current_rules(session)
     by_name = runtimes_by_name(ctx)
     registered = tuple(str(r.id) for versions in by_name.values() for r in versions)
