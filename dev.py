@@ -6,6 +6,7 @@
     python3 dev.py setup   # only create/refresh .venv
 
 Extra arguments after ``test`` go to pytest (``python3 dev.py test -k governance``).
+``OPGOV_DEV_NO_INSTALL=1`` runs the opgov the running Python already has and installs nothing.
 """
 
 from __future__ import annotations
