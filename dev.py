@@ -6,6 +6,7 @@
     python3 dev.py setup   # only create/refresh .venv
 
 Extra arguments after ``test`` go to pytest (``python3 dev.py test -k governance``).
+``OPGOV_DEV_NO_INSTALL=1`` runs the opgov the running Python already has and installs nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +26,17 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 SAMPLE = ROOT / "data" / "sample"
 SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", ROOT.parent / "shared"))
+OPGOV = [str(BIN / "opgov")]  # the command the demo runs (see setup)
 
 
 def setup(extras: str = "test") -> None:
-    """Create .venv and install opgov (editable) with ``extras``; skip when nothing changed."""
+    """Create .venv and install opgov (editable) with ``extras``; skip when nothing changed.
+    ``OPGOV_DEV_NO_INSTALL=1``: install nothing, run the opgov this Python already has (the test
+    that runs the demo uses it, so the demo never reinstalls the environment it runs in)."""
+    global OPGOV
+    if os.environ.get("OPGOV_DEV_NO_INSTALL") == "1":
+        OPGOV = [sys.executable, "-m", "opgov"]
+        return
     if sys.version_info < (3, 11):
         sys.exit(f"opgov needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PY.exists():
@@ -52,7 +60,7 @@ def opgov(*args: str, expect: int | None = 0, db: str, says: str = "", expected:
         print(f"\n# {says}", flush=True)
     print(f"{'' if says else chr(10)}$ opgov {shown}", flush=True)
     env = {**os.environ, "OPGOV_DATABASE_URL": db, "COLUMNS": os.environ.get("COLUMNS", "120")}
-    result = subprocess.run([str(BIN / "opgov"), *args], env=env)
+    result = subprocess.run([*OPGOV, *args], env=env)
     if expect is not None and result.returncode != expect:
         sys.exit(f"demo step failed (exit {result.returncode}, expected {expect}): opgov {shown}")
     if expected:

@@ -226,12 +226,71 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]], *, secti
     from rich.markup import escape
     from rich.table import Table
 
+    cells = [["" if v is None else visible(str(v)) for v in row] for row in rows]
+    shown = console()
+    widths = _widths(columns, cells, shown.width - 3 * len(columns) - 1)  # less the box and padding
+    if widths is None:
+        _records(shown, title, columns, cells)
+        return
     out = Table(title=title, show_lines=False, title_justify="left")
-    for column in columns:
-        out.add_column(column, overflow="fold")
-    for row in rows:  # cells are data, never markup (`Tensor(a)[]` prints as it is) nor control codes
-        out.add_row(*["" if v is None else escape(visible(str(v))) for v in row])
-    console().print(out)
+    for column, width in zip(columns, widths):
+        out.add_column(column, overflow="fold", width=width)
+    for row in cells:  # cells are data, never markup (`Tensor(a)[]` prints as it is) nor control codes
+        out.add_row(*[escape(v) for v in row])
+    shown.print(out)
+
+
+def _widths(columns: list[str], cells: list[list[str]], room: int) -> list[int] | None:
+    """Each column's width in ``room`` characters so that no word is broken (an operator's name
+    stays whole; free text wraps at spaces): at least its longest word, at most its longest line,
+    the space left shared so the narrow columns are whole first. None: even the longest words do
+    not fit side by side (rich alone would fold them mid-word)."""
+    from rich.cells import cell_len
+
+    def lines(text: str) -> list[str]:
+        return text.split("\n")
+
+    low = [max((cell_len(w) for w in c.split()), default=0) for c in columns]
+    high = [max(cell_len(line) for line in lines(c)) for c in columns]
+    for row in cells:
+        for i, value in enumerate(row):
+            low[i] = max(low[i], max((cell_len(w) for w in value.split()), default=0))
+            high[i] = max(high[i], max(cell_len(line) for line in lines(value)))
+    if sum(low) > room:
+        return None
+    widths, spare = list(low), room - sum(low)
+    waiting = [i for i in range(len(columns)) if high[i] > low[i]]
+    while waiting and spare > 0:
+        share = spare // len(waiting)
+        whole = [i for i in waiting if high[i] - widths[i] <= share]
+        if not whole:
+            for n, i in enumerate(waiting):
+                widths[i] += share + (1 if n < spare % len(waiting) else 0)
+            break
+        for i in whole:
+            spare -= high[i] - widths[i]
+            widths[i] = high[i]
+            waiting.remove(i)
+    return widths
+
+
+def _records(shown: Any, title: str | None, columns: list[str], cells: list[list[str]]) -> None:
+    """A table too wide for the terminal, as ``psql``'s expanded display prints it: one block per
+    row, a ``Column  value`` line per cell. Free text wraps at spaces under its value; a word (an
+    operator's name) is never broken, and one longer than the line is printed whole."""
+    import textwrap
+
+    label = max(len(c) for c in columns) + 2
+    width = max(shown.width - label, 20)
+    lines = [title] if title else []
+    for n, row in enumerate(cells, 1):
+        lines.append(f"-[ {n} ]" + "-" * max(shown.width - len(f"-[ {n} ]") - 1, 0))
+        for column, value in zip(columns, row):
+            parts = [p for para in value.split("\n")
+                     for p in (textwrap.wrap(para, width, break_long_words=False, break_on_hyphens=False) or [""])]
+            lines.append(f"{column:<{label}}{parts[0]}".rstrip())
+            lines += [" " * label + p for p in parts[1:]]
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def section(title: str, columns: list[str], rows: list[list[Any]]) -> None:
