@@ -32,6 +32,9 @@ from typing import Iterator, NamedTuple
 #: first use, for a text that is not ASCII: the pattern costs a few milliseconds to compile).
 _UNUSUAL_PATTERN = "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 _UNUSUAL_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_DASH_LINE = re.compile(r"^-[^\n]*", re.MULTILINE)
+_DASH_LINE_BYTES = re.compile(rb"^-[^\n]*", re.MULTILINE)
+_UNUSUAL_ASCII_BYTES = re.compile(b"[\x00-\x08\x0b-\x1f\x7f]")
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 
@@ -85,23 +88,37 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def entries(text: str, max_depth: int) -> list[Entry] | None:
-    """The entries of a native_functions.yaml ``text``, or ``None`` where libyaml must read it
-    (see the module docstring)."""
+def entries(text: str | bytes, max_depth: int) -> list[Entry] | None:
+    """The entries of a native_functions.yaml ``text`` (or its bytes, when ASCII: no decoded copy
+    is made), or ``None`` where libyaml must read it (see the module docstring)."""
     ryml = _ryml()
-    unusual = _UNUSUAL_ASCII if text.isascii() else re.compile(_UNUSUAL_PATTERN)
+    if isinstance(text, bytes):
+        if not text.isascii():
+            return None
+        unusual, dash_line = _UNUSUAL_ASCII_BYTES, _DASH_LINE_BYTES
+    else:
+        unusual = _UNUSUAL_ASCII if text.isascii() else re.compile(_UNUSUAL_PATTERN)
+        dash_line = _DASH_LINE
     if ryml is None or unusual.search(text) is not None:
         return None
     # the line of each entry: its "-" in the first column (checked against the parsed entries);
     # a "-" line without content on it ("-" alone, "- # note") is left to libyaml
+    # (found with a search, not by splitting the text: a list of every line would cost twice the text)
     lines = []
-    for number, content in [(n, c) for n, c in enumerate(text.split("\n"), 1) if c[:1] == "-"]:
+    number, last = 1, 0
+    newline = "\n" if isinstance(text, str) else b"\n"
+    for found in dash_line.finditer(text):
+        content = found.group()
+        if isinstance(content, bytes):
+            content = content.decode("ascii")
         if len(content) == 1 or content[1] in " \t":
             rest = content[2:].lstrip(" \t")
             if not rest or rest[0] == "#":
                 return None
+            number += text.count(newline, last, found.start())
+            last = found.start()
             lines.append(number)
-    buf = bytearray(text.encode("utf-8"))  # the tree points into it: keep it alive while walking
+    buf = bytearray(text) if isinstance(text, bytes) else bytearray(text, "utf-8")  # the tree points into it: keep it alive while walking
     try:
         with _quiet_stderr():
             tree = ryml.parse_in_place(buf)
@@ -119,6 +136,7 @@ def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:
     """One pass over the node array. The node types, keys and child counts are fetched with
     ``map`` over rapidyaml's C functions (no Python frame per node); values only where needed."""
     from itertools import repeat
+    from sys import intern
 
     low = ryml._ryml  # the wrapper's C functions: its Python methods add a frame per call
     size = low.Tree_size(tree)
@@ -138,8 +156,9 @@ def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:
         raise GiveUp
     with_key = [i for i, flags in enumerate(types) if flags & KEY]
     try:
-        keys = dict(zip(with_key, map(str, map(low.Tree_key, repeat(tree, len(with_key)), with_key),
-                                      repeat("utf-8"))))
+        # interned: a few hundred distinct keys, repeated in every entry, are held once each
+        keys = dict(zip(with_key, map(intern, map(str, map(low.Tree_key, repeat(tree, len(with_key)), with_key),
+                                                  repeat("utf-8")))))
     except TypeError:  # a null key
         raise GiveUp from None
     containers = [i for i, flags in enumerate(types) if flags & CONTAINER]

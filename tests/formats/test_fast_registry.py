@@ -55,6 +55,26 @@ def test_every_real_release_reads_the_same_both_ways(monkeypatch, pytorch_versio
                 assert a == b, (version, a, b)
 
 
+def test_plain_bytes_read_as_their_text_does(pytorch_versions, pytorch_release):
+    """An upload of plain ASCII is read from its bytes (no decoded copy): the same registry, the
+    same content hash, as the decoded text gives."""
+    from opgov.formats.registry import parse_registry
+
+    for version in pytorch_versions:
+        data = (pytorch_release(version) / "native_functions.yaml").read_bytes()
+        from_bytes = parse_registry(data, "up.yaml", buildable=False)
+        from_text = parse_registry(data.decode(), "up.yaml", buildable=False)
+        assert from_bytes.content_hash == from_text.content_hash, version
+        assert list(from_bytes.ops.values()) == list(from_text.ops.values()), version
+    # a bad file read from bytes is worded as the text is, with its line
+    bad = b"- func: a(Tensor x) -> Tensor\n- func: a(Tensor x) -> Tensor\n"
+    with pytest.raises(BadInput) as from_bytes:
+        parse_registry(bad, "up.yaml", buildable=False)
+    with pytest.raises(BadInput) as from_text:
+        parse_registry(bad.decode(), "up.yaml", buildable=False)
+    assert (from_bytes.value.message, from_bytes.value.line) == (from_text.value.message, from_text.value.line) != (None, None)
+
+
 def test_the_samples_read_the_same_both_ways(monkeypatch):
     for path in sorted(SAMPLE.glob("native_functions*.yaml")):
         fast, slow = _both(monkeypatch, path, buildable=False)
