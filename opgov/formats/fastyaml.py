@@ -91,6 +91,23 @@ def _quiet_stderr() -> Iterator[None]:
 def entries(text: str | bytes, max_depth: int) -> list[Entry] | None:
     """The entries of a native_functions.yaml ``text`` (or its bytes, when ASCII: no decoded copy
     is made), or ``None`` where libyaml must read it (see the module docstring)."""
+    found = iter_entries(text, max_depth)
+    if found is None:
+        return None
+    try:
+        return list(found)
+    except GiveUp:
+        return None
+
+
+#: The text rapidyaml parses at once: a tree costs some six times the text it holds, so a large
+#: file is parsed a piece of whole entries at a time (each piece begins at an entry's ``-`` line).
+CHUNK_CHARS = 256 * 1024
+
+
+def iter_entries(text: str | bytes, max_depth: int) -> Iterator[Entry] | None:
+    """:func:`entries`, given one at a time as pieces of the text are parsed: the iterator raises
+    :class:`GiveUp` where libyaml must read the file; ``None`` where that is known at once."""
     ryml = _ryml()
     if isinstance(text, bytes):
         if not text.isascii():
@@ -104,7 +121,8 @@ def entries(text: str | bytes, max_depth: int) -> list[Entry] | None:
     # the line of each entry: its "-" in the first column (checked against the parsed entries);
     # a "-" line without content on it ("-" alone, "- # note") is left to libyaml
     # (found with a search, not by splitting the text: a list of every line would cost twice the text)
-    lines = []
+    lines: list[int] = []
+    starts: list[int] = []  # where each entry's line begins in the text
     number, last = 1, 0
     newline = "\n" if isinstance(text, str) else b"\n"
     for found in dash_line.finditer(text):
@@ -118,18 +136,39 @@ def entries(text: str | bytes, max_depth: int) -> list[Entry] | None:
             number += text.count(newline, last, found.start())
             last = found.start()
             lines.append(number)
-    buf = bytearray(text) if isinstance(text, bytes) else bytearray(text, "utf-8")  # the tree points into it: keep it alive while walking
-    try:
-        with _quiet_stderr():
-            tree = ryml.parse_in_place(buf)
-    except Exception:  # noqa: BLE001 - rapidyaml's exceptions; libyaml words the error
-        return None
-    try:
-        return _walk(ryml, tree, max_depth, lines)
-    except (GiveUp, IndexError, KeyError):  # the last two: a tree not laid out as the walk expects
-        return None
-    finally:
-        del tree, buf
+            starts.append(last)
+    return _pieces(ryml, text, max_depth, lines, starts)
+
+
+def _pieces(ryml, text: str | bytes, max_depth: int, lines: list[int], starts: list[int]) -> Iterator[Entry]:
+    """Parse and walk ``text`` a piece at a time (:data:`CHUNK_CHARS`), cut before entry lines.
+    A cut inside something that spans lines (a quoted or flow value) leaves a piece rapidyaml
+    refuses, and a document marker or a piece that is no list of entries gives up: libyaml reads it."""
+    cuts = [0]  # the index in ``lines`` each piece begins with (the first also holds what precedes it)
+    begin = 0
+    for k in range(1, len(lines)):
+        if starts[k] - begin >= CHUNK_CHARS:
+            cuts.append(k)
+            begin = starts[k]
+    cuts.append(len(lines))
+    for first, stop in zip(cuts, cuts[1:]):
+        begin = 0 if first == 0 else starts[first]
+        end = starts[stop] if stop < len(lines) else len(text)
+        piece = text[begin:end]
+        buf = bytearray(piece) if isinstance(piece, bytes) else bytearray(piece, "utf-8")  # the tree points into it
+        del piece
+        try:
+            with _quiet_stderr():
+                tree = ryml.parse_in_place(buf)
+        except Exception:  # noqa: BLE001 - rapidyaml's exceptions; libyaml words the error
+            raise GiveUp from None
+        try:
+            found = _walk(ryml, tree, max_depth, lines[first:stop])
+        except (IndexError, KeyError):  # a tree not laid out as the walk expects
+            raise GiveUp from None
+        finally:
+            del tree, buf
+        yield from found
 
 
 def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:

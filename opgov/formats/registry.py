@@ -213,11 +213,12 @@ def _registry(text: str | bytes, path: str, declared: dict[str, int] | None, tag
     from opgov.formats.safeyaml import MAX_DEPTH
 
     content_hash = _sha256(text)
-    fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.entries(text, MAX_DEPTH)
+    # the entries as rapidyaml parses them, a piece of the file at a time (each freed once built)
+    fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.iter_entries(text, MAX_DEPTH)
     if fast is not None:
         try:
-            return _build(_drained(fast), path, content_hash, declared, tags_yaml, buildable, retry=True)
-        except (_Retry, BadInput):  # libyaml words it, with its exact line
+            return _build(fast, path, content_hash, declared, tags_yaml, buildable, retry=True)
+        except (_Retry, BadInput, fastyaml.GiveUp):  # libyaml words it, with its exact line
             pass
         finally:
             del fast
@@ -235,14 +236,6 @@ def _sha256(text: str | bytes) -> str:
     for start in range(0, len(text), step):
         digest.update(text[start:start + step].encode("utf-8"))
     return digest.hexdigest()
-
-
-def _drained(entries: list):
-    """The items of ``entries`` in order, each let go of once given: an entry the build is done
-    with is freed at once, rather than all of them at its end."""
-    entries.reverse()
-    while entries:
-        yield entries.pop()
 
 
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
