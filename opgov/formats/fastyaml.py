@@ -15,6 +15,10 @@ gives up — returns ``None``, and the caller reads the file with libyaml — on
 * a layout whose entry lines it cannot name exactly: each entry must start with ``-`` in the
   first column and have its content on that line (``- func: ...``), as every real file does.
 
+To keep its memory small (a tree costs some six times the text it holds), the file is parsed
+256 KiB of whole entries at a time (:func:`iter_entries`), each piece cut before an entry's ``-``
+line; plain ASCII bytes are read as they are, without a decoded copy.
+
 Entry lines come from those ``-`` lines, counted in the text: their number must equal the number
 of entries the parser found, so every entry gets the exact line libyaml would give it. Lines of
 keys inside an entry are not computed: they only ever appear in error messages, and any error
