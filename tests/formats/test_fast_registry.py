@@ -185,3 +185,36 @@ def test_without_rapidyaml_libyaml_reads_it(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) == len(read_registry(path, buildable=False).ops) > 100
+
+
+SPANNING = {  # values that run over a line with a "-" in the first column: a cut there must not misread them
+    "quoted": ENTRY + "- func: 'neg(Tensor self)\n- -> Tensor'\n",
+    "double quoted": ENTRY + "- func: neg(Tensor self) -> Tensor\n  python_module: \"a\n- b\"\n",
+    "flow list": ENTRY + "- func: neg(Tensor self) -> Tensor\n  tags: [core,\n- pointwise]\n",
+    "flow map": ENTRY + "- {func: neg(Tensor self) -> Tensor,\n- tags: core}\n",
+    "plain multi-line": ENTRY + "- func: neg(Tensor self)\n- -> Tensor\n",
+}
+
+
+def test_a_file_read_a_piece_at_a_time_reads_as_whole(monkeypatch, tmp_path):
+    """rapidyaml parses a large file a piece of entries at a time; with every entry its own piece,
+    each layout, each fuzzed file and each value spanning a cut reads as libyaml reads it whole."""
+    monkeypatch.setattr(fastyaml, "CHUNK_CHARS", 1)
+    path = tmp_path / "native_functions.yaml"
+    for name, text in sorted({**CASES, **SPANNING}.items()):
+        path.write_text(text, encoding="utf-8")
+        for buildable in (True, False):
+            fast, slow = _both(monkeypatch, path, buildable=buildable)
+            assert fast == slow, name
+
+    @FUZZ
+    @given(mutated())
+    def check(text: str) -> None:
+        path.write_text(text, encoding="utf-8")
+        fast, slow = _both(monkeypatch, path, buildable=False)
+        assert fast == slow
+
+    check()
+    # the samples, read in pieces, give every entry
+    fast, slow = _both(monkeypatch, SAMPLE / "native_functions.v1.yaml", buildable=False)
+    assert isinstance(fast, list) and len(fast) > 50 and fast == slow
