@@ -1,5 +1,6 @@
 """Uploaded files: bounded in size (413; the whole request body is bounded before any route by
-api/limits.py) and read into memory, never written to disk. Each reader of :mod:`opgov.formats`
+api/limits.py) and read into memory once (the part Starlette spooled is closed at once, and a
+plain ASCII file is read from its bytes, never decoded into a second copy). Each reader of :mod:`opgov.formats`
 takes content with the name its messages give it, so an upload is read as a local file is, checked
 in the same words (not UTF-8, binary, empty: 400), and named as the client named it."""
 
@@ -17,6 +18,7 @@ def read_upload(upload: UploadFile, limit: int, *, default: str = "upload") -> C
     """The bytes of an upload, named as the client named it (:func:`shown_name`); 413 past
     ``limit`` bytes. The reader it is given to checks the rest."""
     data = upload.file.read(limit + 1)
+    upload.file.close()  # its spooled copy (in memory up to 1 MiB) is not needed again
     if len(data) > limit:
         raise HTTPException(413, f"{safe_name(upload, default)} is larger than {limit} bytes")
     return Content(data, shown_name(upload))

@@ -15,6 +15,10 @@ gives up — returns ``None``, and the caller reads the file with libyaml — on
 * a layout whose entry lines it cannot name exactly: each entry must start with ``-`` in the
   first column and have its content on that line (``- func: ...``), as every real file does.
 
+To keep its memory small (a tree costs some six times the text it holds), the file is parsed
+256 KiB of whole entries at a time (:func:`iter_entries`), each piece cut before an entry's ``-``
+line; plain ASCII bytes are read as they are, without a decoded copy.
+
 Entry lines come from those ``-`` lines, counted in the text: their number must equal the number
 of entries the parser found, so every entry gets the exact line libyaml would give it. Lines of
 keys inside an entry are not computed: they only ever appear in error messages, and any error
@@ -32,6 +36,9 @@ from typing import Iterator, NamedTuple
 #: first use, for a text that is not ASCII: the pattern costs a few milliseconds to compile).
 _UNUSUAL_PATTERN = "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 _UNUSUAL_ASCII = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_DASH_LINE = re.compile(r"^-[^\n]*", re.MULTILINE)
+_DASH_LINE_BYTES = re.compile(rb"^-[^\n]*", re.MULTILINE)
+_UNUSUAL_ASCII_BYTES = re.compile(b"[\x00-\x08\x0b-\x1f\x7f]")
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 
@@ -85,40 +92,94 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def entries(text: str, max_depth: int) -> list[Entry] | None:
-    """The entries of a native_functions.yaml ``text``, or ``None`` where libyaml must read it
-    (see the module docstring)."""
+def entries(text: str | bytes, max_depth: int) -> list[Entry] | None:
+    """The entries of a native_functions.yaml ``text`` (or its bytes, when ASCII: no decoded copy
+    is made), or ``None`` where libyaml must read it (see the module docstring)."""
+    found = iter_entries(text, max_depth)
+    if found is None:
+        return None
+    try:
+        return list(found)
+    except GiveUp:
+        return None
+
+
+#: The text rapidyaml parses at once: a tree costs some six times the text it holds, so a large
+#: file is parsed a piece of whole entries at a time (each piece begins at an entry's ``-`` line).
+CHUNK_CHARS = 256 * 1024
+
+
+def iter_entries(text: str | bytes, max_depth: int) -> Iterator[Entry] | None:
+    """:func:`entries`, given one at a time as pieces of the text are parsed: the iterator raises
+    :class:`GiveUp` where libyaml must read the file; ``None`` where that is known at once."""
     ryml = _ryml()
-    unusual = _UNUSUAL_ASCII if text.isascii() else re.compile(_UNUSUAL_PATTERN)
+    if isinstance(text, bytes):
+        if not text.isascii():
+            return None
+        unusual, dash_line = _UNUSUAL_ASCII_BYTES, _DASH_LINE_BYTES
+    else:
+        unusual = _UNUSUAL_ASCII if text.isascii() else re.compile(_UNUSUAL_PATTERN)
+        dash_line = _DASH_LINE
     if ryml is None or unusual.search(text) is not None:
         return None
     # the line of each entry: its "-" in the first column (checked against the parsed entries);
     # a "-" line without content on it ("-" alone, "- # note") is left to libyaml
-    lines = []
-    for number, content in [(n, c) for n, c in enumerate(text.split("\n"), 1) if c[:1] == "-"]:
+    # (found with a search, not by splitting the text: a list of every line would cost twice the text)
+    lines: list[int] = []
+    starts: list[int] = []  # where each entry's line begins in the text
+    number, last = 1, 0
+    newline = "\n" if isinstance(text, str) else b"\n"
+    for found in dash_line.finditer(text):
+        content = found.group()
+        if isinstance(content, bytes):
+            content = content.decode("ascii")
         if len(content) == 1 or content[1] in " \t":
             rest = content[2:].lstrip(" \t")
             if not rest or rest[0] == "#":
                 return None
+            number += text.count(newline, last, found.start())
+            last = found.start()
             lines.append(number)
-    buf = bytearray(text.encode("utf-8"))  # the tree points into it: keep it alive while walking
-    try:
-        with _quiet_stderr():
-            tree = ryml.parse_in_place(buf)
-    except Exception:  # noqa: BLE001 - rapidyaml's exceptions; libyaml words the error
-        return None
-    try:
-        return _walk(ryml, tree, max_depth, lines)
-    except (GiveUp, IndexError, KeyError):  # the last two: a tree not laid out as the walk expects
-        return None
-    finally:
-        del tree, buf
+            starts.append(last)
+    return _pieces(ryml, text, max_depth, lines, starts)
+
+
+def _pieces(ryml, text: str | bytes, max_depth: int, lines: list[int], starts: list[int]) -> Iterator[Entry]:
+    """Parse and walk ``text`` a piece at a time (:data:`CHUNK_CHARS`), cut before entry lines.
+    A cut inside something that spans lines (a quoted or flow value) leaves a piece rapidyaml
+    refuses, and a document marker or a piece that is no list of entries gives up: libyaml reads it."""
+    cuts = [0]  # the index in ``lines`` each piece begins with (the first also holds what precedes it)
+    begin = 0
+    for k in range(1, len(lines)):
+        if starts[k] - begin >= CHUNK_CHARS:
+            cuts.append(k)
+            begin = starts[k]
+    cuts.append(len(lines))
+    for first, stop in zip(cuts, cuts[1:]):
+        begin = 0 if first == 0 else starts[first]
+        end = starts[stop] if stop < len(lines) else len(text)
+        piece = text[begin:end]
+        buf = bytearray(piece) if isinstance(piece, bytes) else bytearray(piece, "utf-8")  # the tree points into it
+        del piece
+        try:
+            with _quiet_stderr():
+                tree = ryml.parse_in_place(buf)
+        except Exception:  # noqa: BLE001 - rapidyaml's exceptions; libyaml words the error
+            raise GiveUp from None
+        try:
+            found = _walk(ryml, tree, max_depth, lines[first:stop])
+        except (IndexError, KeyError):  # a tree not laid out as the walk expects
+            raise GiveUp from None
+        finally:
+            del tree, buf
+        yield from found
 
 
 def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:
     """One pass over the node array. The node types, keys and child counts are fetched with
     ``map`` over rapidyaml's C functions (no Python frame per node); values only where needed."""
     from itertools import repeat
+    from sys import intern
 
     low = ryml._ryml  # the wrapper's C functions: its Python methods add a frame per call
     size = low.Tree_size(tree)
@@ -138,8 +199,9 @@ def _walk(ryml, tree, max_depth: int, lines: list[int]) -> list[Entry]:
         raise GiveUp
     with_key = [i for i, flags in enumerate(types) if flags & KEY]
     try:
-        keys = dict(zip(with_key, map(str, map(low.Tree_key, repeat(tree, len(with_key)), with_key),
-                                      repeat("utf-8"))))
+        # interned: a few hundred distinct keys, repeated in every entry, are held once each
+        keys = dict(zip(with_key, map(intern, map(str, map(low.Tree_key, repeat(tree, len(with_key)), with_key),
+                                                  repeat("utf-8")))))
     except TypeError:  # a null key
         raise GiveUp from None
     containers = [i for i, flags in enumerate(types) if flags & CONTAINER]

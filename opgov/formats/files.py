@@ -146,6 +146,13 @@ def text_of(data: str | bytes, name: str, *, exact: bool = False) -> str:
     return _text_only(text, name)
 
 
+def plain_bytes(data: str | bytes) -> bool:
+    """Whether ``data`` is bytes :func:`text_of` would give back unchanged (ASCII, no carriage
+    return, no NUL, not blank): a reader may then read the bytes themselves, without a decoded copy."""
+    return (isinstance(data, bytes) and data.isascii() and b"\r" not in data and b"\x00" not in data
+            and not data.isspace() and len(data) > 0)
+
+
 def _text_only(text: str, name: str) -> str:
     """``text``, unless it is binary (a NUL byte) or empty: one line of :class:`BadInput`."""
     if "\x00" in text:

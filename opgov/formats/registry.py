@@ -20,7 +20,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import from_func_name
-from opgov.formats.files import Content, read_text, text_of
+from opgov.formats.files import Content, plain_bytes, read_text, text_of
 
 
 def _yaml():
@@ -176,11 +176,12 @@ class _Retry(Exception):
     """The fast path met a problem: read the file again with libyaml to word it exactly."""
 
 
-def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | None = None,
+def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | bytes | None = None,
                   buildable: bool = True) -> Registry:
     """Read and validate one native_functions.yaml. Raises :class:`BadInput` naming file and line.
 
-    ``text``: the file's text, already read (it is not read again). ``buildable`` also applies
+    ``text``: the file's text, already read (it is not read again), or its bytes when they are
+    plain ASCII (:func:`opgov.formats.files.plain_bytes`: read without a decoded copy). ``buildable`` also applies
     :mod:`opgov.core.registry_rules`: a file PyTorch's code generator would refuse (an in-place op
     without ``Tensor(a!) self``, an unknown dispatch key, …) is bad input. ``check-bc`` turns it
     off: it compares two files, and building them is torchgen's job.
@@ -201,24 +202,40 @@ def parse_registry(content: str | bytes, name: str, *, tags: Content | None = No
                    buildable: bool = True) -> Registry:
     """:func:`read_registry` of a native_functions.yaml already in memory (an upload): messages
     and the registry's ``path`` name it ``name``; ``tags``: its tags.yaml, also in memory."""
-    text = text_of(content, name)
+    text = content if plain_bytes(content) else text_of(content, name)  # plain ASCII: read as bytes, no copy
     declared = parse_tags_yaml(tags.data, tags.name) if tags is not None else None
     return _registry(text, name, declared, None if tags is None else tags.name, buildable)
 
 
-def _registry(text: str, path: str, declared: dict[str, int] | None, tags_yaml: str | None,
+def _registry(text: str | bytes, path: str, declared: dict[str, int] | None, tags_yaml: str | None,
               buildable: bool) -> Registry:
     from opgov.formats import fastyaml
     from opgov.formats.safeyaml import MAX_DEPTH
 
-    content_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.entries(text, MAX_DEPTH)
+    content_hash = _sha256(text)
+    # the entries as rapidyaml parses them, a piece of the file at a time (each freed once built)
+    fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.iter_entries(text, MAX_DEPTH)
     if fast is not None:
         try:
             return _build(fast, path, content_hash, declared, tags_yaml, buildable, retry=True)
-        except (_Retry, BadInput):  # libyaml words it, with its exact line
+        except (_Retry, BadInput, fastyaml.GiveUp):  # libyaml words it, with its exact line
             pass
+        finally:
+            del fast
+    if isinstance(text, bytes):  # plain ASCII (files.plain_bytes): libyaml reads its text
+        text = text.decode("ascii")
     return _build(_libyaml_entries(text, path, buildable), path, content_hash, declared, tags_yaml, buildable)
+
+
+def _sha256(text: str | bytes) -> str:
+    """The SHA-256 of ``text`` in UTF-8, encoded a megabyte at a time (not a copy of the whole text)."""
+    if isinstance(text, bytes):  # plain ASCII (files.plain_bytes): the text's own UTF-8
+        return hashlib.sha256(text).hexdigest()
+    digest = hashlib.sha256()
+    step = 1 << 20
+    for start in range(0, len(text), step):
+        digest.update(text[start:start + step].encode("utf-8"))
+    return digest.hexdigest()
 
 
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,

@@ -350,14 +350,15 @@ def check_bc_sides(ctx: Ctx, old: Content | None = None, new: Content | None = N
     side an uploaded native_functions.yaml (findings name it as the client named it) or the label
     of a snapshot the database holds, exactly one of the two (:func:`check_bc_texts`)."""
     from opgov.core.errors import Unprocessable
-    from opgov.formats.files import text_of
+    from opgov.formats.files import plain_bytes, text_of
 
     sides: list[tuple[str, str] | str] = []
     for name, upload, label in (("old", old, old_snapshot), ("new", new, new_snapshot)):
         if (upload is None) == (label is None):  # as a form that does not match its schema: 422
             raise Unprocessable(f"{name}: give either the file `{name}` or the snapshot label `{name}_snapshot`")
-        # line endings as they are, as the upload was read before
-        sides.append((upload.name, text_of(upload.data, upload.name, exact=True)) if upload is not None else label)
+        # line endings as they are, as the upload was read before; plain ASCII is read as bytes (no copy)
+        sides.append((upload.name, upload.data if plain_bytes(upload.data) else
+                      text_of(upload.data, upload.name, exact=True)) if upload is not None else label)
     return check_bc_texts(sides[0], sides[1], session=ctx.session, today=ctx.now().date())
 
 

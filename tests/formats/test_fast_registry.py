@@ -55,6 +55,26 @@ def test_every_real_release_reads_the_same_both_ways(monkeypatch, pytorch_versio
                 assert a == b, (version, a, b)
 
 
+def test_plain_bytes_read_as_their_text_does(pytorch_versions, pytorch_release):
+    """An upload of plain ASCII is read from its bytes (no decoded copy): the same registry, the
+    same content hash, as the decoded text gives."""
+    from opgov.formats.registry import parse_registry
+
+    for version in pytorch_versions:
+        data = (pytorch_release(version) / "native_functions.yaml").read_bytes()
+        from_bytes = parse_registry(data, "up.yaml", buildable=False)
+        from_text = parse_registry(data.decode(), "up.yaml", buildable=False)
+        assert from_bytes.content_hash == from_text.content_hash, version
+        assert list(from_bytes.ops.values()) == list(from_text.ops.values()), version
+    # a bad file read from bytes is worded as the text is, with its line
+    bad = b"- func: a(Tensor x) -> Tensor\n- func: a(Tensor x) -> Tensor\n"
+    with pytest.raises(BadInput) as from_bytes:
+        parse_registry(bad, "up.yaml", buildable=False)
+    with pytest.raises(BadInput) as from_text:
+        parse_registry(bad.decode(), "up.yaml", buildable=False)
+    assert (from_bytes.value.message, from_bytes.value.line) == (from_text.value.message, from_text.value.line) != (None, None)
+
+
 def test_the_samples_read_the_same_both_ways(monkeypatch):
     for path in sorted(SAMPLE.glob("native_functions*.yaml")):
         fast, slow = _both(monkeypatch, path, buildable=False)
@@ -165,3 +185,36 @@ def test_without_rapidyaml_libyaml_reads_it(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) == len(read_registry(path, buildable=False).ops) > 100
+
+
+SPANNING = {  # values that run over a line with a "-" in the first column: a cut there must not misread them
+    "quoted": ENTRY + "- func: 'neg(Tensor self)\n- -> Tensor'\n",
+    "double quoted": ENTRY + "- func: neg(Tensor self) -> Tensor\n  python_module: \"a\n- b\"\n",
+    "flow list": ENTRY + "- func: neg(Tensor self) -> Tensor\n  tags: [core,\n- pointwise]\n",
+    "flow map": ENTRY + "- {func: neg(Tensor self) -> Tensor,\n- tags: core}\n",
+    "plain multi-line": ENTRY + "- func: neg(Tensor self)\n- -> Tensor\n",
+}
+
+
+def test_a_file_read_a_piece_at_a_time_reads_as_whole(monkeypatch, tmp_path):
+    """rapidyaml parses a large file a piece of entries at a time; with every entry its own piece,
+    each layout, each fuzzed file and each value spanning a cut reads as libyaml reads it whole."""
+    monkeypatch.setattr(fastyaml, "CHUNK_CHARS", 1)
+    path = tmp_path / "native_functions.yaml"
+    for name, text in sorted({**CASES, **SPANNING}.items()):
+        path.write_text(text, encoding="utf-8")
+        for buildable in (True, False):
+            fast, slow = _both(monkeypatch, path, buildable=buildable)
+            assert fast == slow, name
+
+    @FUZZ
+    @given(mutated())
+    def check(text: str) -> None:
+        path.write_text(text, encoding="utf-8")
+        fast, slow = _both(monkeypatch, path, buildable=False)
+        assert fast == slow
+
+    check()
+    # the samples, read in pieces, give every entry
+    fast, slow = _both(monkeypatch, SAMPLE / "native_functions.v1.yaml", buildable=False)
+    assert isinstance(fast, list) and len(fast) > 50 and fast == slow
