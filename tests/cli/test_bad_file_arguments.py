@@ -38,7 +38,11 @@ INVOCATIONS: dict[tuple[str, str], list[str]] = {
     ("check-model", "models"): ["check-model", "{bad}"],  # the MODEL... argument (runtimes branch)
     ("check-decomps", "models"): ["check-decomps", "--models", "{bad}"],
     ("runtimes add", "ops"): ["runtimes", "add", "et@1.0", "--ops", "{bad}"],
+    ("runtimes add", "served"): ["runtimes", "add", "et@1.0", "--ops", "{good}", "--served", "{bad}"],
+    ("runtimes add", "torch_pin"): ["runtimes", "add", "et@1.0", "--ops", "{good}", "--torch-pin", "{bad}"],
     ("runtimes coverage", "models"): ["runtimes", "coverage", "--models", "{bad}"],
+    ("queue", "models"): ["queue", "--models", "{bad}"],
+    ("triage", "models"): ["triage", "--suggested", "--models", "{bad}"],
     ("decisions load", "file"): ["decisions", "load", "{bad}"],
     ("decomps load", "file"): ["decomps", "load", "{bad}"],
     ("opset build", "models"): ["opset", "build", "--models", "{bad}"],
