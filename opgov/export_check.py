@@ -37,11 +37,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DeprecatedOperatorError", "DeprecatingOperatorWarning", "ExportVerdict", "check_export", "operators_of"]
+__all__ = ["ArgumentChangeWarning", "DeprecatedOperatorError", "DeprecatingOperatorWarning", "ExportVerdict",
+           "IncompatibleArgumentsError", "check_export", "operators_of"]
 
 
 class DeprecatingOperatorWarning(FutureWarning):
     """The program uses an operator that is being deprecated."""
+
+
+class ArgumentChangeWarning(UserWarning):
+    """On the runtime's torch release a call runs otherwise than exported: an argument it leaves to
+    its default has another default there, or the call runs only through an upgrader."""
+
+
+class IncompatibleArgumentsError(Exception):
+    """The runtime's torch release cannot run the program's calls as exported (an argument it does
+    not know or that it requires, an operator it lacks); ``verdict`` holds the whole answer."""
+
+    def __init__(self, message: str, verdict: ExportVerdict) -> None:
+        super().__init__(message)
+        self.verdict = verdict
 
 
 class DeprecatedOperatorError(Exception):
@@ -63,6 +78,7 @@ class ExportVerdict:
     runtimes: tuple[dict[str, Any], ...]
     warnings: tuple[str, ...]
     errors: tuple[str, ...]
+    arguments: dict[str, Any] | None = None  # with a runtime: check-model's per-call answer (ModelArguments)
 
     @property
     def runs_on(self) -> tuple[str, ...]:
@@ -95,12 +111,26 @@ def operators_of(program: Any) -> list[str]:
 
 
 def check_export(program: Any, *, db: str | None = None, server: str | None = None, token: str | None = None,
-                 strict: bool = True) -> ExportVerdict:
-    """Check an exported program against opgov's record (see the module docstring)."""
+                 runtime: str | None = None, strict: bool = True) -> ExportVerdict:
+    """Check an exported program against opgov's record (see the module docstring). With
+    ``runtime`` (a registered ``NAME@VERSION``, or a snapshot label standing for torch of that
+    release), an ``ExportedProgram``'s calls are also checked argument by argument against the torch
+    release the runtime follows, as ``opgov check-model`` checks a saved archive: a changed default
+    the program relies on, or a call that runs only through an upgrader, warns
+    (:class:`ArgumentChangeWarning`); a call that release cannot run as exported raises
+    :class:`IncompatibleArgumentsError` (``strict=False`` returns instead)."""
     ops = operators_of(program)
     if not ops:
         raise ValueError("the program calls no ATen operator")
-    answer = _ask(db, server, token, ops)
+    extra: dict[str, Any] = {}
+    if runtime is not None:
+        extra["runtime"] = runtime
+        if not isinstance(program, (str, os.PathLike)):
+            from opgov.formats.pt2 import graph_calls
+
+            extra["calls"] = graph_calls(program)
+            extra["torch_version"] = _torch_version()
+    answer = _ask(db, server, token, ops, extra)
     said_warnings, said_errors = [], []
     for note in answer["lifecycle"]:
         line = _sentence(note)
@@ -109,13 +139,36 @@ def check_export(program: Any, *, db: str | None = None, server: str | None = No
             warnings.warn(line, DeprecatingOperatorWarning, stacklevel=2)
         else:
             said_errors.append(line)
+    arguments = answer.get("arguments")
+    argument_errors = []
+    for problem in (arguments or {}).get("problems", []):
+        line = f"{problem['rule']}: {problem['message']}"
+        if problem["severity"] == "warning":
+            said_warnings.append(line)
+            warnings.warn(line, ArgumentChangeWarning, stacklevel=2)
+        else:
+            argument_errors.append(line)
+    if arguments is not None and not arguments.get("checked") and arguments.get("note"):
+        said_warnings.append(arguments["note"])
+        warnings.warn(arguments["note"], ArgumentChangeWarning, stacklevel=2)
     verdict = ExportVerdict(operators=tuple(answer["operators"]), graph_ops=dict(answer["graph_ops"]),
                             unknown=tuple(answer["unknown"]), lifecycle=tuple(answer["lifecycle"]),
                             runtimes=tuple(answer["runtimes"]), warnings=tuple(said_warnings),
-                            errors=tuple(said_errors))
+                            errors=tuple(said_errors + argument_errors), arguments=arguments)
     if said_errors and strict:
         raise DeprecatedOperatorError("; ".join(said_errors), verdict)
+    if argument_errors and strict:
+        raise IncompatibleArgumentsError(f"{runtime} cannot run the program as exported: " + "; ".join(argument_errors),
+                                         verdict)
     return verdict
+
+
+def _torch_version() -> str | None:
+    """The version of the torch that made the program: the one loaded (an ExportedProgram's)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    return str(torch.__version__) if torch is not None and hasattr(torch, "__version__") else None
 
 
 def _sentence(note: dict[str, Any]) -> str:
@@ -128,7 +181,8 @@ def _sentence(note: dict[str, Any]) -> str:
     return text
 
 
-def _ask(db: str | None, server: str | None, token: str | None, ops: list[str]) -> dict[str, Any]:
+def _ask(db: str | None, server: str | None, token: str | None, ops: list[str],
+         extra: dict[str, Any]) -> dict[str, Any]:
     """The declared use case ``export-check`` (opgov.usecases.runtimes) asked through the same client
     as the CLI's (opgov.usecases.client): of the server, or in one transaction on the database."""
     from opgov.results.plain import jsonable
@@ -137,5 +191,5 @@ def _ask(db: str | None, server: str | None, token: str | None, ops: list[str]) 
 
     use_case = named("export-check")
     client = connect(server, token, begin=on_database(db or os.environ.get("OPGOV_DATABASE_URL"), "export-check"))
-    result = client.call(use_case, use_case.ask(operators=ops))
+    result = client.call(use_case, use_case.ask(operators=ops, **extra))
     return jsonable(result)
