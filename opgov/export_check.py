@@ -20,6 +20,16 @@ an ``opgov serve`` (``server``, with ``token`` for a server whose reads are priv
   default), one per operator, naming when it may become deprecated and what to use instead.
 - A deprecated or deleted one: :class:`DeprecatedOperatorError`, naming them all with their
   dates and replacements (``strict=False`` returns instead of raising).
+- With ``runtime`` (a registered ``NAME@VERSION``, or a snapshot label standing for torch of that
+  release): each call's operator, the arguments it passes by name (as torch.export's serializer
+  writes them: a keyword default is left out) and the torch that made it (``torch.__version__``,
+  or an archive's ``torch_version``) are sent too, and checked as ``opgov check-model`` checks a
+  saved archive against the torch release the runtime follows. A default that changed between the
+  two releases and that the program leaves to itself, or a call that runs only through an
+  upgrader: :class:`ArgumentChangeWarning`, one per problem. An argument the runtime's release
+  does not know (passed with another value than its default) or requires, an operator it lacks, a
+  BC break no upgrader covers: :class:`IncompatibleArgumentsError`, naming the call, the argument
+  and both releases. ``verdict.arguments`` is check-model's per-call answer.
 
 The question is the declared use case ``export-check`` (opgov.usecases.runtimes), asked through
 the client the CLI uses (opgov.usecases.client): its service runs in one transaction on the
@@ -114,8 +124,9 @@ def check_export(program: Any, *, db: str | None = None, server: str | None = No
                  runtime: str | None = None, strict: bool = True) -> ExportVerdict:
     """Check an exported program against opgov's record (see the module docstring). With
     ``runtime`` (a registered ``NAME@VERSION``, or a snapshot label standing for torch of that
-    release), an ``ExportedProgram``'s calls are also checked argument by argument against the torch
-    release the runtime follows, as ``opgov check-model`` checks a saved archive: a changed default
+    release), the program's calls (an archive's as written) are also checked argument by argument
+    against the torch release the runtime follows, as ``opgov check-model`` checks an archive: a
+    changed default
     the program relies on, or a call that runs only through an upgrader, warns
     (:class:`ArgumentChangeWarning`); a call that release cannot run as exported raises
     :class:`IncompatibleArgumentsError` (``strict=False`` returns instead)."""
@@ -125,7 +136,13 @@ def check_export(program: Any, *, db: str | None = None, server: str | None = No
     extra: dict[str, Any] = {}
     if runtime is not None:
         extra["runtime"] = runtime
-        if not isinstance(program, (str, os.PathLike)):
+        if isinstance(program, (str, os.PathLike)):  # an archive: its calls as written, by the torch that wrote it
+            from opgov.formats.pt2 import archive_calls
+
+            programs = archive_calls(str(program), str(program), raw=True)
+            extra["calls"] = [call for _, calls in programs for call in calls]
+            extra["torch_version"] = next((version for version, _ in programs if version), None)
+        else:
             from opgov.formats.pt2 import graph_calls
 
             extra["calls"] = graph_calls(program)

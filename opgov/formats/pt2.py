@@ -209,9 +209,10 @@ def _tensor_names(value) -> list[str]:
     return names
 
 
-def program_calls(data, where: str = "<program>"):
+def program_calls(data, where: str = "<program>", *, raw: bool = False):
     """Every call of one serialized program (nested graphs included), as
-    :class:`opgov.core.model_args.Call`: its arguments by name and the dtypes of its tensors."""
+    :class:`opgov.core.model_args.Call`: its arguments by name and the dtypes of its tensors (with
+    ``raw``, as :func:`graph_calls` gives them: each argument as the archive writes it)."""
     from opgov.core.model_args import Call, CallArg
 
     program_ops(data, where)  # checks the shape, in the words of the operator reader
@@ -234,19 +235,27 @@ def program_calls(data, where: str = "<program>"):
             for item in inputs:
                 if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                     continue
+                if raw:
+                    args.append({"name": item["name"], "keyword": item.get("kind") == _KEYWORD,
+                                 "arg": item.get("arg") if isinstance(item.get("arg"), dict) else {}})
+                    continue
                 value, text = argument_value(item.get("arg"))
                 args.append(CallArg(item["name"], item.get("kind") == _KEYWORD, value, text))
             names = _tensor_names([i.get("arg") for i in inputs if isinstance(i, dict)]) + _tensor_names(
                 node.get("outputs"))
             dtypes = {dtype_name(tensors[n]["dtype"]) for n in names
                       if isinstance(tensors.get(n), dict) and "dtype" in tensors[n]}
+            if raw:
+                calls.append({"node": str(node.get("name") or op), "op": op, "args": args, "dtypes": sorted(dtypes)})
+                continue
             calls.append(Call(str(node.get("name") or op), op, tuple(args), tuple(sorted(dtypes))))
     return calls
 
 
-def archive_calls(file, name: str) -> list[tuple[str | None, list]]:
+def archive_calls(file, name: str, *, raw: bool = False) -> list[tuple[str | None, list]]:
     """For each program of a ``.pt2`` archive (a path, or bytes of an upload named ``name``): the
-    torch release that wrote it (``torch_version``; None in archives that do not say) and its calls."""
+    torch release that wrote it (``torch_version``; None in archives that do not say) and its calls
+    (``raw``: see :func:`program_calls`)."""
     source = io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else file
     try:
         with zipfile.ZipFile(source) as archive:
@@ -261,7 +270,8 @@ def archive_calls(file, name: str) -> list[tuple[str | None, list]]:
                     raise BadInput(f"{info.file_size} bytes: too big for a serialized program", file=where)
                 data = _load_json(archive.read(info), where)
                 version = data.get("torch_version") if isinstance(data, dict) else None
-                out.append((version if isinstance(version, str) and version else None, program_calls(data, where)))
+                out.append((version if isinstance(version, str) and version else None,
+                            program_calls(data, where, raw=raw)))
     except BadInput:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError, RuntimeError,

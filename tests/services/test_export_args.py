@@ -86,6 +86,8 @@ def test_the_calls_sent_are_those_torch_serializes(programs, saved, torch_mod):
         assert [[argument_value(a["arg"]) for a in c["args"]] for c in sent] == \
             [[(a.value, a.text) for a in c.args] for c in written]
         assert [tuple(c["dtypes"]) for c in sent] == [c.dtypes for c in written]
+        [(_, raw)] = archive_calls(str(saved[name]), name, raw=True)
+        assert sent == raw  # the very JSON torch's serializer writes
 
 
 def test_a_new_argument_on_an_older_runtime_stops_the_export(db, programs, saved, make_cli, torch_mod):
@@ -100,6 +102,10 @@ def test_a_new_argument_on_an_older_runtime_stops_the_export(db, programs, saved
         (torch_mod.__version__, "2.13.0", "2.12.1")
     # the same verdict check-model gives for the archive torch saved of the program
     assert problems_of(arguments) == problems_of(check_model(make_cli, db, saved["gelu"], "engine@1.0"))
+    # the archive torch saved, checked by its path: the same
+    with pytest.raises(IncompatibleArgumentsError) as again:
+        check_export(saved["gelu"], db=db, runtime="engine@1.0")
+    assert str(again.value) == message
     # strict=False answers instead; a runtime of the program's own release has nothing to say
     verdict = check_export(programs["gelu"], db=db, runtime="engine@1.0", strict=False)
     assert len(verdict.errors) == 1 and "approximate" in verdict.errors[0]
