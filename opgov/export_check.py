@@ -20,6 +20,16 @@ an ``opgov serve`` (``server``, with ``token`` for a server whose reads are priv
   default), one per operator, naming when it may become deprecated and what to use instead.
 - A deprecated or deleted one: :class:`DeprecatedOperatorError`, naming them all with their
   dates and replacements (``strict=False`` returns instead of raising).
+- With ``runtime`` (a registered ``NAME@VERSION``, or a snapshot label standing for torch of that
+  release): each call's operator, the arguments it passes by name (as torch.export's serializer
+  writes them: a keyword default is left out) and the torch that made it (``torch.__version__``,
+  or an archive's ``torch_version``) are sent too, and checked as ``opgov check-model`` checks a
+  saved archive against the torch release the runtime follows. A default that changed between the
+  two releases and that the program leaves to itself, or a call that runs only through an
+  upgrader: :class:`ArgumentChangeWarning`, one per problem. An argument the runtime's release
+  does not know (passed with another value than its default) or requires, an operator it lacks, a
+  BC break no upgrader covers: :class:`IncompatibleArgumentsError`, naming the call, the argument
+  and both releases. ``verdict.arguments`` is check-model's per-call answer.
 
 The question is the declared use case ``export-check`` (opgov.usecases.runtimes), asked through
 the client the CLI uses (opgov.usecases.client): its service runs in one transaction on the
@@ -37,11 +47,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DeprecatedOperatorError", "DeprecatingOperatorWarning", "ExportVerdict", "check_export", "operators_of"]
+__all__ = ["ArgumentChangeWarning", "DeprecatedOperatorError", "DeprecatingOperatorWarning", "ExportVerdict",
+           "IncompatibleArgumentsError", "check_export", "operators_of"]
 
 
 class DeprecatingOperatorWarning(FutureWarning):
     """The program uses an operator that is being deprecated."""
+
+
+class ArgumentChangeWarning(UserWarning):
+    """On the runtime's torch release a call runs otherwise than exported: an argument it leaves to
+    its default has another default there, or the call runs only through an upgrader."""
+
+
+class IncompatibleArgumentsError(Exception):
+    """The runtime's torch release cannot run the program's calls as exported (an argument it does
+    not know or that it requires, an operator it lacks); ``verdict`` holds the whole answer."""
+
+    def __init__(self, message: str, verdict: ExportVerdict) -> None:
+        super().__init__(message)
+        self.verdict = verdict
 
 
 class DeprecatedOperatorError(Exception):
@@ -63,6 +88,7 @@ class ExportVerdict:
     runtimes: tuple[dict[str, Any], ...]
     warnings: tuple[str, ...]
     errors: tuple[str, ...]
+    arguments: dict[str, Any] | None = None  # with a runtime: check-model's per-call answer (ModelArguments)
 
     @property
     def runs_on(self) -> tuple[str, ...]:
@@ -95,12 +121,33 @@ def operators_of(program: Any) -> list[str]:
 
 
 def check_export(program: Any, *, db: str | None = None, server: str | None = None, token: str | None = None,
-                 strict: bool = True) -> ExportVerdict:
-    """Check an exported program against opgov's record (see the module docstring)."""
+                 runtime: str | None = None, strict: bool = True) -> ExportVerdict:
+    """Check an exported program against opgov's record (see the module docstring). With
+    ``runtime`` (a registered ``NAME@VERSION``, or a snapshot label standing for torch of that
+    release), the program's calls (an archive's as written) are also checked argument by argument
+    against the torch release the runtime follows, as ``opgov check-model`` checks an archive: a
+    changed default
+    the program relies on, or a call that runs only through an upgrader, warns
+    (:class:`ArgumentChangeWarning`); a call that release cannot run as exported raises
+    :class:`IncompatibleArgumentsError` (``strict=False`` returns instead)."""
     ops = operators_of(program)
     if not ops:
         raise ValueError("the program calls no ATen operator")
-    answer = _ask(db, server, token, ops)
+    extra: dict[str, Any] = {}
+    if runtime is not None:
+        extra["runtime"] = runtime
+        if isinstance(program, (str, os.PathLike)):  # an archive: its calls as written, by the torch that wrote it
+            from opgov.formats.pt2 import archive_calls
+
+            programs = archive_calls(str(program), str(program), raw=True)
+            extra["calls"] = [call for _, calls in programs for call in calls]
+            extra["torch_version"] = next((version for version, _ in programs if version), None)
+        else:
+            from opgov.formats.pt2 import graph_calls
+
+            extra["calls"] = graph_calls(program)
+            extra["torch_version"] = _torch_version()
+    answer = _ask(db, server, token, ops, extra)
     said_warnings, said_errors = [], []
     for note in answer["lifecycle"]:
         line = _sentence(note)
@@ -109,13 +156,36 @@ def check_export(program: Any, *, db: str | None = None, server: str | None = No
             warnings.warn(line, DeprecatingOperatorWarning, stacklevel=2)
         else:
             said_errors.append(line)
+    arguments = answer.get("arguments")
+    argument_errors = []
+    for problem in (arguments or {}).get("problems", []):
+        line = f"{problem['rule']}: {problem['message']}"
+        if problem["severity"] == "warning":
+            said_warnings.append(line)
+            warnings.warn(line, ArgumentChangeWarning, stacklevel=2)
+        else:
+            argument_errors.append(line)
+    if arguments is not None and not arguments.get("checked") and arguments.get("note"):
+        said_warnings.append(arguments["note"])
+        warnings.warn(arguments["note"], ArgumentChangeWarning, stacklevel=2)
     verdict = ExportVerdict(operators=tuple(answer["operators"]), graph_ops=dict(answer["graph_ops"]),
                             unknown=tuple(answer["unknown"]), lifecycle=tuple(answer["lifecycle"]),
                             runtimes=tuple(answer["runtimes"]), warnings=tuple(said_warnings),
-                            errors=tuple(said_errors))
+                            errors=tuple(said_errors + argument_errors), arguments=arguments)
     if said_errors and strict:
         raise DeprecatedOperatorError("; ".join(said_errors), verdict)
+    if argument_errors and strict:
+        raise IncompatibleArgumentsError(f"{runtime} cannot run the program as exported: " + "; ".join(argument_errors),
+                                         verdict)
     return verdict
+
+
+def _torch_version() -> str | None:
+    """The version of the torch that made the program: the one loaded (an ExportedProgram's)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    return str(torch.__version__) if torch is not None and hasattr(torch, "__version__") else None
 
 
 def _sentence(note: dict[str, Any]) -> str:
@@ -128,7 +198,8 @@ def _sentence(note: dict[str, Any]) -> str:
     return text
 
 
-def _ask(db: str | None, server: str | None, token: str | None, ops: list[str]) -> dict[str, Any]:
+def _ask(db: str | None, server: str | None, token: str | None, ops: list[str],
+         extra: dict[str, Any]) -> dict[str, Any]:
     """The declared use case ``export-check`` (opgov.usecases.runtimes) asked through the same client
     as the CLI's (opgov.usecases.client): of the server, or in one transaction on the database."""
     from opgov.results.plain import jsonable
@@ -137,5 +208,5 @@ def _ask(db: str | None, server: str | None, token: str | None, ops: list[str]) 
 
     use_case = named("export-check")
     client = connect(server, token, begin=on_database(db or os.environ.get("OPGOV_DATABASE_URL"), "export-check"))
-    result = client.call(use_case, use_case.ask(operators=ops))
+    result = client.call(use_case, use_case.ask(operators=ops, **extra))
     return jsonable(result)

@@ -209,9 +209,10 @@ def _tensor_names(value) -> list[str]:
     return names
 
 
-def program_calls(data, where: str = "<program>"):
+def program_calls(data, where: str = "<program>", *, raw: bool = False):
     """Every call of one serialized program (nested graphs included), as
-    :class:`opgov.core.model_args.Call`: its arguments by name and the dtypes of its tensors."""
+    :class:`opgov.core.model_args.Call`: its arguments by name and the dtypes of its tensors (with
+    ``raw``, as :func:`graph_calls` gives them: each argument as the archive writes it)."""
     from opgov.core.model_args import Call, CallArg
 
     program_ops(data, where)  # checks the shape, in the words of the operator reader
@@ -234,19 +235,27 @@ def program_calls(data, where: str = "<program>"):
             for item in inputs:
                 if not isinstance(item, dict) or not isinstance(item.get("name"), str):
                     continue
+                if raw:
+                    args.append({"name": item["name"], "keyword": item.get("kind") == _KEYWORD,
+                                 "arg": item.get("arg") if isinstance(item.get("arg"), dict) else {}})
+                    continue
                 value, text = argument_value(item.get("arg"))
                 args.append(CallArg(item["name"], item.get("kind") == _KEYWORD, value, text))
             names = _tensor_names([i.get("arg") for i in inputs if isinstance(i, dict)]) + _tensor_names(
                 node.get("outputs"))
             dtypes = {dtype_name(tensors[n]["dtype"]) for n in names
                       if isinstance(tensors.get(n), dict) and "dtype" in tensors[n]}
+            if raw:
+                calls.append({"node": str(node.get("name") or op), "op": op, "args": args, "dtypes": sorted(dtypes)})
+                continue
             calls.append(Call(str(node.get("name") or op), op, tuple(args), tuple(sorted(dtypes))))
     return calls
 
 
-def archive_calls(file, name: str) -> list[tuple[str | None, list]]:
+def archive_calls(file, name: str, *, raw: bool = False) -> list[tuple[str | None, list]]:
     """For each program of a ``.pt2`` archive (a path, or bytes of an upload named ``name``): the
-    torch release that wrote it (``torch_version``; None in archives that do not say) and its calls."""
+    torch release that wrote it (``torch_version``; None in archives that do not say) and its calls
+    (``raw``: see :func:`program_calls`)."""
     source = io.BytesIO(file) if isinstance(file, (bytes, bytearray)) else file
     try:
         with zipfile.ZipFile(source) as archive:
@@ -261,10 +270,109 @@ def archive_calls(file, name: str) -> list[tuple[str | None, list]]:
                     raise BadInput(f"{info.file_size} bytes: too big for a serialized program", file=where)
                 data = _load_json(archive.read(info), where)
                 version = data.get("torch_version") if isinstance(data, dict) else None
-                out.append((version if isinstance(version, str) and version else None, program_calls(data, where)))
+                out.append((version if isinstance(version, str) and version else None,
+                            program_calls(data, where, raw=raw)))
     except BadInput:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError, RuntimeError,
             ValueError) as exc:
         raise BadInput(f"not a readable torch.export archive (zip): {exc}", file=name) from None
     return out
+
+
+# --- an in-memory program's calls, as the serializer would write them ---------------------------------
+
+_BY_NAME = {
+    "dtype": {name: code for code, (name, _) in _SERDE_DTYPES.items()},
+    "memory_format": {name: code for code, (name, _) in _SERDE_MEMORY_FORMATS.items()},
+    "layout": {name: code for code, (name, _) in _SERDE_LAYOUTS.items()},
+}
+_ENUM_KIND = {"dtype": "as_scalar_type", "memory_format": "as_memory_format", "layout": "as_layout"}
+
+
+def _is_node(value) -> bool:
+    return hasattr(value, "op") and hasattr(value, "meta") and hasattr(value, "name")
+
+
+def _node_is_tensor(node) -> bool:
+    val = node.meta.get("val")
+    return hasattr(val, "dtype") and hasattr(val, "shape")
+
+
+def serialized_argument(value) -> dict:
+    """A value an ``ExportedProgram``'s node passes (a Python constant, a torch dtype, device,
+    layout or memory format, a graph node) → the JSON torch.export's serializer writes for it
+    (``{"as_string": "tanh"}``), read back by :func:`argument_value`. Reads the objects as they
+    are: no torch import."""
+    if value is None:
+        return {"as_none": True}
+    if isinstance(value, bool):
+        return {"as_bool": value}
+    if isinstance(value, int):
+        return {"as_int": value}
+    if isinstance(value, float):
+        return {"as_float": value}
+    if isinstance(value, str):
+        return {"as_string": value}
+    kind = type(value).__name__
+    if kind in _ENUM_KIND:
+        code = _BY_NAME[kind].get(str(value).removeprefix("torch."))
+        return {_ENUM_KIND[kind]: code} if code is not None else {f"as_{kind}": str(value)}
+    if kind == "device":
+        return {"as_device": {"type": value.type, "index": value.index}}
+    if _is_node(value):
+        if _node_is_tensor(value):
+            return {"as_tensor": {"name": value.name}}
+        return {"as_sym_int": {"as_name": value.name}}
+    if isinstance(value, (list, tuple)):
+        items = list(value)
+        if all(isinstance(v, bool) for v in items) and items:
+            return {"as_bools": items}
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+            return {"as_ints": items}
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+            return {"as_floats": [float(v) for v in items]}
+        if any(_is_node(v) and _node_is_tensor(v) for v in items):
+            if any(v is None for v in items):
+                return {"as_optional_tensors": [{"as_tensor": {"name": v.name}} if v is not None else {"as_none": True}
+                                                for v in items]}
+            return {"as_tensors": [{"name": v.name} for v in items if _is_node(v)]}
+        return {"as_sym_ints": [{"as_name": v.name} if _is_node(v) else {"as_int": v} for v in items]}
+    return {"as_other": kind}
+
+
+def graph_calls(program) -> list[dict]:
+    """Each ATen call of an ``ExportedProgram`` (its graph and nested ones): the node's name, the
+    operator (canonical), the arguments it passes as torch.export's serializer keeps them (by the
+    schema's names; what it leaves to a keyword default is not written) and the dtypes of its
+    tensors. JSON, as the export-time check sends them."""
+    from opgov.formats.torch_decomps import overload_name
+
+    calls: list[dict] = []
+    modules = [program.graph_module] if hasattr(program, "graph_module") else []
+    seen: set[int] = set()
+    while modules:
+        module = modules.pop()
+        if id(module) in seen or not hasattr(module, "graph"):
+            continue
+        seen.add(id(module))
+        modules.extend(child for child in getattr(module, "children", lambda: [])() if hasattr(child, "graph"))
+        for node in module.graph.nodes:
+            target = node.target
+            if node.op != "call_function" or not hasattr(target, "_schema") or not hasattr(target, "_overloadname"):
+                continue
+            args = []
+            for i, schema_arg in enumerate(target._schema.arguments):  # as the serializer matches them
+                if schema_arg.name in node.kwargs:
+                    args.append({"name": schema_arg.name, "keyword": True,
+                                 "arg": serialized_argument(node.kwargs[schema_arg.name])})
+                elif not schema_arg.kwarg_only and i < len(node.args):
+                    args.append({"name": schema_arg.name, "keyword": False, "arg": serialized_argument(node.args[i])})
+            dtypes = set()
+            for value in [*node.all_input_nodes, node]:
+                val = value.meta.get("val")
+                for item in (val if isinstance(val, (list, tuple)) else [val]):
+                    if hasattr(item, "dtype") and hasattr(item, "shape"):
+                        dtypes.add(str(item.dtype).removeprefix("torch."))
+            calls.append({"node": node.name, "op": overload_name(target), "args": args, "dtypes": sorted(dtypes)})
+    return calls

@@ -198,3 +198,5 @@ class ExportCheck:
     unknown: list[str] = field(metadata=_about("operators the registry does not hold"))
     lifecycle: list[LifecycleNote] = field(metadata=_about("the program's operators that are not active, with dates"))
     runtimes: list[RuntimeFit] = field(metadata=_about("every registered runtime, by name and version"))
+    arguments: ModelArguments | None = field(default=None, metadata=_about(
+        "with a runtime: the calls checked argument by argument against the torch release it follows"))

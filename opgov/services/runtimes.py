@@ -454,8 +454,12 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
 
 # --- the export-time check ---------------------------------------------------------------------------
 
-def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
-    """The export-time check of a program's operators (canonical names)."""
+def export_check(ctx: Ctx, operators: Sequence[str], runtime: str | None = None, torch_version: str | None = None,
+                 calls: Sequence | None = None) -> ExportCheck:
+    """The export-time check of a program's operators (canonical names). With ``runtime`` (a
+    registered NAME@VERSION, or a snapshot label standing for torch of that release) and the
+    program's ``calls`` (written by torch ``torch_version``): the calls checked argument by argument
+    against the torch release it follows, as ``check-model`` checks an archive's."""
     from opgov.core.names import canonical
 
     names: list[str] = []
@@ -469,9 +473,25 @@ def export_check(ctx: Ctx, operators: Sequence[str]) -> ExportCheck:
     registry = _Registry(ctx.session)
     graph = {op: registry.graph[op] for op in names if op in registry.graph}
     fits = []
-    for r in _runtimes(ctx, registry):
+    found = _runtimes(ctx, registry)
+    for r in found:
         verdict = judge(str(r.id), names, r.has, {}, registry.graph)
         fits.append(RuntimeFit(runtime=str(r.id), runs=verdict.runs, missing=[m.op for m in verdict.missing]))
+    arguments = None
+    if runtime is not None:
+        from opgov.services.model_args import program_arguments
+
+        if "@" in runtime:
+            r = _find(found, runtime)
+            target, release = str(r.id), r.torch
+        else:  # a snapshot label stands for torch of that release
+            labels = list(ctx.session.scalars(select(snapshots.c.label).order_by(snapshots.c.position)))
+            if runtime not in labels:
+                raise NotFound(f"runtime: {runtime!r} is neither a registered NAME@VERSION nor a snapshot "
+                               f"(snapshots: {', '.join(labels) or 'none'})")
+            target, release = f"snapshot {runtime}", runtime
+        if calls is not None:
+            arguments = program_arguments(ctx, calls, torch_version=torch_version, runtime=target, release=release)
     return ExportCheck(operators=names, graph_ops=graph,
                        unknown=[op for op in names if op not in registry.categories],
-                       lifecycle=_lifecycle_notes(ctx, names), runtimes=fits)
+                       lifecycle=_lifecycle_notes(ctx, names), runtimes=fits, arguments=arguments)

@@ -48,5 +48,7 @@ DECLARED: tuple[UseCase, ...] = (
             writes=False, group="checks", commands=(),
             summary="The export-time check (the Python entry point `opgov.export_check`).",
             description="The program's deprecating operators (warn), deprecated or deleted ones (stop), with dates "
-                        "and replacements, and which registered runtimes run it. Writes nothing."),
+                        "and replacements, and which registered runtimes run it; with `runtime` and the program's "
+                        "`calls`, each call checked argument by argument against the torch release that runtime "
+                        "follows (`arguments`, as check-model's). Writes nothing."),
 )

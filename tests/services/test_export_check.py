@@ -23,11 +23,12 @@ def db(tmp_path_factory, pytorch_release, shared_dir):
           "--label", "2.13.0", now="2026-01-01T00:00Z")
     opgov(url, "runtimes", "add", "executorch@1.3.0",
           "--ops", str(shared_dir / "executorch" / "1.3.0" / "portable-functions.yaml"), now="2026-01-01T00:00Z")
-    opgov(url, "deprecate", "aten::hardtanh", "--reason", "clamp says it", "--replacement", "aten::clamp",
-          now="2026-11-01T00:00Z")
     opgov(url, "deprecate", "aten::glu", "--reason", "rarely used", "--replacement", "aten::sigmoid",
           now="2026-10-01T00:00Z")
     opgov(url, "mark-deprecated", "aten::glu", now="2026-10-20T00:00Z")
+    # a simulation's clock never goes back: the events in the order of their times
+    opgov(url, "deprecate", "aten::hardtanh", "--reason", "clamp says it", "--replacement", "aten::clamp",
+          now="2026-11-01T00:00Z")
     return url
 
 

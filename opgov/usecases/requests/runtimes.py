@@ -4,7 +4,7 @@ checks of a model or an exported program against them."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -62,6 +62,30 @@ class ModelCheckUpload(Request):
         default=None, description="instead of models: files and CORPUS#model specs on this machine (the CLI's)")
 
 
+class ExportArgument(Request):
+    name: str = Field(max_length=200, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="the schema's name of the argument")
+    keyword: bool = Field(default=False, description="passed by keyword")
+    arg: dict[str, Any] = Field(description="its value as torch.export's serializer writes it "
+                                            "(`{\"as_string\": \"tanh\"}`)")
+
+
+class ExportCall(Request):
+    node: str = Field(max_length=500, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="the graph node's name")
+    op: OperatorName = Field(description="the operator it calls, e.g. aten::gelu")
+    args: list[ExportArgument] = Field(default_factory=list, max_length=1000, description=(
+        "the arguments it passes, by name, as the serializer keeps them (one left to its keyword default is not "
+        "written)"))
+    dtypes: list[Annotated[str, Field(max_length=100, pattern=r"^[A-Za-z0-9_]+$")]] = Field(
+        default_factory=list, max_length=100, description="the dtypes of its tensors")
+
+
 class ExportCheckRequest(Request):
     operators: list[OperatorName] = Field(min_length=1, max_length=100_000,
                                           description="the exported program's operators, e.g. aten::add.Tensor")
+    runtime: str | None = Field(default=None, max_length=200, pattern=r"^[A-Za-z0-9_.@+-]+$", description=(
+        "a registered runtime NAME@VERSION, or a snapshot label (torch of that release): the calls are checked "
+        "argument by argument against the torch release it follows"))
+    torch_version: str | None = Field(default=None, max_length=100, pattern=r"^[A-Za-z0-9_.+-]+$", description=(
+        "the torch that exported the program (torch.__version__)"))
+    calls: list[ExportCall] | None = Field(default=None, max_length=100_000, description=(
+        "the program's calls with their arguments (for the check against `runtime`)"))
