@@ -254,6 +254,46 @@ def case_triage(w: World):
         assert p == _proposal(w, p["id"])
 
 
+def case_bulk_review(w: World):
+    queue = [o for o in w.get("/api/v1/operators") if o["needs_review"] and o["kind"] == "functional"
+             and o["category"] == "custom" and not o["name"].startswith("aten::_foreach_")]
+    opened = {p["operator"] for p in w.get("/api/v1/proposals", open="true")}
+    names = [o["name"] for o in queue if o["name"] not in opened][:2]
+    ids = [w.write("POST", "/api/v1/proposals", "/api/v1/proposals", who="dev", status=201,
+                   json={"operator": name, "kind": "custom", "rationale": "a backend's own kernel"})["id"]
+           for name in names]
+    voted = w.write("POST", "/api/v1/proposals/reviews", "/api/v1/proposals/reviews",
+                    json={"proposal_ids": ids, "approve": True, "comments": ["agreed"]})
+    assert [v["id"] for v in voted] == ids and all(v["status"] == "open" for v in voted)
+    assert voted == [_proposal(w, pid) for pid in ids]
+    decided = w.write("POST", "/api/v1/proposals/reviews", "/api/v1/proposals/reviews", who="m2",
+                      json={"proposal_ids": ids[::-1], "approve": True, "comments": ["yes", "also yes"]})
+    assert [d["id"] for d in decided] == ids[::-1] and all(d["status"] == "approved" for d in decided)
+    assert decided == [_proposal(w, pid) for pid in ids[::-1]]
+    assert [v["comment"] for v in decided[0]["votes"] if v["voter"] == "m2"] == ["yes"]
+
+
+def case_queue_triage(w: World):
+    waiting = w.get("/api/v1/queue")["items"]
+    opened = {p["operator"] for p in w.get("/api/v1/proposals", open="true")}
+    chosen = [i for i in waiting if i["suggestion"] in ("decompose", "custom", "core")
+              and i["operator"] not in opened and (i["suggestion"] != "decompose" or i["targets"])][:2]
+    assert chosen, "the queue suggests nothing to triage"
+    body = {"match": [i["operator"] for i in chosen]}
+    before = w.get("/api/v1/proposals")
+    dry = w.write("POST", "/api/v1/queue/triage", "/api/v1/queue/triage", who="dev", json=body)
+    assert dry["applied"] is False and [p["id"] for p in dry["proposals"]] == [None] * len(dry["proposals"])
+    assert w.get("/api/v1/proposals") == before  # a dry run wrote nothing
+    done = w.write("POST", "/api/v1/queue/triage", "/api/v1/queue/triage", who="dev", json={**body, "apply": True})
+    assert done["applied"] is True
+    assert [(p["operator"], p["kind"]) for p in done["proposals"]] == [(p["operator"], p["kind"]) for p in dry["proposals"]]
+    assert {p["operator"] for p in done["proposals"]} == {i["operator"] for i in chosen}
+    for p in done["proposals"]:
+        shown = _proposal(w, p["id"])
+        assert (shown["operator"], shown["kind"], shown["rationale"], shown["targets"]) == \
+            (p["operator"], p["kind"], p["rationale"], list(p["targets"]))
+
+
 def _lifecycle_matches(w: World, done: dict, reason: str | None) -> None:
     shown = w.get(op_url(done["operator"]))
     step = shown["lifecycle_steps"][-1]
@@ -381,7 +421,9 @@ CASES = [
     (case_exceptions, {("POST", "/api/v1/exceptions"), ("DELETE", "/api/v1/exceptions/{exception_id}")}),
     (case_proposals, {("POST", "/api/v1/proposals"), ("POST", "/api/v1/proposals/{proposal_id}/votes"),
                       ("POST", "/api/v1/proposals/{proposal_id}/withdraw")}),
+    (case_bulk_review, {("POST", "/api/v1/proposals/reviews")}),
     (case_triage, {("POST", "/api/v1/proposals/triage")}),
+    (case_queue_triage, {("POST", "/api/v1/queue/triage")}),
     (case_lifecycle, {("POST", f"/api/v1/operators/{{name}}/{step}")
                       for step in ("deprecate", "undeprecate", "mark-deprecated", "delete")}),
     (case_tick, {("POST", "/api/v1/tick")}),

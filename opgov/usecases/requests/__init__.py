@@ -22,7 +22,7 @@ def _unstorable_in(value: Any) -> str | None:
 
 
 class Request(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")  # an unknown key is refused
 
     @field_validator("*", mode="after")
     @classmethod
