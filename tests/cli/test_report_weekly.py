@@ -124,8 +124,8 @@ def _replay(cli: Runner, release) -> None:
     cli.ok("exceptions", "add", "aten::stft*", "--reason", "stft rework", "--expires", "2025-12-31",
            now=at("2025-09-02"))
     removed_id = cli.ok("exceptions", "list", "--json").json()[-1]["id"]
-    cli.ok("exceptions", "remove", removed_id, now=at("2025-09-05"))
     cli.ok("deprecate", DUE_NOW, "--reason", "use aten::_to_copy", actor="bob", now=at("2025-09-04", 12))
+    cli.ok("exceptions", "remove", removed_id, now=at("2025-09-05"))  # a simulation's clock only goes forward
     cli.ok("deprecate", DUE_SOON, "--replacement", "aten::var.correction", "--reason", "unbiased= is superseded by "
            "correction=", now=at("2025-09-12"))
 
