@@ -566,6 +566,49 @@ def would_break(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str
     return [v for v in after if v.key not in before and (include_warnings or v.severity == "error")]
 
 
+def would_break_each(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
+                     change_sets: Sequence[Sequence[Change]], *, lifecycle: Mapping[str, str] | None = None,
+                     implicit: Iterable[str] = ()) -> list[list[Violation]]:
+    """:func:`would_break` of each of ``change_sets``, each alone against the same ``rules`` and
+    ``categories`` (a bulk triage opens a hundred proposals, each judged on its own): the same
+    violations, in the same order, with the whole registry checked once for the batch.
+
+    A change set only moves the operators it names; what can change is confined to those, the
+    operators whose rules reach them, and everything those reach afterwards. So each set is
+    checked on that part of the registry alone, and a finding counts as new when the whole
+    registry did not have it before."""
+    implicit = frozenset(implicit)
+    lifecycle = dict(lifecycle or {})
+    before = {v.key for v in check(rules, categories, lifecycle, implicit=implicit)}
+    callers: dict[str, set[str]] = {}
+    for op, into in rules.items():
+        for target in into:
+            callers.setdefault(target, set()).add(op)
+    out: list[list[Violation]] = []
+    for changes in change_sets:
+        changes = _as_list(changes)
+        new_rules, new_categories = apply_changes(rules, categories, changes)
+        region = _reach({c.op for c in changes}, callers)  # the changed operators and every rule reaching them
+        region = _reach(region, new_rules)  # and all they decompose into, after the change
+        after = check({op: into for op, into in new_rules.items() if op in region},
+                      {op: c for op, c in new_categories.items() if op in region},
+                      {op: state for op, state in lifecycle.items() if op in region}, implicit=implicit & region)
+        out.append([v for v in after if v.key not in before and v.severity == "error"])
+    return out
+
+
+def _reach(start: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:
+    """``start`` and every operator ``edges`` lead to from it, transitively."""
+    seen = set(start)
+    todo = list(seen)
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
 def _as_list(changes: Change | Sequence[Change]) -> list[Change]:
     if isinstance(changes, (RuleChange, CategoryChange)):
         return [changes]

@@ -187,6 +187,25 @@ def refuse_if_breaks(session, changes: list, *, what: str) -> None:
     categories, lifecycle, _ = registry_state(session)
     broken = would_break(current_rules(session), categories, changes, lifecycle=lifecycle,
                          implicit=implicit_operators(session))
+    _refuse(broken, what)
+
+
+def refuse_each_if_breaks(session, batch: Sequence[tuple[list, str]]) -> None:
+    """:func:`refuse_if_breaks` of each ``(changes, what)`` of ``batch``, each alone against the
+    registry as it is, with the registry read and its decompositions checked once for the whole
+    batch: the first change set that would break one is refused, in the same words."""
+    from opgov.core.decomps import would_break_each
+
+    if not batch:
+        return
+    categories, lifecycle, _ = registry_state(session)
+    found = would_break_each(current_rules(session), categories, [changes for changes, _ in batch],
+                             lifecycle=lifecycle, implicit=implicit_operators(session))
+    for broken, (_, what) in zip(found, batch):
+        _refuse(broken, what)
+
+
+def _refuse(broken: list, what: str) -> None:
     if broken:
         shown = "; ".join(v.message for v in broken[:_SHOWN])
         more = f"; and {len(broken) - _SHOWN} more" if len(broken) > _SHOWN else ""

@@ -8,8 +8,8 @@ import dataclasses
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
-from opgov.services.decompositions import refuse_if_breaks
-from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.services.decompositions import refuse_each_if_breaks, refuse_if_breaks
+from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
@@ -155,6 +155,50 @@ def _changes(op: Operator, kind: str, targets: list[str]) -> list:
 
 def propose(ctx: Ctx, operator: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> ProposalView:
     """Propose moving an operator into a category. Refusals name the reason."""
+    planned = _plan(ctx, operator, kind, rationale, targets)
+    refuse_if_breaks(ctx.session, planned.changes, what=planned.what)
+    return proposal_views(ctx, [_open(ctx, planned)])[0]  # what a GET answers next
+
+
+def propose_many(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]]) -> list[ProposalView]:
+    """:func:`propose` of each ``(operator, kind, rationale, targets)`` of ``wanted``, in order, in
+    this one transaction: the same proposals, events and refusals as one :func:`propose` after the
+    other (the first refusal names its operator and writes none), with the decomposition rules
+    checked once for the whole batch rather than once per proposal. The operators are distinct."""
+    planned: list[_Planned] = []
+    refusal: OpgovError | None = None
+    for operator, kind, rationale, targets in wanted:
+        try:
+            planned.append(_plan(ctx, operator, kind, rationale, targets))
+        except OpgovError as error:  # refused after the break checks of the proposals before it
+            refusal = error
+            break
+    refuse_each_if_breaks(ctx.session, [(p.changes, p.what) for p in planned])
+    if refusal is not None:
+        raise refusal
+    return proposal_views(ctx, [_open(ctx, p) for p in planned])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Planned:
+    """A proposal that passed every check but the decomposition rules', not written yet."""
+
+    op: Operator
+    kind: str
+    targets: list[str]
+    rationale: str
+    confirms: bool
+
+    @property
+    def changes(self) -> list:
+        return _changes(self.op, self.kind, self.targets)
+
+    @property
+    def what(self) -> str:
+        return f"proposal {self.kind} for {self.op.qualname}"
+
+
+def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str] | None) -> _Planned:
     if kind not in KIND_TO_CATEGORY:
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
@@ -191,15 +235,20 @@ def propose(ctx: Ctx, operator: str, kind: str, rationale: str, *, targets: list
     elif targets:
         raise BadInput("--into applies only to propose-decompose")
     confirms = op.category == category  # the category the import placed, awaiting the committee
-    refuse_if_breaks(session, _changes(op, kind, resolved), what=f"proposal {kind} for {op.qualname}")
+    return _Planned(op, kind, resolved, rationale, confirms)
+
+
+def _open(ctx: Ctx, planned: _Planned) -> Proposal:
+    op, kind, resolved, rationale, confirms = (planned.op, planned.kind, planned.targets, planned.rationale,
+                                               planned.confirms)
     proposal = Proposal(operator_id=op.id, kind=kind, targets=resolved, rationale=rationale, proposer=ctx.actor,
                         created_at=ctx.now(), status="open")
-    session.add(proposal)
-    session.flush()
+    ctx.session.add(proposal)
+    ctx.session.flush()
     log_event(ctx, "proposal.open", op.qualname, after={
         "proposal": proposal.id, "kind": kind, "targets": resolved, "confirms": confirms,
         **({"confirmed": f"{op.category} ({op.category_source})"} if confirms else {})}, reason=rationale)
-    return proposal_views(ctx, [proposal])[0]  # what a GET answers next
+    return proposal
 
 
 def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> ProposalView:
@@ -487,5 +536,5 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
                                                                       if len(outside) > 1 else ""), subject=outside[0])
     # nothing selected is an answer, not an error (the CLI says it and exits 2, as it always has)
     selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
-    opened = [propose(ctx, op, kind, rationale) for op in selected] if apply else []
+    opened = propose_many(ctx, [(op, kind, rationale, None) for op in selected]) if apply else []
     return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)
