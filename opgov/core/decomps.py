@@ -571,30 +571,44 @@ def would_break_each(rules: Mapping[str, Sequence[str]], categories: Mapping[str
                      implicit: Iterable[str] = ()) -> list[list[Violation]]:
     """:func:`would_break` of each of ``change_sets``, each alone against the same ``rules`` and
     ``categories`` (a bulk triage opens a hundred proposals, each judged on its own): the same
-    violations, in the same order, with the whole registry checked once for the batch.
-
-    A change set only moves the operators it names; what can change is confined to those, the
-    operators whose rules reach them, and everything those reach afterwards. So each set is
-    checked on that part of the registry alone, and a finding counts as new when the whole
-    registry did not have it before."""
+    violations, in the same order, each checked on the part of the registry it can change
+    (:func:`would_break_near`) rather than on the whole registry twice."""
     implicit = frozenset(implicit)
-    lifecycle = dict(lifecycle or {})
-    before = {v.key for v in check(rules, categories, lifecycle, implicit=implicit)}
+    callers = _callers(rules)
+    return [would_break_near(rules, categories, changes, lifecycle=lifecycle, implicit=implicit, callers=callers)
+            for changes in change_sets]
+
+
+def would_break_near(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
+                     changes: Change | Sequence[Change], *, lifecycle: Mapping[str, str] | None = None,
+                     implicit: Iterable[str] = (), callers: Mapping[str, set[str]] | None = None) -> list[Violation]:
+    """:func:`would_break`, the same violations in the same order, checking only what ``changes``
+    can change: a change set moves the operators it names, so a finding can appear only on those,
+    on the operators whose rules reach them, and on what those reach before or after the change.
+    ``callers``: :func:`_callers` of ``rules``, when the caller has it."""
+    changes = _as_list(changes)
+    implicit = frozenset(implicit)
+    lifecycle = lifecycle or {}
+    new_rules, new_categories = apply_changes(rules, categories, changes)
+    near = _reach({c.op for c in changes}, _callers(rules) if callers is None else callers)
+    region = _reach(near, rules) | _reach(near, new_rules)
+
+    def part(rules_, categories_) -> list[Violation]:
+        return check({op: rules_[op] for op in region if op in rules_},
+                     {op: categories_[op] for op in region if op in categories_},
+                     {op: lifecycle[op] for op in region if op in lifecycle}, implicit=implicit & region)
+
+    before = {v.key for v in part(rules, categories)}
+    return [v for v in part(new_rules, new_categories) if v.key not in before and v.severity == "error"]
+
+
+def _callers(rules: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """target → the operators whose rules name it."""
     callers: dict[str, set[str]] = {}
     for op, into in rules.items():
         for target in into:
             callers.setdefault(target, set()).add(op)
-    out: list[list[Violation]] = []
-    for changes in change_sets:
-        changes = _as_list(changes)
-        new_rules, new_categories = apply_changes(rules, categories, changes)
-        region = _reach({c.op for c in changes}, callers)  # the changed operators and every rule reaching them
-        region = _reach(region, new_rules)  # and all they decompose into, after the change
-        after = check({op: into for op, into in new_rules.items() if op in region},
-                      {op: c for op, c in new_categories.items() if op in region},
-                      {op: state for op, state in lifecycle.items() if op in region}, implicit=implicit & region)
-        out.append([v for v in after if v.key not in before and v.severity == "error"])
-    return out
+    return callers
 
 
 def _reach(start: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:

@@ -8,7 +8,7 @@ import dataclasses
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
-from opgov.services.decompositions import refuse_each_if_breaks, refuse_if_breaks
+from opgov.services.decompositions import BreakChecks, refuse_each_if_breaks, refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
@@ -291,7 +291,8 @@ def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: l
     proposals = [find_proposal(session, pid) for pid in proposal_ids]
     for proposal in proposals:  # every refusal before the first vote
         _may_vote(ctx, proposal)
-    replaced = [_vote(ctx, proposal, approve, comment) for proposal, comment in zip(proposals, texts)]
+    checks = BreakChecks(session)  # the registry read once for every decision these votes make
+    replaced = [_vote(ctx, proposal, approve, comment, checks) for proposal, comment in zip(proposals, texts)]
     return [view if earlier is None else dataclasses.replace(view, replaced=earlier)
             for view, earlier in zip(proposal_views(ctx, proposals), replaced)]
 
@@ -303,9 +304,11 @@ def _may_vote(ctx: Ctx, proposal: Proposal) -> None:
         raise PolicyRefusal(f"{ctx.actor} proposed {proposal.id} and may not review it")
 
 
-def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView | None:
+def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str,
+          checks: BreakChecks | None = None) -> VoteView | None:
     """Record one vote on a locked proposal and decide or reject it when the vote reaches the quorum;
-    the maintainer's earlier vote on it that this one replaces, if any."""
+    the maintainer's earlier vote on it that this one replaces, if any. ``checks``: the
+    decomposition checks of a bulk review, shared by its decisions."""
     session = ctx.session
     _may_vote(ctx, proposal)
     now = ctx.now()
@@ -326,7 +329,7 @@ def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView
     approvals = [v for v in proposal.votes if v.approve]
     rejections = [v for v in proposal.votes if not v.approve]
     if len(approvals) >= quorum:
-        _decide(ctx, proposal, approvals)
+        _decide(ctx, proposal, approvals, checks)
     elif len(rejections) >= quorum:
         proposal.status, proposal.closed_at = "rejected", now
         log_event(ctx, "proposal.rejected", proposal.operator.qualname,
@@ -335,15 +338,18 @@ def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView
     return replaced
 
 
-def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
+def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote], checks: BreakChecks | None = None) -> None:
     session, now = ctx.session, ctx.now()
     # lock the operator and read it afresh: what we write back is derived from what we read
     op = session.scalars(select(Operator).where(Operator.id == proposal.operator_id).with_for_update()
                          .execution_options(populate_existing=True)).one()
     category = KIND_TO_CATEGORY[proposal.kind]
     # the rules or categories may have changed since the proposal was made
-    refuse_if_breaks(session, _changes(op, proposal.kind, list(proposal.targets)),
-                     what=f"deciding proposal {proposal.id}")
+    changes, what = _changes(op, proposal.kind, list(proposal.targets)), f"deciding proposal {proposal.id}"
+    if checks is None:
+        refuse_if_breaks(session, changes, what=what)
+    else:
+        checks.refuse(changes, what)
     before = {"category": op.category, "category_source": op.category_source, "needs_review": op.needs_review,
               "review_reason": op.review_reason}
     op.category, op.category_source, op.needs_review, op.review_reason = category, "decision", False, None
@@ -353,6 +359,8 @@ def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
                          rationale=proposal.rationale, decided_at=now, decided_by=[v.voter for v in approvals],
                          votes=votes, imported=False, source=f"proposal {proposal.id}"))
     _set_rule(ctx, op.qualname, proposal.kind, list(proposal.targets), f"proposal {proposal.id}")
+    if checks is not None:
+        checks.record(op.qualname, category, list(proposal.targets) if proposal.kind == "decompose" else None)
     log_event(ctx, "category.decided", op.qualname, before=before,
               after={"category": category, "targets": list(proposal.targets), "proposal": proposal.id,
                      "decided_by": [v.voter for v in approvals]},
