@@ -176,7 +176,7 @@ def propose_many(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]])
     refuse_each_if_breaks(ctx.session, [(p.changes, p.what) for p in planned])
     if refusal is not None:
         raise refusal
-    return proposal_views(ctx, [_open(ctx, p) for p in planned])
+    return proposal_views(ctx, [_open(ctx, p) for p in planned]) if planned else []
 
 
 @dataclasses.dataclass(frozen=True)
