@@ -263,7 +263,7 @@ def main() -> None:
                               "`opgov ops list --format json`", base, "≤ 5× baseline", seconds <= 5 * base))
         seconds, base = measure(few, reviews, env, list_cmd, setup=fresh_opened)
         results.append(result(f"`opgov review ID… --approve` by a second, then a third maintainer ({len(ids)} "
-                              "proposals each, the second decides them)", seconds,
+                              "proposals each; the third's votes decide them)", seconds,
                               "`opgov ops list --format json`", base, "≤ 10× baseline", seconds <= 10 * base))
         clearing = [[*OPGOV, "--db", db("clear.db"), "queue", "--format", "json"], triage_cmd, *reviews]
         seconds, base = measure(few, clearing, queue_env, list_cmd, setup=fresh_queue)
