@@ -154,7 +154,7 @@ def decomps_closure(release: Optional[str] = typer.Option(None, "--release", hel
         print_json(report)
     else:
         items = [i for i in report.items if not (not_closed and i.closed)]
-        title = (f"torch {report.torch}'s default table against the core tags of {report.snapshot} ({report.core}): "
+        title = (f"{report.facts}; its default table against the core tags of {report.snapshot} ({report.core}): "
                  f"{report.closed} of {report.operators} close, {report.not_closed} do not"
                  + ("" if report.complete else " (an --only import: not every decomposition was traced)"))
         out.table(title, ["op", "kind", "closed", "ends in", "why not"],

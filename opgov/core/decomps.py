@@ -566,6 +566,63 @@ def would_break(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str
     return [v for v in after if v.key not in before and (include_warnings or v.severity == "error")]
 
 
+def would_break_each(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
+                     change_sets: Sequence[Sequence[Change]], *, lifecycle: Mapping[str, str] | None = None,
+                     implicit: Iterable[str] = ()) -> list[list[Violation]]:
+    """:func:`would_break` of each of ``change_sets``, each alone against the same ``rules`` and
+    ``categories`` (a bulk triage opens a hundred proposals, each judged on its own): the same
+    violations, in the same order, each checked on the part of the registry it can change
+    (:func:`would_break_near`) rather than on the whole registry twice."""
+    implicit = frozenset(implicit)
+    callers = _callers(rules)
+    return [would_break_near(rules, categories, changes, lifecycle=lifecycle, implicit=implicit, callers=callers)
+            for changes in change_sets]
+
+
+def would_break_near(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
+                     changes: Change | Sequence[Change], *, lifecycle: Mapping[str, str] | None = None,
+                     implicit: Iterable[str] = (), callers: Mapping[str, set[str]] | None = None) -> list[Violation]:
+    """:func:`would_break`, the same violations in the same order, checking only what ``changes``
+    can change: a change set moves the operators it names, so a finding can appear only on those,
+    on the operators whose rules reach them, and on what those reach before or after the change.
+    ``callers``: :func:`_callers` of ``rules``, when the caller has it."""
+    changes = _as_list(changes)
+    implicit = frozenset(implicit)
+    lifecycle = lifecycle or {}
+    new_rules, new_categories = apply_changes(rules, categories, changes)
+    near = _reach({c.op for c in changes}, _callers(rules) if callers is None else callers)
+    region = _reach(near, rules) | _reach(near, new_rules)
+
+    def part(rules_, categories_) -> list[Violation]:
+        return check({op: rules_[op] for op in region if op in rules_},
+                     {op: categories_[op] for op in region if op in categories_},
+                     {op: lifecycle[op] for op in region if op in lifecycle}, implicit=implicit & region)
+
+    before = {v.key for v in part(rules, categories)}
+    return [v for v in part(new_rules, new_categories) if v.key not in before and v.severity == "error"]
+
+
+def _callers(rules: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
+    """target → the operators whose rules name it."""
+    callers: dict[str, set[str]] = {}
+    for op, into in rules.items():
+        for target in into:
+            callers.setdefault(target, set()).add(op)
+    return callers
+
+
+def _reach(start: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:
+    """``start`` and every operator ``edges`` lead to from it, transitively."""
+    seen = set(start)
+    todo = list(seen)
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
 def _as_list(changes: Change | Sequence[Change]) -> list[Change]:
     if isinstance(changes, (RuleChange, CategoryChange)):
         return [changes]

@@ -41,12 +41,14 @@ class ClosureDiff:
 
 @dataclass(frozen=True)
 class ClosureReport:
-    """``torch``: the release whose recorded facts were followed; ``snapshot``: the snapshot whose
+    """``torch``: the release whose facts were followed; ``facts``: which facts, from where (those
+    ``decomps import-torch`` recorded, or opgov's shipped ones, and for which snapshot); ``snapshot``: the snapshot whose
     ``core`` tags are the core set (``core``: how many); ``complete``: every decomposition of the
     release was traced (not an ``--only`` import alone). ``releases``: every torch release whose
     facts opgov holds."""
 
     torch: str
+    facts: str
     snapshot: str | None
     core: int
     complete: bool

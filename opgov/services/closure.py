@@ -1,5 +1,6 @@
 """``opgov decomps closure``: the closure proof of a torch release's default decomposition table
-(:mod:`opgov.core.closure`) from the facts ``decomps import-torch`` recorded, against the core
+(:mod:`opgov.core.closure`) from the facts ``decomps import-torch`` recorded (else those opgov
+ships), against the core
 operators of a snapshot (the operators its ``native_functions.yaml`` tags ``core``)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from opgov.db.entries import _at
 from opgov.db.tables import entry_runs, operators, snapshots
 from opgov.results.closure import ClosureDiff, ClosureOp, ClosureReport
 from opgov.services.common import Ctx
-from opgov.services.decompositions import torch_facts, torch_releases
+from opgov.services.decompositions import _shipped_facts, opset_facts, torch_facts, torch_releases
 
 
 def public_version(version: str) -> str:
@@ -20,18 +21,28 @@ def public_version(version: str) -> str:
 
 
 def facts_of(session, release: str | None):
-    """The recorded facts of ``release`` (``2.13.0`` names ``2.13.0+cpu`` too), else the latest
-    release's; one line naming the releases held when there are none or not that one."""
+    """The facts of ``release`` (``2.13.0`` names ``2.13.0+cpu`` too) that ``decomps import-torch``
+    recorded, else those opgov ships for it; ``release`` None: the latest release recorded, else
+    :func:`opgov.services.decompositions.opset_facts` (the shipped facts of the latest snapshot's
+    release, or of the nearest release opgov ships). ``TorchFacts.describe`` says which. One line
+    naming the releases held and shipped when there are none or not that one."""
+    from opgov.resources import shipped_torch_facts
+
     held = torch_releases(session)
-    if not held:
-        raise BadInput("opgov holds no torch release's facts: run `opgov decomps import-torch` (torch installed)")
+    shipped = shipped_torch_facts()
     if release is None:
-        return torch_facts(session)
+        facts = torch_facts(session) if held else opset_facts(session)
+        if facts is None:
+            raise BadInput("opgov holds no torch release's facts and ships none for the latest snapshot's label: "
+                           "run `opgov decomps import-torch` (torch installed)")
+        return facts
     matches = [v for v in held if v == release] or [v for v in held if public_version(v) == release]
-    if not matches:
-        raise NotFound(f"no facts of torch {release} (opgov holds: {', '.join(held)}; "
-                       "`opgov decomps import-torch` records the installed one)")
-    return torch_facts(session, matches[-1])
+    if matches:
+        return torch_facts(session, matches[-1])
+    if public_version(release) in shipped:
+        return _shipped_facts(str(shipped[public_version(release)]), None)
+    raise NotFound(f"no facts of torch {release} (opgov holds: {', '.join(held) or 'none'}; ships: "
+                   f"{', '.join(shipped) or 'none'}; `opgov decomps import-torch` records the installed one)")
 
 
 def core_at(session, label: str | None, version: str) -> tuple[str | None, set[str]]:
@@ -103,8 +114,10 @@ def closure_report(ctx: Ctx, *, release: str | None = None, snapshot: str | None
     facts, label, result, kinds = compute(session, release, snapshot)
     diff = None
     if against is not None:
+        from opgov.resources import shipped_torch_facts
+
         held = torch_releases(session)
-        if against in held or against in {public_version(v) for v in held}:
+        if against in held or against in {public_version(v) for v in held} or against in shipped_torch_facts():
             other_facts, other_label, other, _ = compute(session, against, None)
         else:
             known = set(session.scalars(select(snapshots.c.label)))
@@ -119,7 +132,8 @@ def closure_report(ctx: Ctx, *, release: str | None = None, snapshot: str | None
     items = [ClosureOp(op=i.op, kind=kinds.get(i.op) or _kind(i.op), closed=i.closed, ends_in=list(i.ends_in),
                        why=i.why, not_core=list(i.not_core), path=list(i.path) if not i.closed else [])
              for i in result.items]
-    return ClosureReport(torch=facts.version, snapshot=label, core=result.core, complete=facts.complete,
+    return ClosureReport(torch=facts.version, facts=facts.describe(), snapshot=label, core=result.core,
+                         complete=facts.complete,
                          operators=len(items), closed=result.closed, not_closed=len(items) - result.closed,
                          items=items, releases=torch_releases(session), against=diff)
 
@@ -128,6 +142,9 @@ def closure_page_data(ctx: Ctx) -> ClosureReport | None:
     """The page /closure: :func:`closure_report` of the latest release opgov holds facts of,
     compared with the release before it when opgov holds two; None when it holds none."""
     held = torch_releases(ctx.session)
-    if not held:
-        return None
+    if not held:  # the facts opgov ships for the latest snapshot's release (or the nearest), if any
+        try:
+            return closure_report(ctx)
+        except BadInput:
+            return None
     return closure_report(ctx, against=held[-2] if len(held) > 1 else None)

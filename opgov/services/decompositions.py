@@ -187,6 +187,64 @@ def refuse_if_breaks(session, changes: list, *, what: str) -> None:
     categories, lifecycle, _ = registry_state(session)
     broken = would_break(current_rules(session), categories, changes, lifecycle=lifecycle,
                          implicit=implicit_operators(session))
+    _refuse(broken, what)
+
+
+def refuse_each_if_breaks(session, batch: Sequence[tuple[list, str]]) -> None:
+    """:func:`refuse_if_breaks` of each ``(changes, what)`` of ``batch``, each alone against the
+    registry as it is, with the registry read once for the whole batch: the first change set that
+    would break a decomposition is refused, in the same words."""
+    checks = BreakChecks(session)
+    for changes, what in batch:
+        checks.refuse(changes, what)
+
+
+class BreakChecks:
+    """:func:`refuse_if_breaks` for the many changes of one transaction (a bulk triage, a bulk
+    review deciding a hundred proposals): the registry's rules and categories are read once, each
+    change is checked on the part of the registry it can change
+    (:func:`opgov.core.decomps.would_break_near`), and :meth:`record` keeps the copy in step with
+    what the caller writes."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+        self._state: tuple[dict, dict, dict, frozenset] | None = None
+        self._callers: dict[str, set[str]] = {}  # target → the operators whose rules name it
+
+    def _read(self) -> tuple[dict, dict, dict, frozenset]:
+        from opgov.core.decomps import _callers
+
+        if self._state is None:
+            categories, lifecycle, _ = registry_state(self.session)
+            rules = dict(current_rules(self.session))
+            self._state = (rules, categories, lifecycle, frozenset(implicit_operators(self.session)))
+            self._callers = _callers(rules)
+        return self._state
+
+    def refuse(self, changes: list, what: str) -> None:
+        """Refuse (exit 1) as :func:`refuse_if_breaks` would, in the same words."""
+        from opgov.core.decomps import would_break_near
+
+        rules, categories, lifecycle, implicit = self._read()
+        _refuse(would_break_near(rules, categories, changes, lifecycle=lifecycle, implicit=implicit,
+                                 callers=self._callers), what)
+
+    def record(self, op: str, category: str, rule: Sequence[str] | None) -> None:
+        """The caller moved ``op`` to ``category`` and set its rule (None: it has none now)."""
+        if self._state is None:
+            return  # read afresh when first needed
+        rules, categories, _, _ = self._state
+        if op in categories:  # the operators present or deleted, as registry_state reads them
+            categories[op] = category
+        for target in rules.pop(op, ()):
+            self._callers[target].discard(op)
+        if rule is not None:
+            rules[op] = tuple(rule)
+            for target in rule:
+                self._callers.setdefault(target, set()).add(op)
+
+
+def _refuse(broken: list, what: str) -> None:
     if broken:
         shown = "; ".join(v.message for v in broken[:_SHOWN])
         more = f"; and {len(broken) - _SHOWN} more" if len(broken) > _SHOWN else ""

@@ -8,8 +8,8 @@ import dataclasses
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
-from opgov.services.decompositions import refuse_if_breaks
-from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.services.decompositions import BreakChecks, refuse_each_if_breaks, refuse_if_breaks
+from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
 from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
@@ -155,6 +155,50 @@ def _changes(op: Operator, kind: str, targets: list[str]) -> list:
 
 def propose(ctx: Ctx, operator: str, kind: str, rationale: str, *, targets: list[str] | None = None) -> ProposalView:
     """Propose moving an operator into a category. Refusals name the reason."""
+    planned = _plan(ctx, operator, kind, rationale, targets)
+    refuse_if_breaks(ctx.session, planned.changes, what=planned.what)
+    return proposal_views(ctx, [_open(ctx, planned)])[0]  # what a GET answers next
+
+
+def propose_many(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]]) -> list[ProposalView]:
+    """:func:`propose` of each ``(operator, kind, rationale, targets)`` of ``wanted``, in order, in
+    this one transaction: the same proposals, events and refusals as one :func:`propose` after the
+    other (the first refusal names its operator and writes none), with the decomposition rules
+    checked once for the whole batch rather than once per proposal. The operators are distinct."""
+    planned: list[_Planned] = []
+    refusal: OpgovError | None = None
+    for operator, kind, rationale, targets in wanted:
+        try:
+            planned.append(_plan(ctx, operator, kind, rationale, targets))
+        except OpgovError as error:  # refused after the break checks of the proposals before it
+            refusal = error
+            break
+    refuse_each_if_breaks(ctx.session, [(p.changes, p.what) for p in planned])
+    if refusal is not None:
+        raise refusal
+    return proposal_views(ctx, [_open(ctx, p) for p in planned]) if planned else []
+
+
+@dataclasses.dataclass(frozen=True)
+class _Planned:
+    """A proposal that passed every check but the decomposition rules', not written yet."""
+
+    op: Operator
+    kind: str
+    targets: list[str]
+    rationale: str
+    confirms: bool
+
+    @property
+    def changes(self) -> list:
+        return _changes(self.op, self.kind, self.targets)
+
+    @property
+    def what(self) -> str:
+        return f"proposal {self.kind} for {self.op.qualname}"
+
+
+def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str] | None) -> _Planned:
     if kind not in KIND_TO_CATEGORY:
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
@@ -191,15 +235,20 @@ def propose(ctx: Ctx, operator: str, kind: str, rationale: str, *, targets: list
     elif targets:
         raise BadInput("--into applies only to propose-decompose")
     confirms = op.category == category  # the category the import placed, awaiting the committee
-    refuse_if_breaks(session, _changes(op, kind, resolved), what=f"proposal {kind} for {op.qualname}")
+    return _Planned(op, kind, resolved, rationale, confirms)
+
+
+def _open(ctx: Ctx, planned: _Planned) -> Proposal:
+    op, kind, resolved, rationale, confirms = (planned.op, planned.kind, planned.targets, planned.rationale,
+                                               planned.confirms)
     proposal = Proposal(operator_id=op.id, kind=kind, targets=resolved, rationale=rationale, proposer=ctx.actor,
                         created_at=ctx.now(), status="open")
-    session.add(proposal)
-    session.flush()
+    ctx.session.add(proposal)
+    ctx.session.flush()
     log_event(ctx, "proposal.open", op.qualname, after={
         "proposal": proposal.id, "kind": kind, "targets": resolved, "confirms": confirms,
         **({"confirmed": f"{op.category} ({op.category_source})"} if confirms else {})}, reason=rationale)
-    return proposal_views(ctx, [proposal])[0]  # what a GET answers next
+    return proposal
 
 
 def review(ctx: Ctx, proposal_id: int, *, approve: bool, comment: str) -> ProposalView:
@@ -242,7 +291,8 @@ def review_many(ctx: Ctx, proposal_ids: list[int], *, approve: bool, comments: l
     proposals = [find_proposal(session, pid) for pid in proposal_ids]
     for proposal in proposals:  # every refusal before the first vote
         _may_vote(ctx, proposal)
-    replaced = [_vote(ctx, proposal, approve, comment) for proposal, comment in zip(proposals, texts)]
+    checks = BreakChecks(session)  # the registry read once for every decision these votes make
+    replaced = [_vote(ctx, proposal, approve, comment, checks) for proposal, comment in zip(proposals, texts)]
     return [view if earlier is None else dataclasses.replace(view, replaced=earlier)
             for view, earlier in zip(proposal_views(ctx, proposals), replaced)]
 
@@ -254,9 +304,11 @@ def _may_vote(ctx: Ctx, proposal: Proposal) -> None:
         raise PolicyRefusal(f"{ctx.actor} proposed {proposal.id} and may not review it")
 
 
-def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView | None:
+def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str,
+          checks: BreakChecks | None = None) -> VoteView | None:
     """Record one vote on a locked proposal and decide or reject it when the vote reaches the quorum;
-    the maintainer's earlier vote on it that this one replaces, if any."""
+    the maintainer's earlier vote on it that this one replaces, if any. ``checks``: the
+    decomposition checks of a bulk review, shared by its decisions."""
     session = ctx.session
     _may_vote(ctx, proposal)
     now = ctx.now()
@@ -277,7 +329,7 @@ def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView
     approvals = [v for v in proposal.votes if v.approve]
     rejections = [v for v in proposal.votes if not v.approve]
     if len(approvals) >= quorum:
-        _decide(ctx, proposal, approvals)
+        _decide(ctx, proposal, approvals, checks)
     elif len(rejections) >= quorum:
         proposal.status, proposal.closed_at = "rejected", now
         log_event(ctx, "proposal.rejected", proposal.operator.qualname,
@@ -286,15 +338,18 @@ def _vote(ctx: Ctx, proposal: Proposal, approve: bool, comment: str) -> VoteView
     return replaced
 
 
-def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
+def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote], checks: BreakChecks | None = None) -> None:
     session, now = ctx.session, ctx.now()
     # lock the operator and read it afresh: what we write back is derived from what we read
     op = session.scalars(select(Operator).where(Operator.id == proposal.operator_id).with_for_update()
                          .execution_options(populate_existing=True)).one()
     category = KIND_TO_CATEGORY[proposal.kind]
     # the rules or categories may have changed since the proposal was made
-    refuse_if_breaks(session, _changes(op, proposal.kind, list(proposal.targets)),
-                     what=f"deciding proposal {proposal.id}")
+    changes, what = _changes(op, proposal.kind, list(proposal.targets)), f"deciding proposal {proposal.id}"
+    if checks is None:
+        refuse_if_breaks(session, changes, what=what)
+    else:
+        checks.refuse(changes, what)
     before = {"category": op.category, "category_source": op.category_source, "needs_review": op.needs_review,
               "review_reason": op.review_reason}
     op.category, op.category_source, op.needs_review, op.review_reason = category, "decision", False, None
@@ -304,6 +359,8 @@ def _decide(ctx: Ctx, proposal: Proposal, approvals: list[Vote]) -> None:
                          rationale=proposal.rationale, decided_at=now, decided_by=[v.voter for v in approvals],
                          votes=votes, imported=False, source=f"proposal {proposal.id}"))
     _set_rule(ctx, op.qualname, proposal.kind, list(proposal.targets), f"proposal {proposal.id}")
+    if checks is not None:
+        checks.record(op.qualname, category, list(proposal.targets) if proposal.kind == "decompose" else None)
     log_event(ctx, "category.decided", op.qualname, before=before,
               after={"category": category, "targets": list(proposal.targets), "proposal": proposal.id,
                      "decided_by": [v.voter for v in approvals]},
@@ -487,5 +544,5 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
                                                                       if len(outside) > 1 else ""), subject=outside[0])
     # nothing selected is an answer, not an error (the CLI says it and exits 2, as it always has)
     selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
-    opened = [propose(ctx, op, kind, rationale) for op in selected] if apply else []
+    opened = propose_many(ctx, [(op, kind, rationale, None) for op in selected]) if apply else []
     return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)

@@ -210,7 +210,7 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
     An operator a human must look at, one with a proposal open, and a decomposition with no known
     targets are skipped, each with why."""
     from opgov.services.common import require
-    from opgov.services.governance import propose
+    from opgov.services.governance import propose_many
 
     if apply:
         require(ctx, "propose", "make proposals")
@@ -231,14 +231,12 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
                                       "propose-decompose --into by hand")
         else:
             planned.append(item)
-    opened = []
-    for item in planned:
-        rationale = f"suggested by the evidence: {item.because}"
-        targets = list(item.targets) if item.suggestion == Suggestion.decompose else None
-        view = propose(ctx, item.operator, item.suggestion, rationale, targets=targets) if apply else None
-        opened.append(SuggestedProposal(operator=item.operator, kind=item.suggestion,
-                                        targets=tuple(targets or ()), rationale=rationale,
-                                        id=view.id if view is not None else None))
+    wanted = [(item.operator, item.suggestion, f"suggested by the evidence: {item.because}",
+               list(item.targets) if item.suggestion == Suggestion.decompose else None) for item in planned]
+    views = propose_many(ctx, wanted) if apply else [None] * len(wanted)  # the rules checked once for all
+    opened = [SuggestedProposal(operator=operator, kind=kind, targets=tuple(targets or ()), rationale=rationale,
+                                id=view.id if view is not None else None)
+              for (operator, kind, rationale, targets), view in zip(wanted, views)]
     return SuggestedTriage(applied=apply, proposals=tuple(opened), skipped=skipped)
 
 

@@ -1,7 +1,7 @@
 """The page /closure (the closure proof of torch's default decomposition table) served by a real
 `opgov serve` on 127.0.0.1 and written by `site build`: it says what `opgov decomps closure` says,
 links each operator to its page, and the home page links to it. Before any `decomps import-torch`
-it says how to record torch's facts."""
+it follows the facts opgov ships for the snapshot's release, and says so."""
 
 from __future__ import annotations
 
@@ -36,11 +36,14 @@ def _rows(page: str, table: str) -> list[list[str]]:
 
 
 def test_the_closure_page_says_what_the_command_says(db, tmp_path):
+    shipped = json.loads(run(db, "decomps", "closure", "--json"))  # no import-torch yet: opgov's shipped facts
     server = start(db)
     try:
         with httpx.Client(base_url=server.url, timeout=60) as c:
-            empty = c.get("/closure")
-            assert empty.status_code == 200 and "opgov decomps import-torch</code> records" in empty.text
+            before = c.get("/closure")
+            assert shipped["facts"].startswith("torch 2.13.0") and "shipped facts" in shipped["facts"]
+            assert before.status_code == 200 and f"Facts: {shipped['facts']}." in html.unescape(before.text)
+            assert c.get("/api/v1/decomps/closure").json() == shipped
             assert 'href="/closure"' in c.get("/").text  # linked from the home page (and every page's navigation)
     finally:
         server.stop()
