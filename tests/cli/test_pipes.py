@@ -31,13 +31,28 @@ INVOCATIONS: dict[str, list[str]] = {
     "log": ["log"],
     "members list": ["members", "list"],
     "proposals": ["proposals"],
+    "proposals list": ["proposals", "list"],
     "exceptions list": ["exceptions", "list"],
     "decomps list": ["decomps", "list"],
     "runtimes list": ["runtimes", "list"],
     "tokens list": ["tokens", "list"],
     "upgraders list": ["upgraders", "list"],
     "queue": ["queue"],
+    "decomps closure": ["decomps", "closure"],  # 2.13.0's shipped facts: no torch needed
 }
+
+
+def _prints_table(function) -> bool:
+    """Its code prints a table, itself or through a helper of its module (``_list_proposals``)."""
+    import re
+
+    function = inspect.unwrap(function)  # Typer's wrapper of the command's function
+    source = inspect.getsource(function)
+    if "table(" in source or "section(" in source:
+        return True
+    helpers = (function.__globals__.get(name) for name in re.findall(r"\b(_\w+)\(", source))
+    return any(inspect.isfunction(h) and h.__module__ == function.__module__ and "table(" in inspect.getsource(h)
+               for h in helpers)
 
 
 def table_commands() -> set[str]:
@@ -45,13 +60,12 @@ def table_commands() -> set[str]:
     found = set()
 
     def walk(group: click.Group, prefix: tuple[str, ...]) -> None:
-        if group.callback is not None and prefix and "table(" in inspect.getsource(group.callback):
+        if group.callback is not None and prefix and _prints_table(group.callback):
             found.add(" ".join(prefix))
         for name, command in group.commands.items():
             if isinstance(command, click.Group):
                 walk(command, (*prefix, name))
-            elif command.callback is not None and ("table(" in inspect.getsource(command.callback)
-                                                   or "section(" in inspect.getsource(command.callback)):
+            elif command.callback is not None and _prints_table(command.callback):
                 found.add(" ".join((*prefix, name)))
 
     walk(typer.main.get_command(app), ())
@@ -120,12 +134,14 @@ RECORDS = {
     "log": (lambda j: j, ("action", "action"), ("subject", "subject")),
     "members list": (lambda j: j, ("name", "name"), ("role", "role")),
     "proposals": (lambda j: j, ("id", "id"), ("operator", "operator")),
+    "proposals list": (lambda j: j, ("id", "id"), ("operator", "operator")),
     "exceptions list": (lambda j: j, ("id", "id"), ("pattern", "pattern")),
     "decomps list": (lambda j: j, ("operator", "operator")),
     "runtimes list": (lambda j: j["runtimes"], ("runtime", "runtime")),
     "tokens list": (lambda j: j, ("id", "id"), ("member", "member")),
     "upgraders list": (lambda j: j["upgraders"], ("upgrader", "name"), ("operator", "operator")),
     "queue": (lambda j: j["items"], ("operator", "operator"), ("suggestion", "suggestion"), ("because", "because")),
+    "decomps closure": (lambda j: j["items"], ("op", "op"), ("kind", "kind")),
 }
 # ops show: each titled part of its tsv and the JSON list that holds the same records
 SHOW_PARTS = {
