@@ -127,7 +127,9 @@ def test_racing_checks_that_read_before_they_write(make_cli, any_db_url):
             outcomes.append(type(err).__name__)
 
     try:
-        clock = FixedClock(T0)
+        from datetime import datetime, timedelta, timezone
+
+        clock = FixedClock(datetime.now(timezone.utc) + timedelta(minutes=1))  # after the set-up's events
         for round_ in range(2):
             barrier = threading.Barrier(2)
             if round_ == 0:
