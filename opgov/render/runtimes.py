@@ -64,14 +64,13 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
         if check.runs:  # a passing step says so, as a notice, rather than nothing
             lines.append(annotation("notice", _runs(check), title="opgov check-model"))
         return "\n".join(lines) + ("\n" if lines else "")
+    what, n, graph = _models(check), *_counted(check)
     if check.runs:
         lines = [_runs(check)]
     elif not check.missing:
-        what, n, graph = _models(check), *_counted(check)
         lines = [f"{check.runtime} does not run {what} as exported: it has all {n} operators{graph}, but not every "
                  "call's arguments"]
     else:
-        what, n, graph = _models(check), *_counted(check)
         lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators{graph}"
                  + ("; every one lowers by the rules on record" if check.runs_after_lowering else "")]
     for m in check.missing:
