@@ -282,7 +282,7 @@ def _records(shown: Any, title: str | None, columns: list[str], cells: list[list
 
     label = max(len(c) for c in columns) + 2
     width = max(shown.width - label, 20)
-    lines = [title] if title else []
+    lines = textwrap.wrap(title, shown.width, break_long_words=False, break_on_hyphens=False) if title else []
     for n, row in enumerate(cells, 1):
         lines.append(f"-[ {n} ]" + "-" * max(shown.width - len(f"-[ {n} ]") - 1, 0))
         for column, value in zip(columns, row):

@@ -56,6 +56,8 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     policy = opset_policy(operators=infos, rules=current_rules(ctx.session), torch=facts,
                           implicit=implicit_operators(ctx.session) if facts is not None else ())
     location = models_location(models)
+    policy["presets"] = {name: PresetRule(**rule) for name, rule in policy["presets"].items()}
+    policy["operators"] = {name: tuple(entry) for name, entry in policy["operators"].items()}
     return OpsetData(**policy, flags=POLICY_FLAGS,
                      code={p: python_template(p, policy["torch_facts"]) for p in policy["presets"]},
                      python_list=PYTHON_LIST, selective_build=SELECTIVE_BUILD,

@@ -50,6 +50,10 @@ class Server:
     url: str
     process: subprocess.Popen
     tokens: dict[str, str] = field(default_factory=dict)
+    log: Path | None = None  # what the process printed (a file, never a pipe nobody reads: a full pipe stops it)
+
+    def printed(self) -> str:
+        return self.log.read_text(errors="replace") if self.log else ""
 
     def client(self, who: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.tokens[who]}"} if who else {}
@@ -62,19 +66,29 @@ class Server:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        warned = [line for line in self.printed().splitlines() if "Warning:" in line]
+        assert not warned, f"the server warned: {warned[:3]}"  # an operator would read these in its log
+        if self.log is not None:
+            import shutil
+
+            shutil.rmtree(self.log.parent, ignore_errors=True)
 
 
 def start(db: str, *, workers: int = 1, env: dict[str, str] | None = None) -> Server:
+    import tempfile
+
     port = free_port()
-    process = subprocess.Popen([*OPGOV, "--db", db, "serve", "--host", "127.0.0.1", "--port", str(port),
-                                "--workers", str(workers)],
-                               env={**os.environ, "OPGOV_MAX_UPLOAD_BYTES": str(MAX_UPLOAD), **(env or {})},
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    server = Server(db=db, url=f"http://127.0.0.1:{port}", process=process)
+    log = Path(tempfile.mkdtemp(prefix="opgov-serve-")) / "server.log"
+    with log.open("w") as out:
+        process = subprocess.Popen([*OPGOV, "--db", db, "serve", "--host", "127.0.0.1", "--port", str(port),
+                                    "--workers", str(workers)],
+                                   env={**os.environ, "OPGOV_MAX_UPLOAD_BYTES": str(MAX_UPLOAD), **(env or {})},
+                                   stdout=out, stderr=subprocess.STDOUT, text=True)
+    server = Server(db=db, url=f"http://127.0.0.1:{port}", process=process, log=log)
     deadline = time.monotonic() + 60  # start-up, not a timing assertion
     while True:
         if process.poll() is not None:
-            raise AssertionError(f"opgov serve exited: {process.stdout.read()}")
+            raise AssertionError(f"opgov serve exited: {server.printed()}")
         try:
             if httpx.get(f"{server.url}/healthz", timeout=2).status_code == 200:
                 return server
