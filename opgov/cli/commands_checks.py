@@ -36,22 +36,26 @@ def _sqlite_file(url: str) -> Path | None:
 
 
 def _database_configured(old: str, new: str) -> bool:
-    """check-bc uses a database when one is named or the default file exists and holds something.
-    Two files (or git refs) need none: an absent or empty SQLite file, named or the default, never
-    breaks their check, and is not created (said in one line on stderr when it was named)."""
-    named = GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL")
-    if named:
-        local = all(Path(side).exists() or side.startswith("git:") for side in (old, new))
-        file = _sqlite_file(named)
-        if local and file is not None and not (file.is_file() and file.stat().st_size > 0):
-            sys.stderr.write(f"opgov: note: database {file} does not exist; compared the two files without "
-                             "one (OLD's core tags; no decisions, exceptions or upgraders)\n")
-            return False
-        return True
-    # opgov.db.engine.default_url()'s file, without importing SQLAlchemy (tests/cli/test_check_bc.py
-    # checks that the two agree)
-    default = default_database_file()
-    return default.is_file() and default.stat().st_size > 0
+    """Does check-bc read a database? Two files (or git refs) never open one unless ``--db`` names
+    it on the command line: an ambient one (``OPGOV_DATABASE_URL``, the default file) is left alone,
+    said in one line on stderr (its decisions, exceptions and upgraders are not applied), and a
+    named SQLite file that does not exist is skipped the same way, never created. A snapshot label
+    needs the database."""
+    default = default_database_file()  # opgov.db.engine.default_url()'s, without importing SQLAlchemy
+    ambient = bool(os.environ.get("OPGOV_DATABASE_URL")) or (default.is_file() and default.stat().st_size > 0)
+    if not all(Path(side).exists() or side.startswith("git:") for side in (old, new)):
+        return bool(GLOBALS.db) or ambient  # a label (or a missing file, said as such without a database)
+    if GLOBALS.db:
+        file = _sqlite_file(GLOBALS.db)
+        if file is None or (file.is_file() and file.stat().st_size > 0):
+            return True
+        sys.stderr.write(f"opgov: note: database {file} does not exist; compared the two files without "
+                         "one (OLD's core tags; no decisions, exceptions or upgraders)\n")
+        return False
+    if ambient:
+        sys.stderr.write("opgov: note: compared the two files without a database (OLD's core tags); give --db "
+                         "to apply a database's decisions, exceptions and upgraders\n")
+    return False
 
 
 @app.command("check-bc")
@@ -66,7 +70,8 @@ def check_bc_cmd(
 
     Exit 0: no errors; 1: errors (BC breaks not waived); 2: bad input. Without a database,
     core-ness comes from OLD's `core` tags; with one, its decisions, exceptions and completed
-    deletions apply too. Two files need no database: a SQLite one that does not exist is skipped.
+    deletions apply too. Two files never open a database unless --db names one; a snapshot label
+    reads it.
     """
     from datetime import datetime, timezone
 

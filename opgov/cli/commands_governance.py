@@ -348,7 +348,8 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
     --match glob or the --file selects; or, with --suggested, what `opgov queue` suggests for each
     one the filters select (all of them without a filter). A dry run names them and writes nothing;
     --apply opens one proposal each (one event each), all in one transaction, for the committee to
-    vote on: a refusal of any one names it and opens none."""
+    vote on: with KIND a refusal of any one names it and opens none; with --suggested what the
+    policy refuses is skipped, with why."""
     from opgov.core.errors import BadInput
 
     if suggested:

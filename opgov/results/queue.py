@@ -79,7 +79,7 @@ class SuggestedTriage:
     """``opgov triage --suggested``: a proposal for each suggestion the filters select (``applied``:
     opened, one event each, in one transaction; else a dry run that wrote nothing); ``skipped``:
     the selected operators it cannot propose, each with why (a human's call, a proposal already
-    open, a decomposition with no known targets)."""
+    open, a decomposition with no known targets, a proposal the policy refuses)."""
 
     applied: bool
     proposals: tuple[SuggestedProposal, ...]

@@ -198,13 +198,30 @@ class _Planned:
         return f"proposal {self.kind} for {self.op.qualname}"
 
 
-def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str] | None) -> _Planned:
+def screen_proposals(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]]) -> dict[str, str]:
+    """Why :func:`propose` would refuse each of ``wanted`` now, each alone (operator → the refusal's
+    words; the actor's role is not asked): those not named pass every check. Reads only."""
+    from opgov.services.decompositions import BreakChecks
+
+    checks, refused = BreakChecks(ctx.session), {}
+    for operator, kind, rationale, targets in wanted:
+        try:
+            planned = _plan(ctx, operator, kind, rationale, targets, role=False)
+            checks.refuse(planned.changes, planned.what)
+        except OpgovError as error:
+            refused[operator] = str(error)
+    return refused
+
+
+def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str] | None, *,
+          role: bool = True) -> _Planned:
     if kind not in KIND_TO_CATEGORY:
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
     session = ctx.session
-    op = find_operator(session, operator, lock=True)  # one open proposal per operator, even in a race
-    require(ctx, "propose", "make proposals")
+    op = find_operator(session, operator, lock=role)  # one open proposal per operator, even in a race
+    if role:
+        require(ctx, "propose", "make proposals")
     category = KIND_TO_CATEGORY[kind]
     if op.lifecycle == "deleted":
         raise PolicyRefusal(f"{op.qualname} is deleted")

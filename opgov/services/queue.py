@@ -206,11 +206,11 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
     """``opgov triage --suggested``: a proposal for each queued operator the filters select whose
     suggestion is decompose (into its traced targets), core or custom, with the suggestion's
     reason as its rationale. A dry run (the default) names them and writes nothing; ``apply`` opens
-    them, one event each, in this one transaction: a refusal of any one names it and writes none.
-    An operator a human must look at, one with a proposal open, and a decomposition with no known
-    targets are skipped, each with why."""
+    them, one event each, in this one transaction. An operator a human must look at, one with a
+    proposal open, a decomposition with no known targets and a proposal the policy refuses (its
+    targets do not all end in core, ...) are skipped, each with why, in a dry run as when applied."""
     from opgov.services.common import require
-    from opgov.services.governance import propose_many
+    from opgov.services.governance import propose_many, screen_proposals
 
     if apply:
         require(ctx, "propose", "make proposals")
@@ -233,6 +233,11 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
             planned.append(item)
     wanted = [(item.operator, item.suggestion, f"suggested by the evidence: {item.because}",
                list(item.targets) if item.suggestion == Suggestion.decompose else None) for item in planned]
+    # what the policy refuses (a decomposition whose targets do not all end in core, ...) is skipped
+    # with the refusal's words, in a dry run as when applied: the rest is proposed
+    refused = screen_proposals(ctx, wanted)
+    skipped.update((operator, f"the policy refuses it: {why}") for operator, why in refused.items())
+    wanted = [w for w in wanted if w[0] not in refused]
     views = propose_many(ctx, wanted) if apply else [None] * len(wanted)  # the rules checked once for all
     opened = [SuggestedProposal(operator=operator, kind=kind, targets=tuple(targets or ()), rationale=rationale,
                                 id=view.id if view is not None else None)

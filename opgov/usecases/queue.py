@@ -22,5 +22,5 @@ DECLARED: tuple[UseCase, ...] = (
             path="/api/v1/queue/triage", group="proposals", commands=("triage",),
             summary="A proposal for each suggestion of the queue the filters select (developers and maintainers).",
             description="decompose (into the traced targets), core or custom, with the suggestion's reason as the "
-                        "rationale; a dry run unless `apply`; all or nothing."),
+                        "rationale; a dry run unless `apply`; what the policy refuses is skipped, with why."),
 )

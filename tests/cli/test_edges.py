@@ -23,9 +23,18 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 def test_check_bc_of_two_files_needs_no_database(tmp_path):
     missing = tmp_path / "nowhere" / "opgov.db"
     without = run("check-bc", str(V1), str(V2), "--format", "json")
-    for named in ({"OPGOV_DATABASE_URL": f"sqlite:///{missing}"}, {"OPGOV_DATABASE_URL": str(missing)}):
+    assert without.stderr == ""  # nothing configured: nothing to say
+    ambient = ("opgov: note: compared the two files without a database (OLD's core tags); give --db to apply a "
+               "database's decisions, exceptions and upgraders\n")
+    gone_pg = "postgresql://postgres@127.0.0.1:1/no_such_database"  # nothing listens there: never dialled
+    for named in ({"OPGOV_DATABASE_URL": f"sqlite:///{missing}"}, {"OPGOV_DATABASE_URL": str(missing)},
+                  {"OPGOV_DATABASE_URL": gone_pg}):
         done = run("check-bc", str(V1), str(V2), "--format", "json", env=named)
         assert (done.returncode, done.stdout) == (without.returncode, without.stdout) == (1, without.stdout)
+        assert done.stderr == ambient
+    for flag in (f"sqlite:///{missing}", str(missing)):  # named on the command line: said why it is not read
+        done = run("--db", flag, "check-bc", str(V1), str(V2), "--format", "json")
+        assert (done.returncode, done.stdout) == (1, without.stdout)
         assert done.stderr == (f"opgov: note: database {missing} does not exist; compared the two files without one "
                                "(OLD's core tags; no decisions, exceptions or upgraders)\n")
     assert json.loads(without.stdout)["summary"]["errors"] == 5

@@ -2,7 +2,7 @@
 the 2023 review, ExecuTorch's four kernel registries, the two model corpora and the facts `opgov
 decomps import-torch` records from torch 2.13.0. Every queued operator arrives with its evidence;
 each suggestion follows from that evidence; `triage --suggested` opens one proposal and one event
-each in one transaction, and a refusal of any one leaves the database as it was."""
+each in one transaction, and what the policy refuses is skipped with its words."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_triage_suggested_opens_one_proposal_and_one_event_each_in_one_transacti
         assert p["kind"] == item["suggestion"] and p["rationale"].endswith(item["because"])
         assert p["targets"] == (item["targets"] if p["kind"] == "decompose" else [])
     assert all(queue[op]["suggestion"] == "human" or queue[op]["proposal"] or not queue[op]["targets"]
-               for op in dry["skipped"])
+               or why.startswith("the policy refuses it: ") for op, why in dry["skipped"].items())
     events = len(db.ok("log", "--limit", "0", "--json").json())
     applied = db.ok("triage", "--suggested", "--apply", "--json").json()
     assert [(p["operator"], p["kind"], p["targets"]) for p in applied["proposals"]] == [
@@ -156,24 +156,33 @@ def test_triage_suggested_opens_one_proposal_and_one_event_each_in_one_transacti
     assert again["proposals"] == [] and set(again["skipped"]) >= set(opened)
 
 
-def test_a_refusal_rolls_back_every_proposal(db):
+def test_a_suggestion_the_policy_refuses_is_skipped_with_why(db):
     """A target of a suggested decomposition that became deprecated since torch's facts were
-    recorded: its proposal is refused, and with it the whole run."""
+    recorded: that proposal is skipped with the policy's words, in the dry run as when applied,
+    and every other suggestion is proposed."""
     target = "aten::reciprocal"
-    chosen = [i for i in _queue(db, "--match", "aten::_*")["items"]
-              if i["suggestion"] == "decompose" and target in i["targets"]]
+    chosen = [i["operator"] for i in _queue(db, "--match", "aten::_*")["items"]
+              if i["suggestion"] == "decompose" and target in i["targets"] and not i["proposal"]]
     assert chosen
+    before = db.ok("triage", "--suggested", "--match", "aten::_*", "--json").json()
+    assert set(chosen) <= {p["operator"] for p in before["proposals"]}
     db.ok("deprecate", target, "--reason", "replaced by div", "--replacement", "aten::div.Tensor",
           now="2026-01-06T00:00:00+00:00")
     db.ok("mark-deprecated", target, "--reason", "no caller left", now="2026-01-25T00:00:00+00:00")
-    planned = db.ok("triage", "--suggested", "--match", "aten::_*", "--json").json()
-    refused_at = [p["operator"] for p in planned["proposals"]].index(chosen[0]["operator"])
-    assert refused_at > 0  # proposals before it were opened in the transaction, then rolled back
-    before = db_fingerprint(db.url)
-    result = db("triage", "--suggested", "--match", "aten::_*", "--apply", now="2026-01-26T00:00:00+00:00")
-    assert result.code == 1 and chosen[0]["operator"] in result.err and f"{target}, which is deprecated" in result.err
-    assert db_fingerprint(db.url) == before
-    assert db.ok("proposals", "--open", "--json").json() == []
+    dry = db.ok("triage", "--suggested", "--match", "aten::_*", "--json", now="2026-01-26T00:00:00+00:00").json()
+    for op in chosen:
+        assert dry["skipped"][op].startswith("the policy refuses it: ") and f"{target}, which is deprecated" in \
+            dry["skipped"][op], dry["skipped"][op]
+    assert [p for p in before["proposals"] if p["operator"] not in chosen] == dry["proposals"]
+    text = db.ok("triage", "--suggested", "--match", "aten::_*", now="2026-01-26T00:00:00+00:00").out
+    assert all(op in text for op in chosen) and "which is deprecated" in text  # the table says why too
+    applied = db.ok("triage", "--suggested", "--match", "aten::_*", "--apply", "--json",
+                    now="2026-01-26T00:00:00+00:00").json()
+    assert [(p["operator"], p["kind"]) for p in applied["proposals"]] == [(p["operator"], p["kind"])
+                                                                          for p in dry["proposals"]]
+    assert applied["skipped"] == dry["skipped"]
+    opened = {p["operator"] for p in db.ok("proposals", "--open", "--json").json()}
+    assert opened == {p["operator"] for p in dry["proposals"]} and not opened & set(chosen)
 
 
 def test_triage_suggested_refuses_what_it_does_not_take(db):
