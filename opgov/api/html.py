@@ -4,7 +4,7 @@ over the page renderer of :mod:`opgov.web`, so web/ never imports the API."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from opgov.api.deps import Reader
@@ -125,6 +125,57 @@ def closure(ctx: Reader) -> HTMLResponse:
     from opgov.web.render import closure_page
 
     return _html(closure_page(_links(), closure_page_data(ctx)))
+
+
+def _runtime_choices(ctx) -> list:
+    from opgov.services.runtimes import list_runtimes
+
+    return list_runtimes(ctx).runtimes
+
+
+@router.get("/check-model", response_class=HTMLResponse)
+def check_model_form(ctx: Reader) -> HTMLResponse:
+    from opgov.web.render import check_model_page
+
+    return _html(check_model_page(_links(), _runtime_choices(ctx)))
+
+
+async def _uploaded(request: Request):
+    """The form's fields (:func:`opgov.api.routers.checks._model_input`), or the one line that
+    refuses them (a file past the size bound, no file)."""
+    from fastapi import HTTPException
+
+    from opgov.api.routers.checks import _model_input
+
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):  # the form sends files
+        return None, "models: choose at least one model file (.pt2, selected_operators.yaml, op list)"
+    try:
+        spec = await _model_input(request)
+    except HTTPException as err:
+        return None, str(err.detail)
+    if spec.operators is not None or not spec.files:
+        return spec, "models: choose at least one model file (.pt2, selected_operators.yaml, op list)"
+    return spec, None
+
+
+@router.post("/check-model", response_class=HTMLResponse)
+def check_model(ctx: Reader, uploaded=Depends(_uploaded)) -> HTMLResponse:
+    """The form's answer: the uploads checked as POST /api/v1/check-model checks them, rendered; a
+    refused upload is the page again with its one line (400)."""
+    from opgov.core.errors import BadInput
+    from opgov.services.runtimes import check_model as check
+    from opgov.web.render import check_model_page
+
+    spec, error = uploaded
+    runtime = spec.runtime if spec is not None else None
+    if error is None:
+        try:
+            result = check(ctx, spec.files, runtime)
+        except BadInput as err:
+            error = str(err)
+    if error is not None:
+        return _html(check_model_page(_links(), _runtime_choices(ctx), chosen=runtime, error=error), 400)
+    return _html(check_model_page(_links(), _runtime_choices(ctx), chosen=runtime, result=result))
 
 
 @router.get("/static/{name}")

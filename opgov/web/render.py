@@ -21,7 +21,9 @@ from opgov.core.vocab import Category, Lifecycle
 from opgov.results.plain import to_json
 
 PAGES = (("opset", "Build your opset"), ("ops", "Operators"), ("proposals", "Proposals"),
-         ("queue", "Review queue"), ("report", "Weekly report"), ("closure", "Closure"))
+         ("queue", "Review queue"), ("report", "Weekly report"), ("closure", "Closure"),
+         ("check-model", "Check a model"))
+SERVED_ONLY = frozenset({"check-model"})  # pages a static site cannot hold (they read an upload)
 
 
 def op_slug(name: str) -> str:
@@ -112,7 +114,7 @@ def _env():
     env.filters["file_name"] = lambda value: PurePath(str(value)).name if value and ("/" in str(value) or "\\" in str(value)) else value
     env.filters["day"] = lambda value: value.strftime("%Y-%m-%d") if value else ""
     env.filters["minute"] = lambda value: value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
-    env.globals.update(schema_diff=schema_diff, pages=PAGES, version=__version__)
+    env.globals.update(schema_diff=schema_diff, pages=PAGES, served_only=SERVED_ONLY, version=__version__)
     return env
 
 
@@ -202,6 +204,26 @@ def closure_page(links: Links, report) -> str:
     no torch release's facts)."""
     return render("closure.html", links, current="closure", title="Closure of torch's decomposition table",
                   json_twin="decomps/closure" if not links.static else "closure", report=report)
+
+
+def check_model_page(links: Links, runtimes, *, chosen: str | None = None, result=None,
+                     error: str | None = None) -> str:
+    """Can a runtime run this model? The upload form (``runtimes``: the registered ones) and, after
+    a check, its answer (``result``: a :class:`~opgov.results.runtimes.RuntimeModelCheck` with a
+    runtime, else a :class:`~opgov.results.decomps.ModelCheckReport`) or the one line that refused
+    the upload (``error``). Served only: the check reads the uploaded files."""
+    headline = None
+    if result is not None and hasattr(result, "runtime"):
+        from opgov.render.runtimes import render_check
+
+        headline = render_check(result).splitlines()[0]
+    elif result is not None:
+        problems = sum(not a.runs for a in result.arguments)
+        headline = (f"{len(result.operators)} operators: {len(result.errors)} error(s), {len(result.warnings)} "
+                    f"warning(s), {len(result.notes)} note(s)"
+                    + (f"; {problems} archive(s) whose calls the release cannot run as exported" if problems else ""))
+    return render("check_model.html", links, current="check-model", title="Check a model", json_twin=None,
+                  runtimes=runtimes, chosen=chosen, result=result, error=error, headline=headline)
 
 
 def empty_page(links: Links, *, current: str, heading: str) -> str:
