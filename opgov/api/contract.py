@@ -184,7 +184,42 @@ def document(app: FastAPI, *, public_reads: bool) -> dict[str, Any]:
             _one_of(doc, op)
             for parameter in op.get("parameters", []):  # an optional parameter is omitted, never null
                 parameter["schema"] = _optional_part(parameter["schema"])
+                _storable(parameter["schema"])
+            for content in op.get("requestBody", {}).get("content", {}).values():
+                _storable(content.get("schema"))
+    for schema in schemas.values():
+        _storable(schema)
     return doc
+
+
+# a NUL, which no database stores and every request refuses (opgov.api.inputs, 422): said of every
+# string the document takes. (A lone surrogate is refused too, but no valid UTF-8 body carries one
+# and no regex engine a client uses takes the range.)
+STORABLE = "^[^\\u0000]*$"
+
+
+def _storable(schema: Any) -> None:
+    """Narrow every text string of ``schema`` (not a file's bytes, not a fixed value) to storable
+    text, beside any pattern it has."""
+    if isinstance(schema, list):
+        for item in schema:
+            _storable(item)
+        return
+    if not isinstance(schema, dict):
+        return
+    kind = schema.get("type")
+    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and schema.get("format") != "binary" \
+            and "enum" not in schema and "const" not in schema and STORABLE not in str(schema.get("allOf", "")):
+        if "pattern" in schema:
+            schema.setdefault("allOf", []).append({"pattern": STORABLE})
+        else:
+            schema["pattern"] = STORABLE
+    for key, value in schema.items():
+        if key in ("properties", "patternProperties", "$defs", "definitions"):
+            for sub in value.values():
+                _storable(sub)
+        elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "prefixItems"):
+            _storable(value)
 
 
 def install(app: FastAPI, *, public_reads: bool) -> None:

@@ -13,17 +13,24 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Literal
 
-from opgov.core.vocab import Category, FindingKind, Lifecycle, ProposalKind, ProposalStatus, Severity
+from opgov.core import vocab
 from opgov.results.plain import about as _about
 
 from opgov.results.closure import ClosureRow
 from opgov.results.queue import Agenda
 
-Outcome = Literal[ProposalStatus.approved, ProposalStatus.rejected, ProposalStatus.withdrawn]
+# the closed lists of opgov.core.vocab as the fields' types: the services fill them with plain
+# strings, which a Literal of the vocabulary's members takes as they are (an Enum type would not)
+Category = Literal[tuple(vocab.Category)]  # type: ignore[valid-type]
+FindingKind = Literal[tuple(vocab.FindingKind)]  # type: ignore[valid-type]
+Lifecycle = Literal[tuple(vocab.Lifecycle)]  # type: ignore[valid-type]
+ProposalKind = Literal[tuple(vocab.ProposalKind)]  # type: ignore[valid-type]
+Severity = Literal[tuple(vocab.Severity)]  # type: ignore[valid-type]
+Outcome = Literal[vocab.ProposalStatus.approved, vocab.ProposalStatus.rejected, vocab.ProposalStatus.withdrawn]
 LifecycleState = Lifecycle
 
-CATEGORIES: tuple[Category, ...] = tuple(Category)
-LIFECYCLE_STATES: tuple[Lifecycle, ...] = tuple(Lifecycle)
+CATEGORIES: tuple[vocab.Category, ...] = tuple(vocab.Category)
+LIFECYCLE_STATES: tuple[vocab.Lifecycle, ...] = tuple(vocab.Lifecycle)
 
 
 class _Row:
@@ -148,7 +155,7 @@ class LifecycleDue(_Row):
 @dataclass(frozen=True, kw_only=True)
 class DeprecatedOp(_Row):
     operator: str
-    state: Literal[Lifecycle.deprecating, Lifecycle.deprecated]
+    state: Literal[vocab.Lifecycle.deprecating, vocab.Lifecycle.deprecated]
     since: datetime
     replacement: str | None = None
     reason: str = ""
@@ -220,8 +227,8 @@ class TrendPoint(_Row):
     categories: CategoryCounts
 
 
-SEVERITY_RANK = {s.value: s.rank for s in Severity}
-KIND_RANK = {k.value: k.rank for k in FindingKind}
+SEVERITY_RANK = {s.value: s.rank for s in vocab.Severity}
+KIND_RANK = {k.value: k.rank for k in vocab.FindingKind}
 
 
 @dataclass(frozen=True, kw_only=True)
