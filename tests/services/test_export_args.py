@@ -15,38 +15,15 @@ from opgov.core.errors import BadInput
 from opgov.export_check import ArgumentChangeWarning, IncompatibleArgumentsError, check_export
 from opgov.formats.pt2 import archive_calls, argument_value, graph_calls
 from tests.api.test_api_serve import start
-from tests.services.test_model_args import CUMSUM_2_13, NOW, args_db, releases  # noqa: F401 - fixtures
+from tests.services.test_model_args import (CUMSUM_2_13, NOW, args_db, releases,  # noqa: F401 - fixtures
+                                             saved_archives, small_programs)
 
 
 @pytest.fixture(scope="module")
 def exported(torch_mod, tmp_path_factory):
     """Small modules exported in memory with this torch (2.13.0), and the archives torch saves of them."""
-    torch = torch_mod
-    folder = tmp_path_factory.mktemp("exported")
-
-    class TanhGelu(torch.nn.Module):  # passes an argument the older release does not know
-        def __init__(self):
-            super().__init__()
-            self.linear = torch.nn.Linear(4, 4)
-
-        def forward(self, x):
-            y = self.linear(x)
-            return torch.nn.functional.gelu(y, approximate="tanh") + torch.nn.functional.gelu(y)
-
-    class Leaky(torch.nn.Module):  # leaves leaky_relu's slope to its default
-        def forward(self, x):
-            return torch.nn.functional.leaky_relu(x.half()).float()
-
-    class Cumulative(torch.nn.Module):  # names cumsum's `dim`, which the newer release renamed
-        def forward(self, x):
-            return torch.cumsum(x, 1) * 2
-
-    programs, archives = {}, {}
-    for name, module in (("gelu", TanhGelu()), ("leaky", Leaky()), ("cumsum", Cumulative())):
-        programs[name] = torch.export.export(module.eval(), (torch.randn(2, 4),))
-        archives[name] = folder / f"{name}.pt2"
-        torch.export.save(programs[name], archives[name])
-    return programs, archives
+    programs = small_programs(torch_mod)
+    return programs, saved_archives(torch_mod, programs, tmp_path_factory.mktemp("exported"))
 
 
 @pytest.fixture(scope="module")

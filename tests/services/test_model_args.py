@@ -43,11 +43,9 @@ def derive(source: Path, edits: dict[str, str], folder: Path) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def archives(torch_mod, tmp_path_factory) -> dict[str, Path]:
-    """Small modules with random weights, exported and saved with this torch (2.13.0)."""
-    torch = torch_mod
-    folder = tmp_path_factory.mktemp("archives")
+def small_programs(torch) -> dict:
+    """Small modules with random weights, exported in memory with this torch (2.13.0): each makes
+    one of the verdicts."""
 
     class TanhGelu(torch.nn.Module):  # passes an argument the older release does not know
         def __init__(self):
@@ -66,12 +64,23 @@ def archives(torch_mod, tmp_path_factory) -> dict[str, Path]:
         def forward(self, x):
             return torch.cumsum(x, 1) * 2
 
+    return {name: torch.export.export(module.eval(), (torch.randn(2, 4),))
+            for name, module in (("gelu", TanhGelu()), ("leaky", Leaky()), ("cumsum", Cumulative()))}
+
+
+def saved_archives(torch, programs: dict, folder: Path) -> dict[str, Path]:
+    """The archives torch saves of ``programs``."""
     out = {}
-    for name, module in (("gelu", TanhGelu()), ("leaky", Leaky()), ("cumsum", Cumulative())):
-        program = torch.export.export(module.eval(), (torch.randn(2, 4),))
+    for name, program in programs.items():
         out[name] = folder / f"{name}.pt2"
         torch.export.save(program, out[name])
     return out
+
+
+@pytest.fixture(scope="module")
+def archives(torch_mod, tmp_path_factory) -> dict[str, Path]:
+    """The small modules, exported and saved with this torch (2.13.0)."""
+    return saved_archives(torch_mod, small_programs(torch_mod), tmp_path_factory.mktemp("archives"))
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ from a CDN would fail to load and the page would stay blank.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -15,50 +14,35 @@ import httpx
 import pytest
 
 from tests.api.test_api_serve import V1, opgov, start
-from tests.web.test_pages import CHROMEDRIVER, CHROMIUM, load, wait
+from tests.web.test_pages import chromium, load, wait
+
+
+def _served(tmp_path_factory, *imports: tuple[Path, str]):
+    db = f"sqlite:///{tmp_path_factory.mktemp('offline') / 'opgov.db'}"
+    opgov(db, "db", "upgrade")
+    for registry, label in imports:
+        opgov(db, "import", str(registry), "--label", label)
+    server = start(db)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="module")
 def empty_server(tmp_path_factory):
-    db = f"sqlite:///{tmp_path_factory.mktemp('offline') / 'opgov.db'}"
-    opgov(db, "db", "upgrade")
-    server = start(db)
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _served(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def sample_server(tmp_path_factory):
-    db = f"sqlite:///{tmp_path_factory.mktemp('offline') / 'opgov.db'}"
-    opgov(db, "db", "upgrade")
-    opgov(db, "import", str(V1), "--label", "v1")
-    server = start(db)
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _served(tmp_path_factory, (V1, "v1"))
 
 
 @pytest.fixture(scope="module")
 def offline_browser():
     """Headless Chromium that can reach 127.0.0.1 and nothing else."""
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        if os.environ.get("OPGOV_REQUIRE_CHROMIUM") == "1":
-            pytest.fail("headless Chromium and chromedriver are required", pytrace=False)
-        pytest.skip("chromium or chromedriver not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-                 "--disable-extensions", "--disable-sync", "--disable-component-update", "--window-size=1280,900",
-                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(30)
+    driver = chromium("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
     try:
         yield driver
     finally:

@@ -62,8 +62,9 @@ def world(tmp_path_factory, pytorch_release, models_dir):
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
+def chromium(*flags: str, console: bool = False):
+    """Headless Chromium driven by chromedriver (skipped, or failed under OPGOV_REQUIRE_CHROMIUM=1,
+    when either is missing); ``console`` keeps the page's console for the tests to read."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         if os.environ.get("OPGOV_REQUIRE_CHROMIUM") == "1":
             pytest.fail("headless Chromium and chromedriver are required", pytrace=False)
@@ -73,13 +74,20 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the tests below
+    if console:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-                 "--disable-extensions", "--disable-sync", "--disable-component-update", "--hide-scrollbars",
-                 "--window-size=1280,900"):
+                 "--disable-extensions", "--disable-sync", "--disable-component-update", "--window-size=1280,900",
+                 *flags):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium("--hide-scrollbars", console=True)  # the console, for the tests below
     try:
         yield driver
     finally:
