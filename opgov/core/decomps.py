@@ -566,24 +566,12 @@ def would_break(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str
     return [v for v in after if v.key not in before and (include_warnings or v.severity == "error")]
 
 
-def would_break_each(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
-                     change_sets: Sequence[Sequence[Change]], *, lifecycle: Mapping[str, str] | None = None,
-                     implicit: Iterable[str] = ()) -> list[list[Violation]]:
-    """:func:`would_break` of each of ``change_sets``, each alone against the same ``rules`` and
-    ``categories`` (a bulk triage opens a hundred proposals, each judged on its own): the same
-    violations, in the same order, each checked on the part of the registry it can change
-    (:func:`would_break_near`) rather than on the whole registry twice."""
-    implicit = frozenset(implicit)
-    callers = _callers(rules)
-    return [would_break_near(rules, categories, changes, lifecycle=lifecycle, implicit=implicit, callers=callers)
-            for changes in change_sets]
-
-
 def would_break_near(rules: Mapping[str, Sequence[str]], categories: Mapping[str, str],
                      changes: Change | Sequence[Change], *, lifecycle: Mapping[str, str] | None = None,
                      implicit: Iterable[str] = (), callers: Mapping[str, set[str]] | None = None) -> list[Violation]:
     """:func:`would_break`, the same violations in the same order, checking only what ``changes``
-    can change: a change set moves the operators it names, so a finding can appear only on those,
+    can change (a bulk triage or review checks a hundred change sets, each alone, against one copy of
+    the registry: opgov.services.decompositions.BreakChecks): a change set moves the operators it names, so a finding can appear only on those,
     on the operators whose rules reach them, and on what those reach before or after the change.
     ``callers``: :func:`_callers` of ``rules``, when the caller has it."""
     changes = _as_list(changes)

@@ -190,15 +190,6 @@ def refuse_if_breaks(session, changes: list, *, what: str) -> None:
     _refuse(broken, what)
 
 
-def refuse_each_if_breaks(session, batch: Sequence[tuple[list, str]]) -> None:
-    """:func:`refuse_if_breaks` of each ``(changes, what)`` of ``batch``, each alone against the
-    registry as it is, with the registry read once for the whole batch: the first change set that
-    would break a decomposition is refused, in the same words."""
-    checks = BreakChecks(session)
-    for changes, what in batch:
-        checks.refuse(changes, what)
-
-
 class BreakChecks:
     """:func:`refuse_if_breaks` for the many changes of one transaction (a bulk triage, a bulk
     review deciding a hundred proposals): the registry's rules and categories are read once, each

@@ -8,7 +8,7 @@ import dataclasses
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
-from opgov.services.decompositions import BreakChecks, refuse_each_if_breaks, refuse_if_breaks
+from opgov.services.decompositions import BreakChecks, refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
@@ -165,18 +165,37 @@ def propose_many(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]])
     this one transaction: the same proposals, events and refusals as one :func:`propose` after the
     other (the first refusal names its operator and writes none), with the decomposition rules
     checked once for the whole batch rather than once per proposal. The operators are distinct."""
-    planned: list[_Planned] = []
-    refusal: OpgovError | None = None
+    planned, refused = _screen(ctx, wanted, role=True)
+    if refused:
+        raise next(iter(refused.values()))  # the first refused, in the order asked
+    return proposal_views(ctx, [_open(ctx, p) for p in planned.values()]) if planned else []
+
+
+def propose_allowed(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]], *,
+                    apply: bool) -> tuple[dict[str, ProposalView | None], dict[str, str]]:
+    """Each of ``wanted`` checked as :func:`propose` checks it, each alone against the registry as it
+    is: (operator → its proposal, opened when ``apply``, else None, for those that pass; operator →
+    the refusal's words for the others). Without ``apply`` it writes nothing and asks no role."""
+    planned, refused = _screen(ctx, wanted, role=apply)
+    views = (proposal_views(ctx, [_open(ctx, p) for p in planned.values()]) if apply and planned
+             else [None] * len(planned))
+    return dict(zip(planned, views)), {operator: str(error) for operator, error in refused.items()}
+
+
+def _screen(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]], *,
+            role: bool) -> tuple[dict[str, "_Planned"], dict[str, OpgovError]]:
+    """:func:`_plan` and the decomposition rules' check of each of ``wanted``, the registry read once:
+    operator → its plan for those that pass, operator → its refusal for the others, each in order."""
+    checks, planned, refused = BreakChecks(ctx.session), {}, {}
     for operator, kind, rationale, targets in wanted:
         try:
-            planned.append(_plan(ctx, operator, kind, rationale, targets))
-        except OpgovError as error:  # refused after the break checks of the proposals before it
-            refusal = error
-            break
-    refuse_each_if_breaks(ctx.session, [(p.changes, p.what) for p in planned])
-    if refusal is not None:
-        raise refusal
-    return proposal_views(ctx, [_open(ctx, p) for p in planned]) if planned else []
+            plan = _plan(ctx, operator, kind, rationale, targets, role=role)
+            checks.refuse(plan.changes, plan.what)
+        except OpgovError as error:
+            refused[operator] = error
+        else:
+            planned[operator] = plan
+    return planned, refused
 
 
 @dataclasses.dataclass(frozen=True)
@@ -198,21 +217,6 @@ class _Planned:
         return f"proposal {self.kind} for {self.op.qualname}"
 
 
-def screen_proposals(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]]) -> dict[str, str]:
-    """Why :func:`propose` would refuse each of ``wanted`` now, each alone (operator → the refusal's
-    words; the actor's role is not asked): those not named pass every check. Reads only."""
-    from opgov.services.decompositions import BreakChecks
-
-    checks, refused = BreakChecks(ctx.session), {}
-    for operator, kind, rationale, targets in wanted:
-        try:
-            planned = _plan(ctx, operator, kind, rationale, targets, role=False)
-            checks.refuse(planned.changes, planned.what)
-        except OpgovError as error:
-            refused[operator] = str(error)
-    return refused
-
-
 def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str] | None, *,
           role: bool = True) -> _Planned:
     if kind not in KIND_TO_CATEGORY:
@@ -220,6 +224,7 @@ def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str]
     rationale = require_text(rationale, "the rationale")
     session = ctx.session
     op = find_operator(session, operator, lock=role)  # one open proposal per operator, even in a race
+    # (``role`` False: a dry run, which writes nothing, locks nothing and asks no role)
     if role:
         require(ctx, "propose", "make proposals")
     category = KIND_TO_CATEGORY[kind]

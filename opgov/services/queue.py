@@ -210,7 +210,7 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
     proposal open, a decomposition with no known targets and a proposal the policy refuses (its
     targets do not all end in core, ...) are skipped, each with why, in a dry run as when applied."""
     from opgov.services.common import require
-    from opgov.services.governance import propose_many, screen_proposals
+    from opgov.services.governance import propose_allowed
 
     if apply:
         require(ctx, "propose", "make proposals")
@@ -234,14 +234,12 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
     wanted = [(item.operator, item.suggestion, f"suggested by the evidence: {item.because}",
                list(item.targets) if item.suggestion == Suggestion.decompose else None) for item in planned]
     # what the policy refuses (a decomposition whose targets do not all end in core, ...) is skipped
-    # with the refusal's words, in a dry run as when applied: the rest is proposed
-    refused = screen_proposals(ctx, wanted)
+    # with the refusal's words, in a dry run as when applied: the rest is proposed (the rules read once)
+    allowed, refused = propose_allowed(ctx, wanted, apply=apply)
     skipped.update((operator, f"the policy refuses it: {why}") for operator, why in refused.items())
-    wanted = [w for w in wanted if w[0] not in refused]
-    views = propose_many(ctx, wanted) if apply else [None] * len(wanted)  # the rules checked once for all
     opened = [SuggestedProposal(operator=operator, kind=kind, targets=tuple(targets or ()), rationale=rationale,
-                                id=view.id if view is not None else None)
-              for (operator, kind, rationale, targets), view in zip(wanted, views)]
+                                id=allowed[operator].id if allowed[operator] is not None else None)
+              for operator, kind, rationale, targets in wanted if operator in allowed]
     return SuggestedTriage(applied=apply, proposals=tuple(opened), skipped=skipped)
 
 

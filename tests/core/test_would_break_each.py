@@ -1,4 +1,4 @@
-"""The bulk triage's decomposition check (`would_break_each`) refuses exactly what one proposal
+"""The bulk triage's decomposition check (`would_break_near`) refuses exactly what one proposal
 after the other would: for registries of random rules, categories and lifecycles, and batches of
 changes each naming one operator (a proposal's category, with a rule when it decomposes), every
 change set gets the same violations, in the same order, as `would_break` gives it alone."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opgov.core.decomps import CategoryChange, RuleChange, would_break, would_break_each
+from opgov.core.decomps import CategoryChange, RuleChange, _callers, would_break, would_break_near
 
 OPS = [f"aten::op{i}" for i in range(9)]
 CATEGORIES = ["core", "decomposable", "custom"]
@@ -39,6 +39,8 @@ def registries(draw):
 def test_each_change_set_is_refused_as_it_would_be_alone(registry):
     rules, categories, lifecycle, implicit, batch = registry
     alone = [would_break(rules, categories, changes, lifecycle=lifecycle, implicit=implicit) for changes in batch]
-    together = would_break_each(rules, categories, batch, lifecycle=lifecycle, implicit=implicit)
+    callers = _callers(rules)  # one map for the whole batch, as BreakChecks keeps it
+    together = [would_break_near(rules, categories, changes, lifecycle=lifecycle, implicit=implicit, callers=callers)
+                for changes in batch]
     assert [[(v.key, v.message) for v in found] for found in together] == \
         [[(v.key, v.message) for v in found] for found in alone]
