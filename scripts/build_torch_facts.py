@@ -8,7 +8,7 @@ whole decomposition table as ``opgov decomps import-torch`` does (opgov.formats.
 torch.export's default table, torch._decomp's other decompositions, the operators export
 decomposes whatever the table says and the CompositeImplicitAutograd ones it can preserve) and
 writes ``data/torch/torch-<release>.json``, which opgov loads by name when a database holds no
-facts of its own (opgov/resources.py, opgov/services/decompositions.py).
+facts of its own (opgov/resources.py, opgov/services/decomps.py).
 tests/formats/test_shipped_torch_facts.py checks that the file of the installed release is what
 this script writes now.
 """

@@ -10,6 +10,7 @@ which holds it verbatim (``PYTHONPATH=. python tests/test_architecture.py`` rewr
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import re
 import shutil
@@ -239,7 +240,7 @@ def test_every_declaration_resolves_to_a_layer_below_it():
 
 def test_an_upward_reference_of_a_declaration_is_caught():
     from opgov.usecases.declaration import UseCase, lazy
-    from opgov.usecases.requests.registry import OperatorRef
+    from opgov.usecases.requests.ops import OperatorRef
 
     planted = UseCase("planted", request=OperatorRef, result=dict, service=lazy("opgov.api.headers", "deprecation"),
                       method="GET", path="/api/v1/planted", summary="planted")
@@ -249,9 +250,70 @@ def test_an_upward_reference_of_a_declaration_is_caught():
                                        method="GET", path="/api/v1/gone", summary="gone"))
 
 
+def area_mismatches(declared_in: dict, commands: dict[str, str]) -> list[str]:
+    """Each part of a use case whose module is not named after the use case's area (the module of
+    usecases/ that declares it): its request (``usecases/requests/<area>.py``), result classes
+    (``results/<area>.py``), service (``services/<area>.py``) and CLI commands
+    (``cli/commands_<area>.py``; ``commands`` maps a command to the module of its function), as
+    ``name: what in module``."""
+    wrong = []
+    for use_case, area in declared_in.items():
+        expected = {"request": f"opgov.usecases.requests.{area}", "result": f"opgov.results.{area}",
+                    "service": f"opgov.services.{area}"}
+        parts = declaration_references(use_case) + [("command " + c, commands[c]) for c in use_case.cli]
+        for what, module in parts:
+            want = expected.get(what, f"opgov.cli.commands_{area}")
+            if module != want:
+                wrong.append(f"{use_case.name}: {what} in {module}, not {want}")
+    return wrong
+
+
+def _command_modules() -> dict[str, str]:
+    """Every CLI command (``tokens create``) → the module of the function that runs it (a group with a
+    callback, ``proposals``, its callback's)."""
+    import typer.main
+
+    from opgov.cli.main import app
+
+    found = {}
+
+    def walk(group, prefix):
+        for name, command in group.commands.items():
+            full = f"{prefix} {name}".strip()
+            if getattr(command, "callback", None) is not None:
+                found[full] = command.callback.__module__
+            if hasattr(command, "commands"):
+                walk(command, full)
+
+    walk(typer.main.get_command(app), "")
+    return found
+
+
+def test_every_part_of_a_use_case_is_in_the_files_of_its_area():
+    """One name per area: a use case declared in usecases/<area>.py has its request, result,
+    service and CLI command in the modules of that name in their layers."""
+    import opgov.usecases as usecases
+
+    declared_in = {u: area for area in usecases.AREAS
+                   for u in importlib.import_module(f"opgov.usecases.{area}").DECLARED}
+    assert area_mismatches(declared_in, _command_modules()) == []
+
+
+def test_a_part_outside_its_area_is_caught():
+    from opgov.usecases.declaration import UseCase, lazy
+    from opgov.results.ops import OperatorDetail
+    from opgov.usecases.requests.ops import OperatorRef
+
+    planted = UseCase("tokens list", request=OperatorRef, result=OperatorDetail,
+                      service=lazy("opgov.services.ops", "show_op"), method="GET", path="/api/v1/planted",
+                      summary="planted")
+    assert area_mismatches({planted: "ops"}, _command_modules()) == [
+        "tokens list: command tokens list in opgov.cli.commands_tokens, not opgov.cli.commands_ops"]
+
+
 def _models_declared(package: Path, layers: tuple[str, ...]) -> list[str]:
-    """Classes of those layers deriving from pydantic's ``BaseModel`` or from a result
-    (``opgov.results.models.Result``), as ``module.Class``."""
+    """Classes of those layers deriving from pydantic's ``BaseModel`` or a class named ``Result``, as
+    ``module.Class``."""
     found = []
     for name, path in _modules(package).items():
         if layer_of(name) not in layers:
@@ -331,7 +393,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_function_level_and_type_only_imports():
     # commands import what they call inside the command function (start-up stays lazy)
-    assert "opgov.services.admin" in _graph()["opgov.cli.commands_registry"]
+    assert "opgov.services.admin" in _graph()["opgov.cli.commands_db"]
     assert "opgov.results.decomps" in _graph()["opgov.render.decomps_text"]
     assert "opgov.results.runtimes" in _graph(typing=True)["opgov.render.runtimes"]
     assert "opgov.results.runtimes" not in _graph()["opgov.render.runtimes"]

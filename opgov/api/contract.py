@@ -156,7 +156,7 @@ def document(app: FastAPI, *, public_reads: bool) -> dict[str, Any]:
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     from pydantic import TypeAdapter
 
-    from opgov.results.models import Problem
+    from opgov.results.problem import Problem
 
     schemas["Problem"] = TypeAdapter(Problem).json_schema()
     for name in ("HTTPValidationError", "ValidationError"):

@@ -6,7 +6,7 @@ from datetime import datetime
 from email.utils import format_datetime
 from urllib.parse import quote
 
-from opgov.results.models import OperatorDetail
+from opgov.results.ops import OperatorDetail
 
 
 def deprecation(op: OperatorDetail) -> dict[str, str]:

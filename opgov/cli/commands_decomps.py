@@ -1,4 +1,4 @@
-"""Commands about decompositions: rules, their checks, the build-your-own opset, model checks."""
+"""Commands about decompositions: rules, their check, the build-your-own opset."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
-from opgov.cli.runtime import command, output, print_json, say
+from opgov.cli.runtime import output, print_json, say
 from opgov.core.vocab import Preset
 
 
@@ -130,52 +130,6 @@ def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) ->
                    for r in rules])
 
 
-@decomps_app.command("closure")
-def decomps_closure(release: Optional[str] = typer.Option(None, "--release", help="A torch release whose facts opgov "
-                                                          "holds (default: the latest imported)."),
-                    snapshot: Optional[str] = typer.Option(None, "--snapshot", help="Whose core tags are the core "
-                                                           "set (default: the release's snapshot, else the latest)."),
-                    against: Optional[str] = typer.Option(None, "--against", metavar="OTHER", help="Compare: another "
-                                                          "torch release held, else a snapshot's label."),
-                    not_closed: bool = typer.Option(False, "--not-closed", help="List only the operators that do "
-                                                    "not close."),
-                    json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
-    """The closure proof of torch's default decomposition table: each operator either ends only in
-    core operators (following the table transitively, as `decomps import-torch` traced it) or is
-    listed with why not. With --against, exit 1 when an operator stopped closing."""
-    from opgov.cli.client import call
-    from opgov.usecases import named
-
-    out = output(fmt, json_out)
-    use_case = named("decomps closure")
-    report = call(use_case, use_case.ask({"release": "--release", "snapshot": "--snapshot", "against": "--against"},
-                                         release=release, snapshot=snapshot, against=against))
-    if out.json:
-        print_json(report)
-    else:
-        items = [i for i in report.items if not (not_closed and i.closed)]
-        title = (f"{report.facts}; its default table against the core tags of {report.snapshot} ({report.core}): "
-                 f"{report.closed} of {report.operators} close, {report.not_closed} do not"
-                 + ("" if report.complete else " (an --only import: not every decomposition was traced)"))
-        out.table(title, ["op", "kind", "closed", "ends in", "why not"],
-                  [[i.op, i.kind, "yes" if i.closed else "no", ", ".join(i.ends_in) or "(nothing)", i.why or ""]
-                   for i in items])
-        diff = report.against
-        if diff is not None:
-            other = f"torch {diff.other} against {diff.other_snapshot}"
-            rows = [[op, "stopped closing"] for op in diff.stopped_closing]
-            rows += [[op, "started closing"] for op in diff.started_closing]
-            rows += [[op, "joined the table"] for op in diff.joined] + [[op, "left the table"] for op in diff.left]
-            rows += [[op, "ends in other core operators"] for op in diff.ends_changed]
-            if rows:
-                out.table(f"since {other}: {len(diff.stopped_closing)} stopped closing, "
-                          f"{len(diff.started_closing)} started", ["op", "change"], rows, section=True)
-            else:
-                out.note(f"no change since {other}")
-    if report.against is not None and report.against.stopped_closing:
-        raise typer.Exit(1)
-
-
 @app.command("check-decomps")
 def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
                       models: Optional[str] = typer.Option(
@@ -225,72 +179,3 @@ def opset_build(
                                          decompose=decompose or [], keep=keep or [], format=fmt.value, models=models))
     text = answer.text if isinstance(answer, Rendered) else to_json(answer)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-@app.command("check-model")
-def check_model_cmd(
-    models: List[str] = typer.Argument(..., metavar="MODEL...",
-                                       help="A torch.export archive (.pt2), a selected_operators.yaml, a file "
-                                            "of operators (one a line, or a JSON list), or CORPUS#model; "
-                                            "several: their union."),
-    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="RUNTIME",
-                                          help="A registered runtime NAME@VERSION, or the snapshot the "
-                                               "runtime was built from."),
-    fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
-) -> None:
-    """Can a runtime run this model? Against a registered runtime (NAME@VERSION): the operators it
-    lacks, how each would lower by the rules on record, deprecations, the earliest version that
-    runs it (exit 1 when it does not run). Otherwise: deleted, deprecated or missing operators
-    against the registry and a snapshot (exit 1)."""
-    from pathlib import Path
-
-    from opgov.cli.client import call
-    from opgov.usecases import named
-
-    use_case = named("check-model")
-    if all(Path(spec).is_file() for spec in models):  # read here, and sent as they are with --server
-        from opgov.formats.files import read_content
-
-        request = use_case.ask(models=[read_content(spec) for spec in models], runtime=runtime)
-    else:  # CORPUS#model: a corpus on this machine (with --db only)
-        from opgov.formats.corpus import resolve_model_ops
-
-        for spec in models:
-            if "#" not in spec and not Path(spec).is_file():
-                resolve_model_ops(spec)  # says what it is not
-        request = use_case.ask(specs=list(models), runtime=runtime)
-    checked = call(use_case, request)
-    from opgov.results.runtimes import RuntimeModelCheck
-
-    if isinstance(checked, RuntimeModelCheck):
-        from opgov.render.runtimes import render_check
-
-        sys.stdout.write(render_check(checked, fmt.value))
-        if not checked.runs:
-            raise typer.Exit(1)
-        return
-    if fmt.value == "json":  # the whole answer, the arguments of each call included
-        from opgov.results.plain import to_json
-
-        sys.stdout.write(to_json(checked) + "\n")
-        if not checked.ok:
-            raise typer.Exit(1)
-        return
-    from opgov.core.corpus import Finding, ModelCheck
-    from opgov.render.decomps_text import render_model_check
-    from opgov.render.model_args import arguments_github, arguments_text
-
-    def back(found) -> tuple:
-        return tuple(Finding(f.rule, f.op, f.message, f.replacement, f.date) for f in found)
-
-    result = ModelCheck(ops=tuple(checked.operators), errors=back(checked.errors), warnings=back(checked.warnings),
-                        notes=back(checked.notes), earliest_snapshot=checked.earliest_snapshot,
-                        snapshots_checked=checked.snapshots_checked)
-    text = render_model_check(result, fmt.value)
-    extra = arguments_github(checked.arguments) if fmt.value == "github" else arguments_text(checked.arguments)
-    if extra:
-        text = (text if text.endswith("\n") or not text else text + "\n") + "\n".join(extra)
-    if text:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    if not checked.ok:
-        raise typer.Exit(1)

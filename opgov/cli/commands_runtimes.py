@@ -1,4 +1,5 @@
-"""Commands about runtimes: what an engine implements (`runtimes add|list|show|coverage`)."""
+"""Commands about runtimes: what an engine implements (`runtimes add|list|show|coverage`) and
+whether it runs a model (`check-model`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
+from opgov.cli.app import app, CheckFormat, FormatOpt, JsonOpt, note_skipped_models, TableFormat
 from opgov.cli.runtime import output, print_json, say
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
@@ -150,3 +151,72 @@ def runtimes_coverage(
     except OSError as err:
         raise BadInput(f"--out {out}: cannot write ({err.strerror or err})") from None
     say(f"wrote {out}")
+
+
+@app.command("check-model")
+def check_model_cmd(
+    models: List[str] = typer.Argument(..., metavar="MODEL...",
+                                       help="A torch.export archive (.pt2), a selected_operators.yaml, a file "
+                                            "of operators (one a line, or a JSON list), or CORPUS#model; "
+                                            "several: their union."),
+    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="RUNTIME",
+                                          help="A registered runtime NAME@VERSION, or the snapshot the "
+                                               "runtime was built from."),
+    fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
+) -> None:
+    """Can a runtime run this model? Against a registered runtime (NAME@VERSION): the operators it
+    lacks, how each would lower by the rules on record, deprecations, the earliest version that
+    runs it (exit 1 when it does not run). Otherwise: deleted, deprecated or missing operators
+    against the registry and a snapshot (exit 1)."""
+    from pathlib import Path
+
+    from opgov.cli.client import call
+    from opgov.usecases import named
+
+    use_case = named("check-model")
+    if all(Path(spec).is_file() for spec in models):  # read here, and sent as they are with --server
+        from opgov.formats.files import read_content
+
+        request = use_case.ask(models=[read_content(spec) for spec in models], runtime=runtime)
+    else:  # CORPUS#model: a corpus on this machine (with --db only)
+        from opgov.formats.corpus import resolve_model_ops
+
+        for spec in models:
+            if "#" not in spec and not Path(spec).is_file():
+                resolve_model_ops(spec)  # says what it is not
+        request = use_case.ask(specs=list(models), runtime=runtime)
+    checked = call(use_case, request)
+    from opgov.results.runtimes import RuntimeModelCheck
+
+    if isinstance(checked, RuntimeModelCheck):
+        from opgov.render.runtimes import render_check
+
+        sys.stdout.write(render_check(checked, fmt.value))
+        if not checked.runs:
+            raise typer.Exit(1)
+        return
+    if fmt.value == "json":  # the whole answer, the arguments of each call included
+        from opgov.results.plain import to_json
+
+        sys.stdout.write(to_json(checked) + "\n")
+        if not checked.ok:
+            raise typer.Exit(1)
+        return
+    from opgov.core.corpus import Finding, ModelCheck
+    from opgov.render.decomps_text import render_model_check
+    from opgov.render.model_args import arguments_github, arguments_text
+
+    def back(found) -> tuple:
+        return tuple(Finding(f.rule, f.op, f.message, f.replacement, f.date) for f in found)
+
+    result = ModelCheck(ops=tuple(checked.operators), errors=back(checked.errors), warnings=back(checked.warnings),
+                        notes=back(checked.notes), earliest_snapshot=checked.earliest_snapshot,
+                        snapshots_checked=checked.snapshots_checked)
+    text = render_model_check(result, fmt.value)
+    extra = arguments_github(checked.arguments) if fmt.value == "github" else arguments_text(checked.arguments)
+    if extra:
+        text = (text if text.endswith("\n") or not text else text + "\n") + "\n".join(extra)
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if not checked.ok:
+        raise typer.Exit(1)

@@ -8,18 +8,26 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from opgov.cli.app import GLOBAL_VALUE_OPTIONS, app
-# Registration order is the order `opgov --help` lists the commands in.
-from opgov.cli import commands_registry  # noqa: F401,I001
+# Registration order is the order `opgov --help` lists the commands in (the commands, then the groups).
+from opgov.cli import commands_db  # noqa: F401,I001
+from opgov.cli import commands_imports  # noqa: F401
+from opgov.cli import commands_ops  # noqa: F401
+from opgov.cli import commands_admin  # noqa: F401
 from opgov.cli import commands_governance  # noqa: F401
-from opgov.cli import commands_checks  # noqa: F401
+from opgov.cli import commands_lifecycle  # noqa: F401
+from opgov.cli import commands_queue  # noqa: F401
+from opgov.cli import commands_compat  # noqa: F401
+from opgov.cli import commands_reports  # noqa: F401
+from opgov.cli import commands_sync  # noqa: F401
 from opgov.cli import commands_decomps  # noqa: F401
+from opgov.cli import commands_closure  # noqa: F401
+from opgov.cli import commands_runtimes  # noqa: F401
 from opgov.cli import commands_prgate  # noqa: F401
 from opgov.cli import commands_serve  # noqa: F401
-from opgov.cli import commands_runtimes  # noqa: F401
+from opgov.cli import commands_tokens  # noqa: F401
 from opgov.cli import commands_upgraders  # noqa: F401
 from opgov.cli import commands_site  # noqa: F401
 from opgov.cli import commands_status  # noqa: F401
-from opgov.cli import commands_queue  # noqa: F401
 from opgov.core.errors import OpgovError
 
 

@@ -571,7 +571,7 @@ def would_break_near(rules: Mapping[str, Sequence[str]], categories: Mapping[str
                      implicit: Iterable[str] = (), callers: Mapping[str, set[str]] | None = None) -> list[Violation]:
     """:func:`would_break`, the same violations in the same order, checking only what ``changes``
     can change (a bulk triage or review checks a hundred change sets, each alone, against one copy of
-    the registry: opgov.services.decompositions.BreakChecks): a change set moves the operators it names, so a finding can appear only on those,
+    the registry: opgov.services.decomps.BreakChecks): a change set moves the operators it names, so a finding can appear only on those,
     on the operators whose rules reach them, and on what those reach before or after the change.
     ``callers``: :func:`_callers` of ``rules``, when the caller has it."""
     changes = _as_list(changes)

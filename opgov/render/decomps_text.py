@@ -266,10 +266,10 @@ def render_python(opset: Opset) -> str:
 
 
 def render_model_check(check: ModelCheck, fmt: str = "text") -> str:
-    """``text``, ``json`` (:class:`opgov.results.decomps.ModelCheckReport`) or ``github``
+    """``text``, ``json`` (:class:`opgov.results.runtimes.ModelCheckReport`) or ``github``
     (workflow annotations)."""
     if fmt == "json":
-        from opgov.results.decomps import ModelCheckReport
+        from opgov.results.runtimes import ModelCheckReport
 
         return to_json(ModelCheckReport.of(check))
     if fmt == "github":

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def status_text(report: Any) -> str:
-    """A :class:`opgov.results.models.StatusReport` as the lines ``opgov status`` prints."""
+    """A :class:`opgov.results.status.StatusReport` as the lines ``opgov status`` prints."""
     operators = sum(report.operators.values())
     by_category = ", ".join(f"{category} {n}" for category, n in report.operators.items())
     latest = f" (latest {report.latest_snapshot})" if report.latest_snapshot else ""

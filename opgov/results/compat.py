@@ -1,5 +1,5 @@
-"""The result of a compatibility check: ``opgov check-bc``, ``POST /api/v1/check-bc`` and the
-rules registry (``check-bc --list-rules``).
+"""The results of the compatibility use cases: ``opgov check-bc``, ``POST /api/v1/check-bc``, the
+rules registry (``check-bc --list-rules``) and the BC exceptions.
 
 Frozen standard-library dataclasses, as every result: ``opgov check-bc`` of two files builds,
 renders and prints (:func:`opgov.results.plain.to_json`) its report without loading pydantic. A
@@ -11,11 +11,15 @@ document shows their shapes.
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date, datetime
 
 from opgov.core.compat.policy import BcException, Finding
 from opgov.core.vocab import FindingKind, Severity
+from opgov.results.plain import about as _about
 
-__all__ = ["CheckReport", "ExceptionOut", "CheckBcFinding", "RuleOut", "Summary"]
+__all__ = [
+    "CheckBcFinding", "CheckReport", "ExceptionAdded", "ExceptionOut", "ExceptionView", "RuleOut", "Summary",
+]
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,25 @@ class RuleOut:
     id: str
     kind: str  # bc, fc or new
     purpose: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExceptionView:
+    """A BC exception: BC breaks of matching non-core operators are not errors until it expires."""
+
+    id: int
+    pattern: str = field(metadata=_about("operator glob, e.g. aten::_foreach_*"))
+    reason: str
+    created_by: str
+    created_at: datetime
+    expires_on: date = field(metadata=_about("the last day it applies"))
+    expired: bool
+    removed: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExceptionAdded(ExceptionView):
+    """``opgov exceptions add``: the exception and what it matches now."""
+
+    matches: int = field(metadata=_about("present operators it matches"))
+    core_matches: int = field(metadata=_about("of those, core ones (never waived)"))

@@ -1,5 +1,6 @@
-"""The results of ``opgov check-decomps``, ``opgov opset build`` and ``opgov check-model``, each
-built from core's answer by its ``of``.
+"""The results of the decomposition use cases (:mod:`opgov.services.decomps`): the rules, loading
+and importing them, ``opgov check-decomps`` and ``opgov opset build`` (these two built from core's
+answer by their ``of``).
 
 Frozen standard-library dataclasses, kept apart from :mod:`opgov.core.decomps`,
 :mod:`opgov.core.opset` and :mod:`opgov.core.corpus`, which know nothing of the JSON shapes. The
@@ -9,16 +10,17 @@ text, GitHub, selective-build and Python renderings are in :mod:`opgov.render.de
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
-from opgov.core.graph_ops import graph_op_reason
-from opgov.core.corpus import Finding, ModelCheck
 from opgov.core.decomps import Violation
+from opgov.core.graph_ops import graph_op_reason
 from opgov.core.opset import Coverage, Opset
-from opgov.results.model_args import ModelArguments
 from opgov.results.plain import about as _about
 
-__all__ = ["CoverageOut", "EntryOut", "ModelCheckReport", "ModelCoverageOut", "ModelFinding", "OpsetReport",
-           "SuggestionOut", "ViolationOut", "ViolationsReport"]
+__all__ = [
+    "CoverageOut", "EntryOut", "ModelCoverageOut", "OpsetReport", "PreviousRule", "RuleOutcome", "RuleView",
+    "RulesLoaded", "SuggestionOut", "TorchRulesImported", "Untraced", "ViolationOut", "ViolationsReport",
+]
 
 
 # --- check-decomps ------------------------------------------------------------------------------
@@ -164,36 +166,67 @@ class OpsetReport:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModelFinding:
-    """One finding of check-model: an operator of the model, the rule it breaks and what to do."""
-
-    rule: str
-    op: str
-    message: str
-    replacement: str | None = None
-    date: datetime | None = None
+class PreviousRule:
+    source: str
+    detail: str | None
+    into: list[str]
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModelCheckReport:
-    """JSON shape of ``opgov check-model --format json``."""
+class RuleOutcome:
+    operator: str
+    outcome: Literal["added", "updated", "unchanged", "kept"]
+    previous: PreviousRule | None
 
-    ok: bool
-    operators: list[str]
-    errors: list[ModelFinding]
-    warnings: list[ModelFinding]
-    notes: list[ModelFinding]
-    earliest_snapshot: str | None
-    snapshots_checked: int
-    # each .pt2 archive's calls, argument by argument, against the snapshot given as the runtime
-    arguments: list[ModelArguments] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
-    @classmethod
-    def of(cls, check: ModelCheck) -> "ModelCheckReport":
-        def out(fs: Sequence[Finding]) -> list[ModelFinding]:
-            return [ModelFinding(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
-                    for f in fs]
+@dataclass(frozen=True, kw_only=True)
+class RulesLoaded:
+    """``opgov decomps load``."""
 
-        return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),
-                   warnings=out(check.warnings), notes=out(check.notes),
-                   earliest_snapshot=check.earliest_snapshot, snapshots_checked=check.snapshots_checked)
+    file: str
+    source: str
+    rules: int
+    added: int
+    updated: int
+    unchanged: int
+    kept: int
+    precedence: str
+    changes: list[RuleOutcome] = field(metadata=_about("every rule not simply added"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Untraced:
+    operator: str
+    reason: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TorchRulesImported:
+    """``opgov decomps import-torch``."""
+
+    torch: str
+    table: int
+    not_in_table: list[str]
+    added: int
+    updated: int
+    unchanged: int
+    kept: int
+    precedence: str
+    changes: list[RuleOutcome]
+    untraced: list[Untraced]
+    not_in_registry: list[str]
+    dropped_targets: dict[str, list[str]]
+    errors_introduced: int
+    first_errors: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleView:
+    """A decomposition rule and where it came from."""
+
+    operator: str
+    into: list[str]
+    source: str = field(metadata=_about("decision, file or torch"))
+    detail: str | None
+    recorded_at: datetime
+    by: str

@@ -1,4 +1,4 @@
-"""The result of ``opgov import`` (``POST /api/v1/snapshots``).
+"""The results of ``opgov import`` (``POST /api/v1/snapshots``) and ``opgov snapshots``.
 
 A frozen standard-library dataclass, as every result: ``opgov import`` prints its text (and
 its ``--json``, :func:`opgov.results.plain.to_json`) without loading pydantic. The import fills
@@ -6,10 +6,11 @@ its lists and counts while it runs; the API serves it as it is.
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from opgov.results.plain import about as _about
 
-__all__ = ["ImportResult"]
+__all__ = ["ImportResult", "SnapshotView"]
 
 
 @dataclass(frozen=True)
@@ -37,3 +38,18 @@ class ImportResult:
     historical: bool = field(default=False, metadata=_about(
         "an older release stored in its place in history (--historical): the latest snapshot stays the latest, "
         "no findings recorded"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SnapshotView:
+    """An imported snapshot."""
+
+    id: int
+    label: str
+    source: str
+    content_hash: str = field(metadata=_about("sha256 of the file"))
+    imported_at: datetime
+    actor: str
+    operators: int
+    position: int = field(metadata=_about("its place in history, 1 = the oldest"))
+    historical: bool = field(metadata=_about("an older release stored in its place with import --historical"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from opgov.results.models import OperatorDetail
+from opgov.results.ops import OperatorDetail
 from opgov.results.plain import about as _about
 from opgov.results.runtimes import OperatorRuntime
 

@@ -7,9 +7,8 @@ Frozen standard-library dataclasses, as every result: ``check-pr`` never loads p
 """
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-from opgov.core.vocab import FindingKind, Severity
+from opgov.results.vocab import FindingKind, Severity
 
 __all__ = ["PrFindingOut", "PrReportOut", "PrSummary"]
 
@@ -19,8 +18,8 @@ class PrFindingOut:
     """One finding: a rule id, a severity, where (file and line) and what the PR author can do."""
 
     rule: str
-    severity: Literal[tuple(Severity)]  # type: ignore[valid-type]
-    kind: Literal[tuple(FindingKind)]  # type: ignore[valid-type]  # check-bc's kinds, or a policy rule's
+    severity: Severity
+    kind: FindingKind  # check-bc's kinds, or a policy rule's
     operator: str | None
     message: str
     file: str | None

@@ -1,5 +1,5 @@
 """The committee's workbench: ``opgov queue``, ``GET /api/v1/queue``, the ``/queue`` page, and
-``opgov triage --suggested``.
+``opgov triage`` (with and without ``--suggested``).
 
 Frozen standard-library dataclasses (the API serves them as they are; ``--json`` is
 :func:`opgov.results.plain.to_json`). The evidence is core's (:mod:`opgov.core.queue`).
@@ -7,11 +7,17 @@ Frozen standard-library dataclasses (the API serves them as they are; ``--json``
 No ``from __future__ import annotations``: pydantic reads these annotations as objects.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opgov.core.queue import Evidence
+from opgov.results.governance import ProposalView
+from opgov.results.plain import about as _about
+from opgov.results.vocab import ProposalKind
 
-__all__ = ["Agenda", "AgendaItem", "OpenProposalRef", "QueueItem", "QueueView", "SuggestedProposal", "SuggestedTriage"]
+__all__ = [
+    "Agenda", "AgendaItem", "OpenProposalRef", "QueueItem", "QueueView", "SuggestedProposal", "SuggestedTriage",
+    "TriageResult",
+]
 
 
 @dataclass(frozen=True)
@@ -110,3 +116,13 @@ class Agenda:
     most_impact: tuple[AgendaItem, ...]
     shown: int
     torch: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TriageResult:
+    """``opgov triage``: the review queue's operators a filter or a file selects, proposed in bulk."""
+
+    kind: ProposalKind
+    applied: bool = field(metadata=_about("false: a dry run, nothing written; true: one proposal (and event) each"))
+    selected: list[str] = field(metadata=_about("the queue's operators selected, by name"))
+    proposals: list[ProposalView] = field(default_factory=list, metadata=_about("the proposals opened (applied only)"))

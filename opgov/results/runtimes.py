@@ -3,15 +3,19 @@ the coverage matrix, whether a runtime runs a model, and the export-time check."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from opgov.core.corpus import Finding, ModelCheck
 from opgov.results.model_args import ModelArguments
 from opgov.results.plain import about as _about
 
-__all__ = ["CoverageMatrix", "ExportCheck", "LifecycleNote", "MatrixModel", "MatrixOperator", "MatrixRuntime",
-           "MissingOperator", "OperatorRuntime", "OpsSource", "RuntimeAdded", "RuntimeDetail", "RuntimeFit",
-           "RuntimeList", "RuntimeModelCheck", "RuntimeSummary"]
+__all__ = [
+    "CoverageMatrix", "ExportCheck", "LifecycleNote", "MatrixModel", "MatrixOperator", "MatrixRuntime",
+    "MissingOperator", "ModelCheckReport", "ModelFinding", "OperatorRuntime", "OpsSource", "RuntimeAdded",
+    "RuntimeDetail", "RuntimeFit", "RuntimeList", "RuntimeModelCheck", "RuntimeSummary",
+]
 
 
 # --- registered runtimes ---------------------------------------------------------------------------
@@ -200,3 +204,39 @@ class ExportCheck:
     runtimes: list[RuntimeFit] = field(metadata=_about("every registered runtime, by name and version"))
     arguments: ModelArguments | None = field(default=None, metadata=_about(
         "with a runtime: the calls checked argument by argument against the torch release it follows"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelFinding:
+    """One finding of check-model: an operator of the model, the rule it breaks and what to do."""
+
+    rule: str
+    op: str
+    message: str
+    replacement: str | None = None
+    date: datetime | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelCheckReport:
+    """JSON shape of ``opgov check-model --format json``."""
+
+    ok: bool
+    operators: list[str]
+    errors: list[ModelFinding]
+    warnings: list[ModelFinding]
+    notes: list[ModelFinding]
+    earliest_snapshot: str | None
+    snapshots_checked: int
+    # each .pt2 archive's calls, argument by argument, against the snapshot given as the runtime
+    arguments: list[ModelArguments] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+
+    @classmethod
+    def of(cls, check: ModelCheck) -> "ModelCheckReport":
+        def out(fs: Sequence[Finding]) -> list[ModelFinding]:
+            return [ModelFinding(rule=f.rule, op=f.op, message=f.message, replacement=f.replacement, date=f.date)
+                    for f in fs]
+
+        return cls(ok=check.ok, operators=list(check.ops), errors=out(check.errors),
+                   warnings=out(check.warnings), notes=out(check.notes),
+                   earliest_snapshot=check.earliest_snapshot, snapshots_checked=check.snapshots_checked)

@@ -1,12 +1,13 @@
-"""The results of the upgrader use cases (:mod:`opgov.services.upgraders`): recorded upgraders,
-the version bumps they came with, and their 180-day timers."""
+"""The results of the upgrader use cases (:mod:`opgov.services.upgraders`): recorded upgraders
+and the version bumps they came with (their 180-day timers are the lifecycle's,
+:mod:`opgov.results.lifecycle`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 
-__all__ = ["UpgraderAdded", "UpgraderList", "UpgraderTimer", "UpgraderTimers", "UpgraderView", "VersionBump"]
+__all__ = ["UpgraderAdded", "UpgraderList", "UpgraderView", "VersionBump"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,19 +46,3 @@ class UpgraderList:
     current_version: int  # the highest recorded operator version
     upgraders: list[UpgraderView]
     bumps: list[VersionBump]
-
-
-@dataclass(frozen=True, kw_only=True)
-class UpgraderTimer:
-    name: str
-    operator: str
-    bump: int
-    bumped_on: date
-    replaceable_from: datetime
-    days_left: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class UpgraderTimers:
-    due: list[UpgraderTimer]  # may be replaced now
-    within: list[UpgraderTimer]  # may be replaced within the horizon

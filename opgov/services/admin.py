@@ -10,7 +10,7 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, m
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
 from opgov.services.common import SYSTEM_ACTOR, Ctx, is_simulation, log_event
-from opgov.results.models import DatabaseStatus, EventsPage, EventView, LogVerification, RevisionChange
+from opgov.results.admin import DatabaseStatus, EventsPage, EventView, LogVerification, RevisionChange
 
 
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> RevisionChange:
@@ -188,7 +188,7 @@ def verify_log(ctx: Ctx) -> LogVerification:
     """Walk the event log's hash chain, oldest first; the first broken link, if any."""
     from opgov.core.eventlog import verify_chain
     from opgov.db import tables
-    from opgov.results.models import ChainBreak
+    from opgov.results.admin import ChainBreak
 
     events = tables.events
     rows = ctx.session.execute(select(events.c.id, events.c.at, events.c.actor, events.c.action, events.c.subject,

@@ -1,4 +1,4 @@
-"""Members, settings, proposals, votes and decisions. Each function is one use case, run inside
+"""Members, settings, proposals, votes and historical decisions. Each function is one use case, run inside
 the caller's transaction; a refusal raises before anything is written."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 from sqlalchemy import func, select
 
 from opgov.db.models import DecompRule, Decision, Member, Operator, Proposal, Setting, Vote
-from opgov.services.decompositions import BreakChecks, refuse_if_breaks
+from opgov.services.decomps import BreakChecks, refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
@@ -16,8 +16,9 @@ from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find
                                    get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
                                    require_text, role_of, serialize, single_user_mode, member_name,
                                    lookalike_member)
-from opgov.results.models import (DecisionsLoaded, TriageResult, MemberView, ProposalDecision, ProposalView, SettingChange,
-                                    Settings, VoteView)
+from opgov.results.governance import (
+    DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange, Settings, VoteView,
+)
 
 KIND_TO_CATEGORY = {kind.value: kind.category.value for kind in ProposalKind}
 
@@ -498,7 +499,7 @@ def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
     # operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
     # rather than leave it for check-decomps to find.
     from opgov.core.decomps import check
-    from opgov.services.decompositions import current_rules, implicit_operators, registry_state
+    from opgov.services.decomps import current_rules, implicit_operators, registry_state
 
     session.flush()
     ruled = {r.op for r in records if r.category == "decomposable"}
@@ -509,7 +510,6 @@ def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
     return DecisionsLoaded(file=shown, decisions=len(records), recorded=loaded,
                            already_recorded=len(records) - loaded, superseded=superseded,
                            decomposition_errors=errors)
-
 
 
 # --- bulk triage of the review queue ------------------------------------------------------------------
@@ -530,41 +530,3 @@ def record_decisions(ctx: Ctx, decisions: Content | None = None, shipped: str | 
     if path is None:
         raise BadInput(f"shipped: no shipped decisions file {shipped!r} (there are: {', '.join(SHIPPED_DECISIONS)})")
     return load_decisions(ctx, str(path))
-
-
-def review_queue_names(session) -> list[str]:
-    """The operators waiting for the committee (needs_review), present, functional, with no open
-    proposal, by name."""
-    waiting = session.scalars(select(Operator).where(Operator.needs_review.is_(True), Operator.present.is_(True),
-                                                    Operator.kind == "functional").order_by(Operator.qualname)).all()
-    opened = set(session.scalars(select(Proposal.operator_id).where(Proposal.status == "open")))
-    return [op.qualname for op in waiting if op.id not in opened]
-
-
-def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = None,
-           operators: list[str] | None = None, apply: bool = False) -> TriageResult:
-    """Propose ``kind`` (core, decompose needs targets so is refused here, custom) with one rationale
-    for every operator of the review queue that a glob of ``match`` or a name of ``operators`` selects.
-    A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
-    this one transaction (a refusal of any names it and writes none)."""
-    import fnmatch
-
-    from opgov.core.names import canonical
-
-    if kind not in ("core", "custom"):
-        raise BadInput(f"triage proposes core or custom (a decomposition needs its targets: propose-decompose), "
-                       f"not {kind!r}")
-    rationale = require_text(rationale, "the rationale")
-    if not match and not operators:
-        raise BadInput("name the operators to triage: --match GLOB and/or --file FILE")
-    require(ctx, "propose", "make proposals")
-    queue = review_queue_names(ctx.session)
-    wanted = {canonical(n) for n in operators or ()}
-    outside = sorted(wanted - set(queue))
-    if outside:
-        raise PolicyRefusal(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
-                                                                      if len(outside) > 1 else ""), subject=outside[0])
-    # nothing selected is an answer, not an error (the CLI says it and exits 2, as it always has)
-    selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
-    opened = propose_many(ctx, [(op, kind, rationale, None) for op in selected]) if apply else []
-    return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)

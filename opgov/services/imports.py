@@ -20,9 +20,9 @@ from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events
 
 def list_snapshots(ctx: Ctx) -> list:
     """Every imported snapshot in the order of history, oldest first
-    (:class:`~opgov.results.models.SnapshotView`)."""
+    (:class:`~opgov.results.imports.SnapshotView`)."""
     from opgov.services.common import is_historical
-    from opgov.results.models import SnapshotView
+    from opgov.results.imports import SnapshotView
 
     s = snapshots.c
     return [SnapshotView(id=r.id, label=r.label, source=r.source, content_hash=r.content_hash,
@@ -125,7 +125,7 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     current = stored.latest_entries(session)  # the previous snapshot's entries
     result = _apply(ctx, registry, snapshot_id, position, label, previous_id=previous_id, current=current)
     if previous_id is not None:
-        from opgov.services.compat_checks import StoredEntry, record_import_findings
+        from opgov.services.compat import StoredEntry, record_import_findings
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file

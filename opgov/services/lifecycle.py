@@ -1,4 +1,5 @@
-"""Lifecycle use cases: deprecate, mark-deprecated, delete, undeprecate, tick."""
+"""Lifecycle use cases: deprecate, mark-deprecated, delete, undeprecate, tick, and the upgraders'
+180-day timers the tick reports."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
 from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
                                    serialize)
-from opgov.results.models import LifecycleStepResult, NextStep, Reference, TickItem, TickResult
+from opgov.results.lifecycle import LifecycleStepResult, NextStep, Reference, TickItem, TickResult
+import math
+from opgov.core.upgraders import (replaceable_from)
+from opgov.results.lifecycle import UpgraderTimer, UpgraderTimers
+from opgov.services.upgraders import bumps_of, recorded_upgraders
 
 
 def periods(ctx: Ctx) -> Periods:
@@ -248,3 +253,24 @@ def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:
             moved.update(_step(ctx, locked, item.to_state, "due: applied by tick").family)
             applied.append(item)
     return TickResult(now=now, due=due_now, within=coming, applied=applied)
+
+
+def upgrader_timers(ctx: Ctx, *, within_days: int = 0) -> UpgraderTimers:
+    """In-force upgraders whose 180 days after their bump have passed (they may be replaced now), and
+    those whose 180 days end within ``within_days``."""
+    now = ctx.now()
+    horizon = now + timedelta(days=max(within_days, 0))
+    bump_dates = bumps_of(ctx.session)
+    due, within = [], []
+    for u, _ in recorded_upgraders(ctx.session, bump_dates):
+        if u.replaced_by is not None or u.bumped_on is None:
+            continue
+        ready = replaceable_from(u.bumped_on)
+        left = max(0, math.ceil((ready - now).total_seconds() / 86400))
+        timer = UpgraderTimer(name=u.name, operator=u.operator, bump=u.bumped_at, bumped_on=u.bumped_on,
+                              replaceable_from=ready, days_left=left)
+        if ready <= now:
+            due.append(timer)
+        elif ready <= horizon:
+            within.append(timer)
+    return UpgraderTimers(due=due, within=within)

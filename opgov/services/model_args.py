@@ -49,7 +49,7 @@ class _Schemas:
 
     def of(self, label: str) -> dict[str, str]:
         if label not in self._read:
-            from opgov.services.compat_checks import snapshot_by_label
+            from opgov.services.compat import snapshot_by_label
 
             self._read[label] = dict(snapshot_by_label(self.session, label).schemas)
         return self._read[label]
@@ -127,9 +127,9 @@ class _Checker:
                 note = (f"no snapshot holds torch {version}, which wrote the archive: defaults and schema "
                         "changes are not compared")
         if self.upgraders is None:
-            from opgov.services.upgraders import _bumps, _recorded
+            from opgov.services.upgraders import bumps_of, recorded_upgraders
 
-            self.upgraders = [u for u, _ in _recorded(self.ctx.session, _bumps(self.ctx.session))]
+            self.upgraders = [u for u, _ in recorded_upgraders(self.ctx.session, bumps_of(self.ctx.session))]
         problems = check_calls(calls, model_release=model_label or (version or "unknown"),
                                runtime_release=runtime_label,
                                model_schemas=schemas.of(model_label) if model_label else None,

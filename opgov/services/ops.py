@@ -8,8 +8,10 @@ from opgov.core.vocab import Category, Lifecycle
 from opgov.db import entries
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot
 from opgov.services.common import Ctx, find_operator
-from opgov.results.models import (DecisionView, HistoryChange, HistoryEntry, LifecycleStepView, OperatorDetail,
-                                  OperatorFinding, OperatorSummary, ProposalRef)
+from opgov.results.ops import (
+    DecisionView, HistoryChange, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding, OperatorSummary,
+    ProposalRef,
+)
 
 CATEGORIES = tuple(Category)
 LIFECYCLES = tuple(Lifecycle)
@@ -216,7 +218,7 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
                                    reason=s.reason, replacement=s.replacement)
                  for s in session.scalars(select(LifecycleStep).where(LifecycleStep.operator_id == op.id)
                                           .order_by(LifecycleStep.at, LifecycleStep.id))]
-    from opgov.services.compat_checks import judge_stored
+    from opgov.services.compat import judge_stored
 
     stored = session.scalars(select(Finding).where(Finding.operator == op.qualname)
                              .order_by(Finding.snapshot_id, Finding.id)).all()

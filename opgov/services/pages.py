@@ -16,7 +16,7 @@ from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetDat
 def models_location(models: str | None = None) -> str | None:
     """The model corpus: ``models`` if given, else ``OPGOV_MODELS_DIR`` (as ``check-model`` finds
     bare corpus names)."""
-    from opgov.services.decompositions import corpora_dir
+    from opgov.services.decomps import corpora_dir
 
     if models:
         return models
@@ -27,7 +27,7 @@ def models_location(models: str | None = None) -> str | None:
 def load_models(models: str | None) -> list[ModelEntry]:
     if not models:
         return []
-    from opgov.services.decompositions import load_corpora
+    from opgov.services.decomps import load_corpora
 
     merged = load_corpora(models)
     return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
@@ -35,7 +35,7 @@ def load_models(models: str | None) -> list[ModelEntry]:
 
 
 def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
-    """The policy of :func:`opgov.services.decompositions.build` for every choice at once."""
+    """The policy of :func:`opgov.services.decomps.build` for every choice at once."""
     from sqlalchemy import select
 
     from opgov.core.errors import BadInput
@@ -43,7 +43,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.opset import POLICY_FLAGS, OpInfo, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
-    from opgov.services.decompositions import current_rules, implicit_operators, opset_facts, out_variants
+    from opgov.services.decomps import current_rules, implicit_operators, opset_facts, out_variants
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind, c.schema).where(c.present)

@@ -157,7 +157,7 @@ def database_facts(session, today: date) -> DatabaseFacts:
     from sqlalchemy import select
 
     from opgov.db import tables
-    from opgov.services.compat_checks import _exceptions
+    from opgov.services.compat import _exceptions
 
     c = tables.operators.c
     rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
@@ -181,7 +181,7 @@ def load_config(config: str | None) -> PolicyConfig:
 def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today: date,
                  facts: DatabaseFacts | None = None) -> tuple[PrReport, Source, Source]:
     """The whole gate: both sides, the rules files, the decisions on record, then the check."""
-    from opgov.services.compat_checks import Side, raw_findings
+    from opgov.services.compat import Side, raw_findings
 
     base_rev = default_base(cfg) if base is None else None
     base_src = resolve_source(base, cfg, default_rev=base_rev)

@@ -1,6 +1,7 @@
 """The committee's workbench: every operator waiting for the committee, with its evidence and the
 decision that evidence suggests (``opgov queue``, ``GET /api/v1/queue``, the ``/queue`` page),
-and a proposal opened for each suggestion in one go (``opgov triage --suggested``).
+and triage: a proposal opened, in one go, for each queued operator a glob or a name selects
+(``opgov triage``) or for each suggestion (``opgov triage --suggested``).
 
 An operator waits when the record says so: its category is undecided (new in a snapshot) or a
 release added or dropped its ``core`` tag (both the review flag the import sets, as the weekly
@@ -25,6 +26,12 @@ from opgov.db.tables import operators, proposals, snapshots
 from opgov.results.queue import (Agenda, AgendaItem, OpenProposalRef, QueueItem, QueueView, SuggestedProposal,
                                  SuggestedTriage)
 from opgov.services.common import Ctx
+from opgov.db.models import Operator, Proposal
+from opgov.core.errors import PolicyRefusal
+from opgov.services.common import (require,
+                                   require_text)
+from opgov.results.queue import TriageResult
+from opgov.services.governance import propose_many
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
 _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
@@ -38,7 +45,7 @@ def _models(models: str | None):
     location = models_location(models)
     if not location:
         return None, {}
-    from opgov.services.decompositions import load_corpora
+    from opgov.services.decomps import load_corpora
 
     return location, load_corpora(location)
 
@@ -48,7 +55,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     labels in history order; each label's place; and what the evidence was read from."""
     from opgov.core.graph_ops import is_graph_op
     from opgov.core.schema import OperatorName
-    from opgov.services.decompositions import current_rules, opset_facts
+    from opgov.services.decomps import current_rules, opset_facts
     from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
 
     session = ctx.session
@@ -259,3 +266,41 @@ def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
     impact = _view(read, sort="impact", limit=shown)
     return Agenda(total=oldest.total, counts=oldest.counts, oldest=tuple(entry(i) for i in oldest.items),
                   most_impact=tuple(entry(i) for i in impact.items if i.impact), shown=shown, torch=oldest.torch)
+
+
+def review_queue_names(session) -> list[str]:
+    """The operators waiting for the committee (needs_review), present, functional, with no open
+    proposal, by name."""
+    waiting = session.scalars(select(Operator).where(Operator.needs_review.is_(True), Operator.present.is_(True),
+                                                    Operator.kind == "functional").order_by(Operator.qualname)).all()
+    opened = set(session.scalars(select(Proposal.operator_id).where(Proposal.status == "open")))
+    return [op.qualname for op in waiting if op.id not in opened]
+
+
+def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = None,
+           operators: list[str] | None = None, apply: bool = False) -> TriageResult:
+    """Propose ``kind`` (core, decompose needs targets so is refused here, custom) with one rationale
+    for every operator of the review queue that a glob of ``match`` or a name of ``operators`` selects.
+    A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
+    this one transaction (a refusal of any names it and writes none)."""
+    import fnmatch
+
+    from opgov.core.names import canonical
+
+    if kind not in ("core", "custom"):
+        raise BadInput(f"triage proposes core or custom (a decomposition needs its targets: propose-decompose), "
+                       f"not {kind!r}")
+    rationale = require_text(rationale, "the rationale")
+    if not match and not operators:
+        raise BadInput("name the operators to triage: --match GLOB and/or --file FILE")
+    require(ctx, "propose", "make proposals")
+    queue = review_queue_names(ctx.session)
+    wanted = {canonical(n) for n in operators or ()}
+    outside = sorted(wanted - set(queue))
+    if outside:
+        raise PolicyRefusal(f"{outside[0]} is not in the review queue" + (f" (and {len(outside) - 1} more)"
+                                                                      if len(outside) > 1 else ""), subject=outside[0])
+    # nothing selected is an answer, not an error (the CLI says it and exits 2, as it always has)
+    selected = [op for op in queue if op in wanted or any(fnmatch.fnmatchcase(op, glob) for glob in match or ())]
+    opened = propose_many(ctx, [(op, kind, rationale, None) for op in selected]) if apply else []
+    return TriageResult(kind=kind, applied=apply, selected=selected, proposals=opened)

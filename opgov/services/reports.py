@@ -1,4 +1,4 @@
-"""The weekly committee report: fill :class:`opgov.results.report.WeeklyReport` from the database.
+"""The weekly committee report: fill :class:`opgov.results.reports.WeeklyReport` from the database.
 
 The period is ``(since, as_of]``: ``as_of`` defaults to now and ``since`` to seven days before
 ``as_of``, so consecutive weekly reports neither overlap nor leave a gap. A date given alone
@@ -33,7 +33,7 @@ from opgov.db.models import BcException, Event, Finding, LifecycleStep, Operator
 from opgov.core.errors import BadInput
 from opgov.core.lifecycle import next_timed_step
 from opgov.core.vocab import Category, Lifecycle, Severity
-from opgov.results.report import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
+from opgov.results.reports import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
                                   ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
                                   ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
 from opgov.services.common import Ctx, get_int_setting
@@ -247,7 +247,7 @@ def _closure_rows(session) -> list:
     from opgov.core.closure import compare
     from opgov.results.closure import ClosureRow
     from opgov.services.closure import compute
-    from opgov.services.decompositions import torch_releases
+    from opgov.services.decomps import torch_releases
 
     held = torch_releases(session)
     if not held:
@@ -382,7 +382,7 @@ def _findings(ctx: Ctx, in_period: list, snapshots: list, as_of: datetime) -> li
         return []
     order = {s.id: i for i, s in enumerate(snapshots)}
     labels = {s.id: s.label for s in snapshots}
-    from opgov.services.compat_checks import judge_stored
+    from opgov.services.compat import judge_stored
 
     rows = ctx.session.execute(select(Finding.snapshot_id, Finding.base_snapshot_id, Finding.operator, Finding.kind,
                                       Finding.rule, Finding.severity, Finding.message)

@@ -313,7 +313,7 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
     none exists); the deprecating, deprecated and deleted operators with their dates; the earliest
     snapshot that holds every operator and the earliest version of the runtime that runs it."""
     from opgov.formats.oplists import read_model_specs, union
-    from opgov.services.decompositions import corpora_dir
+    from opgov.services.decomps import corpora_dir
 
     lists = read_model_specs(models, corpora_dir=corpora_dir())
     ops = list(union(lists))
@@ -364,8 +364,8 @@ def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | N
         raise BadInput("models: upload at least one model file (.pt2, selected_operators.yaml, op list)")
     if runtime is not None and "@" in runtime:
         return check_model_on_runtime(ctx, models, runtime)
-    from opgov.results.decomps import ModelCheckReport
-    from opgov.services.decompositions import check_model as against_registry
+    from opgov.results.runtimes import ModelCheckReport
+    from opgov.services.decomps import check_model as against_registry
 
     report = ModelCheckReport.of(against_registry(ctx, list(models), runtime=runtime))
     if runtime is None:
@@ -390,8 +390,8 @@ def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | Non
     ops = list(dict.fromkeys(ops))
     if runtime is not None and "@" in runtime:
         return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], runtime)
-    from opgov.results.decomps import ModelCheckReport
-    from opgov.services.decompositions import check_model_ops
+    from opgov.results.runtimes import ModelCheckReport
+    from opgov.services.decomps import check_model_ops
 
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=runtime))
 
@@ -410,7 +410,7 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     summaries = _summaries(found, registry)
     model_ops: dict[str, tuple[str, ...]] = {}
     if models is not None:
-        from opgov.services.decompositions import load_corpora
+        from opgov.services.decomps import load_corpora
 
         merged = load_corpora(models)
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
@@ -437,7 +437,7 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
     """``opgov runtimes coverage``: :func:`coverage_matrix` with the models of ``models`` (a corpus
     on this machine), else those of ``OPGOV_MODELS_DIR`` when it names a folder (on the server: the
     models it bundles); ``format`` md or text answers its text (opgov.render.runtimes.render_matrix)."""
-    from opgov.services.decompositions import corpora_dir
+    from opgov.services.decomps import corpora_dir
 
     if models is None:
         bundled = corpora_dir()

@@ -7,7 +7,7 @@ from sqlalchemy import func, select, text
 
 from opgov.core.vocab import Category
 from opgov.db import tables
-from opgov.results.models import StatusReport
+from opgov.results.status import StatusReport
 from opgov.services.common import Ctx, latest_snapshot_id
 
 

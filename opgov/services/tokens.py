@@ -21,7 +21,7 @@ from sqlalchemy import select
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.db.models import ApiToken, Member
 from opgov.services.common import Ctx, log_event, member_name, require, require_text, single_user_mode
-from opgov.results.models import TokenCreated, TokenView
+from opgov.results.tokens import TokenCreated, TokenView
 
 PREFIX = "opgov_"
 MAX_EXPIRES_DAYS = 36500  # a hundred years; a date further on does not fit

@@ -7,8 +7,8 @@ call and a return):
   with (date and reason, as versions.h writes them); ``replaces`` another one only once its bump
   is :data:`~opgov.core.upgraders.REPLACE_AFTER_DAYS` days old
 - :func:`list_upgraders`, :func:`show_upgrader` — ``opgov upgraders list|show``
-- :func:`upgrader_timers` — what ``opgov tick`` reports: upgraders that may now be replaced, and
-  those that may be within the horizon
+- :func:`bumps_of`, :func:`recorded_upgraders` — the bumps and the upgraders on record, which the lifecycle's
+  timers (:func:`opgov.services.lifecycle.upgrader_timers`) and the model checks read too
 - :func:`cover_findings` — what ``opgov check-bc`` does with a BC break of a non-core operator:
   covered when a recorded upgrader adapts its old schema, otherwise the upgrader to add
 
@@ -17,8 +17,7 @@ The rules are pure (:mod:`opgov.core.upgraders`); queries use the Core tables on
 
 from __future__ import annotations
 
-import math
-from datetime import date, timedelta
+from datetime import date
 
 from sqlalchemy import func, insert, select, update
 
@@ -29,20 +28,19 @@ from opgov.core.upgraders import (Upgrader, check_replace, default_name, normali
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
 from opgov.services.common import Ctx, log_event, require
-from opgov.results.upgraders import (UpgraderAdded, UpgraderList, UpgraderTimer, UpgraderTimers, UpgraderView,
-                                     VersionBump)
+from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderView, VersionBump
 
 
 # --- reading ---------------------------------------------------------------------------------------
 
 
-def _bumps(session) -> dict[int, VersionBump]:
+def bumps_of(session) -> dict[int, VersionBump]:
     b = bumps.c
     return {r.version: VersionBump(version=r.version, bumped_on=r.bumped_on, reason=r.reason)
             for r in session.execute(select(b.version, b.bumped_on, b.reason).order_by(b.version))}
 
 
-def _recorded(session, bump_dates: dict[int, VersionBump]) -> list[tuple[Upgrader, object]]:
+def recorded_upgraders(session, bump_dates: dict[int, VersionBump]) -> list[tuple[Upgrader, object]]:
     rows = session.execute(select(upgraders).order_by(upgraders.c.operator, upgraders.c.start_version)).all()
     out = []
     for r in rows:
@@ -98,7 +96,7 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
     name = (name or default_name(op, start, end)).strip()
     if not name or not name.replace("_", "a").isalnum():
         raise BadInput(f"upgrader name {name!r}: letters, digits and underscores only")
-    bump_dates = _bumps(session)
+    bump_dates = bumps_of(session)
     bump = bump_dates.get(end + 1)
     if bump is None:
         if bumped_on is None or not (reason or "").strip():
@@ -115,7 +113,7 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
         raise BadInput(f"version bump {end + 1} is recorded already, on {bump.bumped_on.isoformat()} "
                        f"({bump.reason}); leave out --bumped-on and --reason, or give the same")
     require(ctx, "upgraders", "record upgraders")
-    recorded = _recorded(session, bump_dates)
+    recorded = recorded_upgraders(session, bump_dates)
     for u, _ in recorded:
         if u.name == name:
             if (u.operator, u.start, u.end, normalize_schema(u.old_schema)) == (op, start, end, normalized) \
@@ -154,15 +152,15 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
 
 
 def list_upgraders(ctx: Ctx) -> UpgraderList:
-    bump_dates = _bumps(ctx.session)
-    views = [_view(u, row, bump_dates) for u, row in _recorded(ctx.session, bump_dates)]
+    bump_dates = bumps_of(ctx.session)
+    views = [_view(u, row, bump_dates) for u, row in recorded_upgraders(ctx.session, bump_dates)]
     return UpgraderList(current_version=current_version(ctx.session), upgraders=views,
                         bumps=list(bump_dates.values()))
 
 
 def show_upgrader(ctx: Ctx, name: str) -> UpgraderView:
-    bump_dates = _bumps(ctx.session)
-    recorded = _recorded(ctx.session, bump_dates)
+    bump_dates = bumps_of(ctx.session)
+    recorded = recorded_upgraders(ctx.session, bump_dates)
     for u, row in recorded:
         if u.name == name:
             return _view(u, row, bump_dates)
@@ -170,27 +168,6 @@ def show_upgrader(ctx: Ctx, name: str) -> UpgraderView:
 
     close = difflib.get_close_matches(name, [u.name for u, _ in recorded], n=3, cutoff=0.6)
     raise NotFound(f"unknown upgrader {name}" + (f"; did you mean {', '.join(close)}?" if close else ""))
-
-
-def upgrader_timers(ctx: Ctx, *, within_days: int = 0) -> UpgraderTimers:
-    """In-force upgraders whose 180 days after their bump have passed (they may be replaced now), and
-    those whose 180 days end within ``within_days``."""
-    now = ctx.now()
-    horizon = now + timedelta(days=max(within_days, 0))
-    bump_dates = _bumps(ctx.session)
-    due, within = [], []
-    for u, _ in _recorded(ctx.session, bump_dates):
-        if u.replaced_by is not None or u.bumped_on is None:
-            continue
-        ready = replaceable_from(u.bumped_on)
-        left = max(0, math.ceil((ready - now).total_seconds() / 86400))
-        timer = UpgraderTimer(name=u.name, operator=u.operator, bump=u.bumped_at, bumped_on=u.bumped_on,
-                              replaceable_from=ready, days_left=left)
-        if ready <= now:
-            due.append(timer)
-        elif ready <= horizon:
-            within.append(timer)
-    return UpgraderTimers(due=due, within=within)
 
 
 def cover_findings(session, report, core: set[str]):
@@ -203,8 +180,8 @@ def cover_findings(session, report, core: set[str]):
     from opgov.core.vocab import Severity
     from opgov.results.compat import CheckReport
 
-    bump_dates = _bumps(session)
-    recorded = [u for u, _ in _recorded(session, bump_dates)]
+    bump_dates = bumps_of(session)
+    recorded = [u for u, _ in recorded_upgraders(session, bump_dates)]
     version = current_version(session)
     changed = []
     for f in report.findings:

@@ -24,7 +24,8 @@ from opgov.usecases.declaration import PREFIX, UseCase
 __all__ = ["AREAS", "PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
 
 # the modules of this package that declare use cases (each its DECLARED), the registry's first
-AREAS = ("imports", "registry", "checks", "admin", "governance", "decomps", "runtimes", "compat", "queue")
+AREAS = ("imports", "ops", "admin", "compat", "reports", "sync", "governance", "tokens", "status", "lifecycle", "upgraders",
+         "queue", "decomps", "closure", "runtimes")
 
 
 def declared() -> Iterator[UseCase]:

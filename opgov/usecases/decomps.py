@@ -1,46 +1,36 @@
-"""Decomposition rules (the list, loading a rules file, importing torch's table), their checks and
+"""Decomposition rules (the list, loading a rules file, importing torch's table), their check and
 the build-your-own opset."""
 
 from __future__ import annotations
 
-from opgov.results.closure import ClosureReport
-from opgov.results.decomps import OpsetReport, ViolationsReport
-from opgov.results.models import RuleView, RulesLoaded, TorchRulesImported
-from opgov.usecases.declaration import UseCase, lazy
-from opgov.usecases.requests.decomps import ClosureQuery, DecompsCheck, OpsetRequest, RulesFile, TorchImportRequest
+from opgov.results.decomps import OpsetReport, RulesLoaded, RuleView, TorchRulesImported, ViolationsReport
+from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.requests.decomps import DecompsCheck, OpsetRequest, RulesFile, TorchImportRequest
 
 
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("decomps list", group="decompositions", result=list[RuleView], service=lazy("opgov.services.decompositions", "list_rules"), orm=False,
+    UseCase("decomps list", group="decompositions", result=list[RuleView], service=lazy("opgov.services.decomps", "list_rules"), orm=False,
             method="GET", path="/api/v1/decomps",
             summary="Every rule (operator → targets) with where it came from, by operator."),
     UseCase("check-decomps", group="decompositions", request=DecompsCheck, result=ViolationsReport,
-            service=lazy("opgov.services.decompositions", "check_report"), orm=False, method="GET", path="/api/v1/decomps/check",
+            service=lazy("opgov.services.decomps", "check_report"), orm=False, method="GET", path="/api/v1/decomps/check",
             summary="Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.",
             description="What `opgov check-decomps` prints (`errors` > 0 is what makes it exit 1). Writes nothing."),
     UseCase("decomps load", group="decompositions", request=RulesFile, result=RulesLoaded,
-            service=lazy("opgov.services.decompositions", "load_rules_upload"), writes=True, orm=False, method="POST", path="/api/v1/decomps",
+            service=lazy("opgov.services.decomps", "load_rules_upload"), writes=True, orm=False, method="POST", path="/api/v1/decomps",
             status=201, summary="Record the rules of an uploaded rules file (maintainers).",
             description="Refused (409, nothing recorded) when a rule would make a decomposition produce a non-core "
                         "operator, a cycle or a deprecated target; a committee decision's rule is kept over a file's "
                         "(decision > file > torch)."),
     UseCase("decomps import-torch", group="decompositions", request=TorchImportRequest, result=TorchRulesImported,
-            service=lazy("opgov.services.decompositions", "import_torch"), writes=True, orm=False, method="POST",
+            service=lazy("opgov.services.decomps", "import_torch"), writes=True, orm=False, method="POST",
             path="/api/v1/decomps/import-torch",
             summary="Record the rules of torch.export's default decomposition table, traced on the server "
                     "(maintainers).",
             description="The server needs torch installed. Other writes go on while torch traces: the role and "
                         "the names are checked first, in a transaction of their own."),
-    UseCase("decomps closure", group="decompositions", request=ClosureQuery, result=ClosureReport,
-            service=lazy("opgov.services.closure", "closure_report"),
-            orm=False, method="GET", path="/api/v1/decomps/closure",
-            summary="The closure proof: does each operator of torch's default decomposition table end only in core "
-                    "operators, following the table as traced?",
-            description="From the facts `decomps import-torch` recorded. Each item: `op`, `closed`, `ends_in` (the "
-                        "operators it ends in) and, when not closed, `why`. `against`: the change from another "
-                        "closure (operators that stopped or started closing: a finding)."),
     UseCase("opset build", group="reports", request=OpsetRequest, result=OpsetReport,
-            service=lazy("opgov.services.decompositions", "opset_report"), orm=False, method="GET", path="/api/v1/opset",
+            service=lazy("opgov.services.decomps", "opset_report"), orm=False, method="GET", path="/api/v1/opset",
             summary="The operators a backend must implement after the chosen decompositions.",
             description="JSON, or what `opgov opset build --format text|selective-build|python` prints (the "
                         "selective-build yaml with the out= variants ExecuTorch's kernels implement)."),

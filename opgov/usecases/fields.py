@@ -18,9 +18,9 @@ from pydantic import BeforeValidator, Field, Strict, WithJsonSchema
 
 from opgov.core.names import NAME_PATTERN
 from opgov.core.runtimes import RUNTIME_ID_PATTERN
+from opgov.core.settings import SETTING_RANGE
 from opgov.core.vocab import Role as _Role
 from opgov.formats.files import Content
-from opgov.core.settings import SETTING_RANGE
 from opgov.resources import SHIPPED_DECISIONS
 
 OperatorName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=300,

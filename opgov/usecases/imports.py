@@ -1,11 +1,11 @@
-"""Importing a snapshot of native_functions.yaml (``opgov import``): an area of its own, as in
-services/ and results/, so the command loads its own request and result and no other."""
+"""Importing a snapshot of native_functions.yaml (``opgov import``) and the snapshots imported."""
 
 from __future__ import annotations
 
-from opgov.results.imports import ImportResult
-from opgov.usecases.declaration import UseCase, lazy
+from opgov.results.imports import ImportResult, SnapshotView
+from opgov.usecases.declaration import lazy, UseCase
 from opgov.usecases.requests.imports import ImportRequest
+
 
 DECLARED: tuple[UseCase, ...] = (
     UseCase("import", request=ImportRequest, result=ImportResult,
@@ -15,4 +15,8 @@ DECLARED: tuple[UseCase, ...] = (
                     "the previous one, and their compatibility findings.",
             description="An older release than the latest snapshot is refused (409) unless `historical`. Messages "
                         "and the snapshot's source name the files as the client named them."),
+    UseCase("snapshots", result=list[SnapshotView], service=lazy("opgov.services.imports", "list_snapshots"),
+            method="GET", path="/api/v1/snapshots", orm=False,
+            summary="Every imported snapshot, in the order of history (an older release imported as historical in "
+                    "its place)."),
 )

@@ -1,14 +1,19 @@
-"""The committee's workbench: the queue with its evidence and suggestions, and a proposal for each
-suggestion."""
+"""The committee's workbench: the review queue with its evidence and suggestions, and triage (a
+proposal for each operator a filter selects, or for each suggestion)."""
 
 from __future__ import annotations
 
-from opgov.results.queue import QueueView, SuggestedTriage
-from opgov.usecases.declaration import UseCase, lazy
-from opgov.usecases.requests.queue import QueueQuery, SuggestedTriageRequest
+from opgov.results.queue import QueueView, SuggestedTriage, TriageResult
+from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.requests.queue import QueueQuery, SuggestedTriageRequest, TriageRequest
 
 
 DECLARED: tuple[UseCase, ...] = (
+    UseCase("triage", request=TriageRequest, result=TriageResult,
+            service=lazy("opgov.services.queue", "triage"), writes=True, method="POST", path="/api/v1/proposals/triage",
+            summary="Triage the review queue in bulk (developers and maintainers).",
+            description="One proposal, with the rationale, for each queued operator a glob or a name selects; a dry "
+                        "run unless `apply`."),
     UseCase("queue", request=QueueQuery, result=QueueView, service=lazy("opgov.services.queue", "queue"),
             method="GET", path="/api/v1/queue",
             summary="Every operator waiting for the committee, with its evidence and a suggested decision.",

@@ -1,12 +1,11 @@
-"""Runtimes (what an engine implements, the coverage matrix) and the checks against them."""
+"""Runtimes (what an engine implements, the coverage matrix) and the checks of models against them."""
 
 from __future__ import annotations
 
-from opgov.results.decomps import ModelCheckReport
 from opgov.results.runtimes import (
-    CoverageMatrix, ExportCheck, RuntimeAdded, RuntimeDetail, RuntimeList, RuntimeModelCheck,
+    CoverageMatrix, ExportCheck, ModelCheckReport, RuntimeAdded, RuntimeDetail, RuntimeList, RuntimeModelCheck,
 )
-from opgov.usecases.declaration import UseCase, lazy
+from opgov.usecases.declaration import lazy, UseCase
 from opgov.usecases.requests.runtimes import (
     CoverageQuery, ExportCheckRequest, ModelCheckUpload, RuntimeRef, RuntimeUpload,
 )
@@ -31,8 +30,6 @@ DECLARED: tuple[UseCase, ...] = (
             service=lazy("opgov.services.runtimes", "show_runtime"), orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
             summary="One runtime (`NAME@VERSION`): its sources, kernels, the functional operators they give, the "
                     "core operators it lacks."),
-    # a hand-written route serves it (opgov.api.routers.checks): it takes a JSON body of operators as well
-    # a check against the registry, or one against a runtime
     UseCase("check-model", request=ModelCheckUpload, result=ModelCheckReport | RuntimeModelCheck,
             service=lazy("opgov.services.runtimes", "check_model"),
             orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks",

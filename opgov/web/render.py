@@ -210,7 +210,7 @@ def check_model_page(links: Links, runtimes, *, chosen: str | None = None, resul
                      error: str | None = None) -> str:
     """Can a runtime run this model? The upload form (``runtimes``: the registered ones) and, after
     a check, its answer (``result``: a :class:`~opgov.results.runtimes.RuntimeModelCheck` with a
-    runtime, else a :class:`~opgov.results.decomps.ModelCheckReport`) or the one line that refused
+    runtime, else a :class:`~opgov.results.runtimes.ModelCheckReport`) or the one line that refused
     the upload (``error``). Served only: the check reads the uploaded files."""
     headline = None
     if result is not None and hasattr(result, "runtime"):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from opgov.results.models import EVENTS_PAGE_MAX
+from opgov.results.admin import EVENTS_PAGE_MAX
 from tests.api.test_api_serve import _database, opgov, run_cli, start
 
 

@@ -492,7 +492,7 @@ def test_real_2_12_to_2_13(nodb, pytorch_release):
 
 def test_the_default_database_file_is_the_engines(monkeypatch, tmp_path):
     # check-bc decides whether a database is configured without importing SQLAlchemy
-    from opgov.cli.commands_checks import default_database_file
+    from opgov.cli.commands_compat import default_database_file
     from opgov.db.engine import default_url
 
     for xdg in (None, str(tmp_path)):

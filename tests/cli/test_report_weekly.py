@@ -28,7 +28,7 @@ from conftest import REPO, Result
 from opgov.formats.decisions import read_decisions_file
 from opgov.formats.registry import read_registry
 from opgov.render.report import GITHUB_BODY_LIMIT
-from opgov.results.report import SECTION_KEYS
+from opgov.results.reports import SECTION_KEYS
 from report_pages import md_section, md_tables
 
 REVIEW_2023 = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from opgov.db.engine import downgrade, resolve_url, upgrade
 from opgov.db.entries import pack_lines, unpack_lines
 from opgov.formats.registry import read_registry
-from opgov.services.compat_checks import snapshot_side
+from opgov.services.compat import snapshot_side
 from tests.conftest import SAMPLE
 
 MAX_UNCHANGED_IMPORT = 20 * 1024  # bytes an unchanged re-import may add (issue 16)

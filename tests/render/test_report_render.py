@@ -19,7 +19,7 @@ from report_pages import chromium_binary, load_in_chromium, md_section, md_table
 
 from opgov.render.report import render_html, render_json, render_markdown
 from opgov.results.plain import jsonable
-from opgov.results.report import (
+from opgov.results.reports import (
     SECTION_KEYS,
     CategoryCounts,
     CompatFinding,

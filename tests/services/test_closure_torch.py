@@ -162,7 +162,7 @@ def test_the_closure_of_torch_2_13_default_table_is_what_torch_does(make_cli, db
 
 def _facts(url: str):
     from opgov.db.engine import make_engine, transaction
-    from opgov.services.decompositions import torch_facts
+    from opgov.services.decomps import torch_facts
 
     engine = make_engine(url)
     try:

@@ -200,5 +200,5 @@ def test_import_loads_only_its_own_area(sqlite_url, tmp_path, args):
     assert "v1" in proc.stdout, proc.stderr
     loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert "opgov.usecases.imports" in loaded
-    assert not loaded & {"fastapi", "uvicorn", "jinja2", "opgov.results.models", "opgov.usecases.governance",
+    assert not loaded & {"fastapi", "uvicorn", "jinja2", "opgov.results.governance", "opgov.usecases.governance",
                          "opgov.usecases.runtimes", "opgov.services.governance"}

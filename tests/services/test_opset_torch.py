@@ -54,7 +54,7 @@ def build(url: str, preset: str, decompose=(), keep=()):
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, transaction
     from opgov.services.common import Ctx
-    from opgov.services.decompositions import build as build_opset
+    from opgov.services.decomps import build as build_opset
 
     engine = make_engine(url)
     try:

@@ -55,7 +55,7 @@ def test_import_and_operator_results(engine):
     from opgov.services.imports import import_snapshot
     from opgov.services.ops import list_ops, show_op
     from opgov.results.imports import ImportResult
-    from opgov.results.models import OperatorDetail, OperatorSummary
+    from opgov.results.ops import OperatorDetail, OperatorSummary
 
     first = run(engine, "bot", 0, import_snapshot, str(V1), label="v1", orm=False)
     second = run(engine, "bot", 1, import_snapshot, str(V2), label="v2", orm=False)
@@ -86,7 +86,8 @@ def test_governance_and_lifecycle_results(engine):
     from opgov.services.imports import import_snapshot
     from opgov.services.lifecycle import deprecate, tick
     from opgov.services.ops import show_op
-    from opgov.results.models import LifecycleStepResult, ProposalView, Settings, TickResult
+    from opgov.results.lifecycle import LifecycleStepResult, TickResult
+    from opgov.results.governance import ProposalView, Settings
 
     run(engine, "bot", 0, import_snapshot, str(V1), label="v1", orm=False)
     for name, role in (("chair", "maintainer"), ("m2", "maintainer"), ("dev", "developer")):
@@ -130,9 +131,10 @@ def test_log_and_exception_results(engine):
     from datetime import date
 
     from opgov.services.admin import read_log
-    from opgov.services.compat_checks import add_exception, list_exceptions
+    from opgov.services.compat import add_exception, list_exceptions
     from opgov.services.imports import import_snapshot
-    from opgov.results.models import EventView, ExceptionAdded
+    from opgov.results.admin import EventView
+    from opgov.results.compat import ExceptionAdded
 
     run(engine, "bot", 0, import_snapshot, str(V1), label="v1", orm=False)
     added = run(engine, "alice", 1, add_exception, "aten::_foreach_*", reason="rewrite", expires=date(2026, 3, 1))
@@ -156,7 +158,7 @@ def test_help_does_not_load_the_result_models():
     import sys
 
     code = ("import sys\nfrom opgov.cli.main import run\ntry:\n    run(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('pydantic', 'opgov.results.models', 'fastapi') if m in sys.modules))")
+            "print(sorted(m for m in ('pydantic', 'opgov.results.ops', 'opgov.results.governance', 'fastapi') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
 

@@ -51,7 +51,7 @@ def make_world(world: str, folder: Path, shared: Path) -> str:
 
 def torch_version(db: str) -> str | None:
     """The torch release whose facts the database holds (the torch world), or None."""
-    from opgov.services.decompositions import torch_facts
+    from opgov.services.decomps import torch_facts
 
     return _in_ctx(db, lambda ctx: (facts := torch_facts(ctx.session)) and facts.version)
 
@@ -77,7 +77,7 @@ def python_result(db: str, choice: dict, models: Path) -> dict:
 def _python_result(ctx, choice: dict, models: Path) -> dict:
     from opgov.core.errors import BadInput, PolicyRefusal
     from opgov.render.decomps_text import render_python, render_selective_build
-    from opgov.services.decompositions import build, out_variants
+    from opgov.services.decomps import build, out_variants
 
     try:
         opset, cov = build(ctx, preset=choice["preset"], decompose=list(choice["decompose"]),

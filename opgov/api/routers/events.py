@@ -1,5 +1,5 @@
 """The event log's Atom feed, per operator, for backend authors to subscribe to (the paged JSON log and
-its verification are use cases: opgov.usecases.registry)."""
+its verification are use cases: opgov.usecases.admin)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The weekly committee report: one data model, three renderings.
 
-Its data model is :class:`opgov.results.report.WeeklyReport`, which a service fills with plain data;
+Its data model is :class:`opgov.results.reports.WeeklyReport`, which a service fills with plain data;
 this package imports the standard library and the core vocabulary, and Jinja2 when it
 renders HTML; never the database, the CLI or the system clock. :mod:`.layout` turns a report into
 sections of paragraphs, tables and charts that say the same in every format, and the renderers lay
@@ -20,7 +20,7 @@ from __future__ import annotations
 from opgov.render.report.html import render_html
 from opgov.render.report.markdown import GITHUB_BODY_LIMIT, MARKDOWN_BUDGET, render_markdown
 from opgov.results.plain import to_json
-from opgov.results.report import WeeklyReport
+from opgov.results.reports import WeeklyReport
 
 __all__ = ["GITHUB_BODY_LIMIT", "MARKDOWN_BUDGET", "render_html", "render_json", "render_markdown"]
 

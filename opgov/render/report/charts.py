@@ -9,7 +9,7 @@ import math
 from types import SimpleNamespace
 from typing import Any
 
-from opgov.results.report import CATEGORIES, LIFECYCLE_STATES, LifecycleCounts, TrendPoint, WeeklyReport
+from opgov.results.reports import CATEGORIES, LIFECYCLE_STATES, LifecycleCounts, TrendPoint, WeeklyReport
 
 
 _CAT_FILL = {"core": ("#0072B2", "on-dark"), "decomposable": ("#E69F00", ""), "custom": ("#009E73", "")}

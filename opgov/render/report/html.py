@@ -16,7 +16,7 @@ from typing import Any
 from opgov.render.report.charts import chart_of, svg_number
 from opgov.render.report.layout import (Chart, Para, Section, Table, fmt_dt, fold, plural, quiet_line, sections_of,
                                         summary_of, title_of)
-from opgov.results.report import WeeklyReport
+from opgov.results.reports import WeeklyReport
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2} UTC)?")

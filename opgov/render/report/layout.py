@@ -1,5 +1,5 @@
 """The report as the renderings see it, whatever their format: sections (in
-:data:`~opgov.results.report.SECTION_KEYS` order) made of paragraphs, tables and charts, and
+:data:`~opgov.results.reports.SECTION_KEYS` order) made of paragraphs, tables and charts, and
 the words of the title, the summary and each cell. :mod:`.markdown` and :mod:`.html` only lay
 these out and escape them; what a section says is decided here, once.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any, Callable
 
-from opgov.results.report import (CATEGORIES, KIND_RANK, LIFECYCLE_STATES, SEVERITY_RANK, CompatFinding,
+from opgov.results.reports import (CATEGORIES, KIND_RANK, LIFECYCLE_STATES, SEVERITY_RANK, CompatFinding,
                                   LifecycleDue, OpenProposal, RemovedOp, Vote, WeeklyReport)
 
 
@@ -265,7 +265,7 @@ def _agenda(report: WeeklyReport) -> Section:
 
 
 def sections_of(report: WeeklyReport) -> list[Section]:
-    """The report as rendering-neutral sections, in :data:`~opgov.results.report.SECTION_KEYS` order."""
+    """The report as rendering-neutral sections, in :data:`~opgov.results.reports.SECTION_KEYS` order."""
     today = report.as_of.date()
     soon = report.soon_days
 

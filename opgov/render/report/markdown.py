@@ -9,7 +9,7 @@ from typing import Any
 
 from opgov.render.report.layout import (Column, Para, Table, Text, fmt_dt, fold, plural, quiet_line, sections_of,
                                         summary_of, title_of)
-from opgov.results.report import WeeklyReport
+from opgov.results.reports import WeeklyReport
 
 
 _WHITESPACE = re.compile(r"\s+")

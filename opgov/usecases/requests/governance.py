@@ -1,16 +1,17 @@
-"""What the committee's use cases ask (opgov.usecases.governance): proposals and votes, lifecycle
-steps, the tick, upgraders, historical decisions."""
+"""What the committee's use cases ask (opgov.usecases.governance): members and settings, proposals
+and votes, historical decisions."""
 
 from __future__ import annotations
 
-from datetime import date
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from opgov.core.vocab import ProposalKind
-from opgov.usecases.fields import Flag, OperatorName, ShippedDecisions, Text, Upload, WithinDays
+from opgov.usecases.fields import (
+    MemberName, OperatorName, Role, SettingKey, SettingValue, ShippedDecisions, Text, Upload,
+)
 from opgov.usecases.requests import Request
 
 # --- proposals ------------------------------------------------------------------------------------
@@ -63,69 +64,10 @@ class ReviewsRequest(Request):
                                                            "their order")
 
 
-class TriageRequest(Request):
-    model_config = ConfigDict(json_schema_extra={"anyOf": [  # name the operators: globs, names or both
-        {"required": ["match"], "properties": {"match": {"minItems": 1}}},
-        {"required": ["operators"], "properties": {"operators": {"minItems": 1}}}]})
-
-    kind: Literal[ProposalKind.core, ProposalKind.custom]
-    rationale: Text
-    match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
-    operators: list[OperatorName] = Field(default_factory=list, description="operator names of the review queue")
-    apply: bool = Field(default=False, description="false: a dry run that names the selection and writes nothing")
-
-
 # --- lifecycle ------------------------------------------------------------------------------------
 
 
-class DeprecateRequest(Request):
-    name: OperatorName = Field(description="an operator, e.g. aten::add.Tensor, URL-encoded")
-    reason: Text
-    replacement: OperatorName | None = Field(default=None, description="the operator to use instead (required for "
-                                                                       "core)")
-
-
-class StepRequest(Request):
-    name: OperatorName = Field(description="an operator, e.g. aten::add.Tensor, URL-encoded")
-    reason: Text | None = None
-
-
-class UndeprecateRequest(Request):
-    name: OperatorName = Field(description="an operator, e.g. aten::add.Tensor, URL-encoded")
-    reason: Text
-
-
-class TickRequest(Request):
-    apply: Flag = Field(default=True, description="perform the due transitions (bots and maintainers)")
-    within_days: WithinDays = Field(default=0, description="also list those coming due within this many days")
-
-    @property
-    def reads_only(self) -> bool:
-        """Without ``apply`` a tick only reads (in-process: a read transaction, which honours ``--now``)."""
-        return not self.apply
-
-
 # --- upgraders ------------------------------------------------------------------------------------
-
-
-class UpgraderRequest(Request):
-    operator: OperatorName = Field(description="e.g. aten::linspace")
-    versions: str = Field(pattern=r"^\d{1,9}-\d{1,9}$", description="START-END: the operator versions it applies to, "
-                                                                    "e.g. 0-7")
-    old_schema: str = Field(description="the operator's schema at those versions")
-    bumped_on: date | None = Field(default=None, description="when the version was bumped to END+1 (unless recorded)")
-    reason: Text | None = Field(default=None, description="why it was bumped (unless recorded)")
-    name: str | None = Field(default=None, description="default <name>_<overload>_<start>_<end>")
-    replaces: str | None = Field(default=None, description="take over from this upgrader (180 days after its bump)")
-
-
-class UpgraderName(Request):
-    name: str = Field(description="an upgrader, <name>_<overload>_<start>_<end>")
-
-
-class TimersQuery(Request):
-    within_days: WithinDays = Field(default=0, description="also list those that may be replaced within this many "
-                                                           "days")
 
 
 # --- historical decisions -------------------------------------------------------------------------
@@ -138,3 +80,17 @@ class DecisionsRequest(Request):
     decisions: Upload | None = Field(default=None, description="a decisions file (format in the user guide)")
     shipped: ShippedDecisions | None = Field(default=None, description="instead of a file, the name of one opgov "
                                                                        "ships")
+
+
+class MemberRequest(Request):
+    name: MemberName = Field(description="the member's name, as the event log records it")
+    role: Role = Field(description="maintainer, developer or bot")
+
+
+class MemberRef(Request):
+    name: Annotated[str, Field(max_length=200, description="a member's name")]
+
+
+class SettingRequest(Request):
+    key: SettingKey = Field(description="quorum, deprecating_days or deprecated_days")
+    value: SettingValue

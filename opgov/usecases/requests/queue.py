@@ -1,14 +1,14 @@
 """What the committee's workbench asks (opgov.usecases.queue): the queue, filtered and paged, and
-a proposal for each of its suggestions."""
+triage: a proposal for each operator a filter selects, or for each suggestion."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from opgov.core.vocab import QueueReason, Suggestion
-from opgov.usecases.fields import Corpus, Flag
+from opgov.core.vocab import ProposalKind, QueueReason, Suggestion
+from opgov.usecases.fields import Corpus, Flag, OperatorName, Text
 from opgov.usecases.requests import Request
 
 ReasonName = Literal[tuple(r.value for r in QueueReason)]  # type: ignore[valid-type]
@@ -41,3 +41,15 @@ class SuggestedTriageRequest(QueueFilter):
     def reads_only(self) -> bool:
         """Without ``apply`` it only reads (in-process: a read transaction, which honours ``--now``)."""
         return not self.apply
+
+
+class TriageRequest(Request):
+    model_config = ConfigDict(json_schema_extra={"anyOf": [  # name the operators: globs, names or both
+        {"required": ["match"], "properties": {"match": {"minItems": 1}}},
+        {"required": ["operators"], "properties": {"operators": {"minItems": 1}}}]})
+
+    kind: Literal[ProposalKind.core, ProposalKind.custom]
+    rationale: Text
+    match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
+    operators: list[OperatorName] = Field(default_factory=list, description="operator names of the review queue")
+    apply: bool = Field(default=False, description="false: a dry run that names the selection and writes nothing")

@@ -1,10 +1,9 @@
-"""Commands that check and write back: check-bc, exceptions, sync-yaml, the weekly report."""
+"""Compatibility: `opgov check-bc` and the BC exceptions (`opgov exceptions add|list|remove`)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Optional
 
@@ -15,9 +14,7 @@ from opgov.cli.runtime import GLOBALS, command, output, print_json, say
 
 exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-core operators.",
                              no_args_is_help=True)
-report_app = typer.Typer(help="Reports for the committee.", no_args_is_help=True)
 app.add_typer(exceptions_app, name="exceptions")
-app.add_typer(report_app, name="report")
 
 
 def default_database_file() -> Path:
@@ -78,7 +75,7 @@ def check_bc_cmd(
     from opgov.core import compat
     from opgov.render import compat as compat_report
     from opgov.core.errors import BadInput
-    from opgov.services.compat_checks import check_bc
+    from opgov.services.compat import check_bc
 
     if list_rules:  # JSON with --format json; the aligned table otherwise
         sys.stdout.write(compat_report.render_rules(compat.RULES, "json" if fmt is CheckFormat.json else "text"))
@@ -202,140 +199,3 @@ def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> 
     use_case = named("exceptions remove")
     view = call(use_case, use_case.ask(exception_id=exception_id))
     say(f"removed exception {view.id} ({view.pattern})")
-
-
-@app.command("sync-yaml")
-def sync_yaml_cmd(
-    native_functions_yaml: str = typer.Argument(..., metavar="NATIVE_FUNCTIONS_YAML"),
-    tags_yaml: Optional[str] = typer.Option(None, "--tags-yaml", metavar="TAGS_YAML",
-                                            help="Declare every tag written in this tags.yaml."),
-    check: bool = typer.Option(False, "--check", help="List what is out of sync; exit 1 if anything is."),
-    diff: bool = typer.Option(False, "--diff", help="Print the edit as a unified diff."),
-    write: bool = typer.Option(False, "--write", help="Write the edit atomically (bots and maintainers)."),
-    json_out: bool = JsonOpt,
-) -> None:
-    """Write governance back into native_functions.yaml: core, deprecating, deprecated, deletions.
-
-    Only governed tags and deleted entries change; every other byte stays. A deleted operator's
-    entry goes with the comment lines directly above it (a comment block separated from it by a
-    blank line stays). Exit 0: in sync (or written); 1: out of sync (--check), or operators the
-    bot cannot settle (reported, left untouched); 2: bad input.
-    """
-    from opgov.cli.client import call
-    from opgov.core.errors import BadInput
-    from opgov.formats.files import read_content
-    from opgov.services.sync import tags_beside
-    from opgov.usecases import named
-
-    modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
-    if len(modes) != 1:
-        raise BadInput("give exactly one of --check, --diff or --write")
-    mode, path = modes[0], native_functions_yaml
-    beside = tags_yaml is None
-    tags = tags_beside(path) if beside else tags_yaml  # the tags.yaml torchgen reads: on this machine
-    # the files as the user named them, read here: the service takes them so in-process and on a server
-    files = {"native_functions": read_content(path), "tags": read_content(tags) if tags is not None else None,
-             "tags_beside": beside and tags is not None}
-    if mode == "write":
-        answer = _write_synced(named("sync-yaml write"), files, path, tags)
-    else:
-        use_case = named("sync-yaml")
-        answer = call(use_case, use_case.ask(**files, mode=mode))
-    result = answer.report
-    if json_out:
-        print_json(result)
-    elif mode == "diff":
-        sys.stdout.write(answer.diff)
-        if result.conflicts:  # stdout stays a clean patch
-            sys.stderr.write(f"opgov: {len(result.conflicts)} operator(s) not settled (left untouched):\n")
-            sys.stderr.writelines(f"  {c.operator} ({c.kind}): {c.reason}\n" for c in result.conflicts)
-    else:
-        sys.stdout.write(result.summary + "\n")
-    if (mode == "check" and not result.in_sync) or result.conflicts:
-        raise typer.Exit(1)
-
-
-def _write_synced(use_case, files: dict, path: str, tags: str | None):
-    """sync-yaml --write: the files' locks held while the use case answers (no other writer
-    meanwhile), then its new texts written here, tags.yaml first. A lock that cannot be taken (one
-    left behind, a read-only file) asks for a dry run, which logs nothing; if anything is to be
-    written, its error is then the answer (the locked file's own, if it is one of those written)."""
-    from opgov.cli.client import call
-    from opgov.core.errors import BadInput
-    from opgov.services.sync import drop_intent, hold_lock, installed_by_stopped_run, record_intent, write_synced
-
-    held, unwritable = [], {}
-    # a run stopped between installing the file and committing its event left an intent: the log learns of it now
-    installed = installed_by_stopped_run(path, files["native_functions"].data)
-    try:
-        for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
-            try:
-                held.append(hold_lock(file))
-            except BadInput as err:
-                unwritable[file] = err
-
-        def write(answer) -> None:  # in-process, inside the use case's transaction: an error undoes the log
-            for lock in held:  # released, as write_synced takes them again
-                lock.abort()
-            held.clear()
-            contents = [(file, text) for file, text in ((tags, answer.tags), (path, answer.native_functions))
-                        if text is not None]
-            if contents and unwritable:
-                raise next((unwritable[f] for f, _ in contents if f in unwritable), next(iter(unwritable.values())))
-            if contents:
-                if answer.native_functions is not None:
-                    record_intent(path, answer.native_functions)  # before the rename; dropped once logged
-                write_synced(contents, path)
-
-        answer = call(use_case, use_case.ask(**files, dry_run=bool(unwritable), installed=installed), then=write)
-        drop_intent(path)  # the event is committed (or nothing was written): nothing to find
-        return answer
-    finally:
-        for lock in held:
-            lock.abort()
-
-
-class ReportFormat(str, Enum):
-    md = "md"
-    json = "json"
-    html = "html"
-
-
-@report_app.command("weekly")
-def report_weekly(
-    as_of: Optional[str] = typer.Option(None, "--as-of", metavar="DATE",
-                                        help="End of the period (default now); a date alone means its midnight UTC."),
-    since: Optional[str] = typer.Option(None, "--since", metavar="DATE", help="Start (default 7 days earlier)."),
-    fmt: ReportFormat = typer.Option(ReportFormat.md, "--format"),
-    out: Optional[Path] = typer.Option(None, "--out", metavar="PATH", help="Write to a file instead of stdout."),
-) -> None:
-    """The weekly committee report: what to decide, what is due, what broke.
-
-    The period is (since, as_of]; everything is shown as it stood at --as-of.
-    """
-    from opgov.cli.client import call
-    from opgov.core.clock import parse_time
-    from opgov.core.errors import BadInput
-    from opgov.render import report as render
-    from opgov.results.rendered import Rendered
-    from opgov.usecases import named
-
-    # the period checked and said as the options (a date alone: its midnight UTC) before anything runs
-    end = parse_time(as_of, what="--as-of") if as_of else None
-    start = parse_time(since, what="--since") if since else None
-    if out is not None and (out.is_dir() or not out.parent.is_dir()):
-        raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    use_case = named("report weekly")  # json: the report; md and html: the text the service renders
-    answer = call(use_case, use_case.ask(as_of=end.isoformat() if end else None,
-                                         since=start.isoformat() if start else None, format=fmt.value))
-    text = answer.text if isinstance(answer, Rendered) else render.render_json(answer)
-    if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    else:
-        from opgov.formats.atomic import atomic_write_text
-
-        try:
-            atomic_write_text(out, text)
-        except OSError as err:
-            raise BadInput(f"--out {out}: cannot write ({err.strerror or err})") from None
-        sys.stdout.write(f"wrote {out}\n")

@@ -14,18 +14,11 @@ from datetime import date, datetime, timezone
 from typing import Literal
 
 from opgov.core import vocab
-from opgov.results.plain import about as _about
-
 from opgov.results.closure import ClosureRow
+from opgov.results.plain import about as _about
 from opgov.results.queue import Agenda
+from opgov.results.vocab import Category, FindingKind, Lifecycle, ProposalKind, Severity
 
-# the closed lists of opgov.core.vocab as the fields' types: the services fill them with plain
-# strings, which a Literal of the vocabulary's members takes as they are (an Enum type would not)
-Category = Literal[tuple(vocab.Category)]  # type: ignore[valid-type]
-FindingKind = Literal[tuple(vocab.FindingKind)]  # type: ignore[valid-type]
-Lifecycle = Literal[tuple(vocab.Lifecycle)]  # type: ignore[valid-type]
-ProposalKind = Literal[tuple(vocab.ProposalKind)]  # type: ignore[valid-type]
-Severity = Literal[tuple(vocab.Severity)]  # type: ignore[valid-type]
 Outcome = Literal[vocab.ProposalStatus.approved, vocab.ProposalStatus.rejected, vocab.ProposalStatus.withdrawn]
 LifecycleState = Lifecycle
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from opgov.formats.files import Content
     from opgov.services.common import Ctx
     from opgov.results.compat import CheckReport
-    from opgov.results.models import ExceptionAdded, ExceptionView
+    from opgov.results.compat import ExceptionAdded, ExceptionView
 
 # SQLAlchemy, the tables and the ORM models are imported inside the functions that touch the
 # database: `opgov check-bc` of two files needs none of them (about 0.1 s of imports).
@@ -370,7 +370,7 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> Exce
 
     from opgov.db.models import BcException, Operator
     from opgov.services.common import log_event, require, require_text
-    from opgov.results.models import ExceptionAdded
+    from opgov.results.compat import ExceptionAdded
 
     pattern = require_text(pattern, "the operator pattern")
     reason = require_text(reason, "the reason")
@@ -399,7 +399,7 @@ def _view_fields(row: BcException, today: date) -> dict:
 
 
 def exception_view(row: BcException, today: date) -> ExceptionView:
-    from opgov.results.models import ExceptionView
+    from opgov.results.compat import ExceptionView
 
     return ExceptionView(**_view_fields(row, today))
 

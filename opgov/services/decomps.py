@@ -1,4 +1,5 @@
-"""Decomposition rules in the database, their checks, the opset builder and model checks.
+"""Decomposition rules in the database, their checks, the opset builder, and the model checks the
+runtime use cases ask (opgov.services.runtimes).
 
 The logic is pure (:mod:`opgov.core.decomps`, :mod:`opgov.core.opset`, :mod:`opgov.core.corpus`); this module
 feeds it from the database and records rule changes. Every query goes through the Core tables of
@@ -31,7 +32,7 @@ from opgov.services.common import Ctx, get_int_setting, log_event, require
 if TYPE_CHECKING:
     from opgov.formats.torch_decomps import TorchTable
     from opgov.results.decomps import OpsetReport, ViolationsReport
-    from opgov.results.models import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
+    from opgov.results.decomps import RuleOutcome, RulesLoaded, RuleView, TorchRulesImported
     from opgov.results.rendered import Rendered
 
 # A rule recorded by a committee decision outranks one from a rules file, which outranks one
@@ -253,7 +254,7 @@ def _record(ctx: Ctx, existing: dict[str, Any], op: str, targets: list[str], sou
     The outcome is added/updated/unchanged/kept; ``previous`` is the source and detail of the
     rule that was there (updated, kept).
     """
-    from opgov.results.models import PreviousRule, RuleOutcome
+    from opgov.results.decomps import PreviousRule, RuleOutcome
 
     rule = existing.get(op)
     if rule is None:
@@ -315,7 +316,7 @@ def load_rules(ctx: Ctx, file: str | Content) -> RulesLoaded:
     outcomes = [_record(ctx, existing, rule.op, list(rule.into), "file", detail) for rule in rules_file.rules]
     counts = _summary(outcomes)
     log_event(ctx, "decomps.load", f"file:{shown}", after={"source": rules_file.source, **counts})
-    from opgov.results.models import RulesLoaded
+    from opgov.results.decomps import RulesLoaded
 
     return RulesLoaded(file=shown, source=rules_file.source, rules=len(rules_file.rules), **counts,
                        precedence=PRECEDENCE_TEXT, changes=[o for o in outcomes if o.outcome != "added"])
@@ -395,7 +396,7 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
     log_event(ctx, "decomps.import_torch", "torch", after={"table": len(found), **counts,
                                                             "untraced": len(untraced),
                                                             "errors_introduced": len(introduced)})
-    from opgov.results.models import TorchRulesImported, Untraced
+    from opgov.results.decomps import TorchRulesImported, Untraced
 
     return TorchRulesImported(
         torch=table.version, table=len(found), not_in_table=sorted({*table.absent, *(r.op for r in table.rules if not r.in_default)}),
@@ -421,7 +422,7 @@ def import_torch(begin: Callable[[], Any], *, budget: float = 50.0,
 
 def list_rules(ctx: Ctx) -> list[RuleView]:
     """Every rule with where it came from, by operator."""
-    from opgov.results.models import RuleView
+    from opgov.results.decomps import RuleView
 
     c = decomp_rules.c
     return [RuleView(operator=r.operator, into=list(r.targets), source=r.source, detail=r.source_detail,
