@@ -477,6 +477,24 @@ def test_a_command_help_imports_only_what_renders_help(args):
     assert sorted(_loaded_by(args) & set(HEAVY)) in ([], ["rich"])
 
 
+
+@pytest.mark.parametrize("args, area", [(["runtimes", "list"], "runtimes"), (["decomps", "list"], "decomps"),
+                                        (["status"], "status")])
+def test_a_command_loads_only_its_own_areas_declarations(tmp_path, args, area):
+    """A command asks the use cases of its own area (opgov.cli.commands_<area>), so it imports that
+    area's declarations, requests and results and no other area's (each costs ~10 ms to load)."""
+    from opgov.usecases import AREAS
+
+    code = ("import json, sys\nfrom opgov.cli.main import run\n"
+            f"try:\n    run({['--db', str(tmp_path / 'a.db'), *args]!r})\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
+    subprocess.run([sys.executable, "-m", "opgov", "--db", str(tmp_path / "a.db"), "db", "upgrade"], check=True,
+                   capture_output=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert {a for a in AREAS if f"opgov.usecases.{a}" in loaded} == {area}, proc.stdout
+    assert {a for a in AREAS if f"opgov.results.{a}" in loaded} <= {area, "imports"}  # status counts snapshots
+
 if __name__ == "__main__":
     text = DOC.read_text(encoding="utf-8")
     if not 0 <= text.find(BEGIN) < text.find(END):

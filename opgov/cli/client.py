@@ -31,8 +31,6 @@ def call(use_case: UseCase | str, request: Any = None, *, then: Then | None = No
     """``use_case`` (or the one of that name) answered by :func:`client`; ``then(result)`` before it
     counts (opgov.usecases.client.Then)."""
     if isinstance(use_case, str):
-        from opgov.usecases import named
-
         use_case = named(use_case)
     return client().call(use_case, request, then=then)
 
@@ -40,7 +38,19 @@ def call(use_case: UseCase | str, request: Any = None, *, then: Then | None = No
 def ask(name: str, /, **fields: Any) -> Any:
     """The answer to the use case called ``name`` asked these fields (``use_case.ask``: checked as
     the server checks them), from :func:`client`."""
-    from opgov.usecases import named
-
     use_case = named(name)
     return client().call(use_case, use_case.ask(**fields))
+
+
+def named(name: str) -> UseCase:
+    """The use case called ``name``, looked for first in the area of the command being run (its
+    function is in ``opgov.cli.commands_<area>``, whose use cases are that area's:
+    tests/test_architecture.py), so that a command imports its own area's declarations only."""
+    import click
+
+    from opgov.usecases import named as find
+
+    context = click.get_current_context(silent=True)
+    module = getattr(getattr(context.command, "callback", None), "__module__", "") if context else ""
+    area = module.partition("opgov.cli.commands_")[2] or None
+    return find(name, area)

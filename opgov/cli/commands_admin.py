@@ -41,7 +41,7 @@ def _read_log(*, op: str | None, since: str | None, limit: int) -> list:
     from opgov.cli.client import call
     from opgov.core.errors import BadInput
     from opgov.results.admin import EVENTS_PAGE_MAX
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     if not 0 <= limit <= 2**31 - 1:  # what the service refuses, in its words
         raise BadInput(f"--limit must be between 0 and {2**31 - 1}, got {limit}")

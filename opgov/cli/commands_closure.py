@@ -25,7 +25,7 @@ def decomps_closure(release: Optional[str] = typer.Option(None, "--release", hel
     core operators (following the table transitively, as `decomps import-torch` traced it) or is
     listed with why not. With --against, exit 1 when an operator stopped closing."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     out = output(fmt, json_out)
     use_case = named("decomps closure")

@@ -107,7 +107,7 @@ def _check_bc_on_server(old: str, new: str):
     from opgov.cli.client import call
     from opgov.core.errors import BadInput
     from opgov.formats.files import read_content
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     sides = {}
     for key, side in (("old", old), ("new", new)):
@@ -146,7 +146,7 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
     """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
     from opgov.cli.client import call
     from opgov.core.clock import parse_time
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     last_day = parse_time(expires, what="--expires").date()
     use_case = named("exceptions add")
@@ -167,7 +167,7 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
                     json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     out = output(fmt, json_out)
     use_case = named("exceptions list")
@@ -194,7 +194,7 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
 def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> None:
     """Remove an exception (kept in the log)."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("exceptions remove")
     view = call(use_case, use_case.ask(exception_id=exception_id))

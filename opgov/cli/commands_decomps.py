@@ -65,7 +65,7 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
     from opgov.cli.client import call
     from opgov.formats.files import read_content
     from opgov.resources import data_argument
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("decomps load")  # a shipped name is resolved here, and read as the file it names
     result = call(use_case, use_case.ask(rules=read_content(data_argument(file))))
@@ -88,7 +88,7 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
     torch's rules are facts about PyTorch: they are recorded even when `opgov check-decomps`
     then reports them; rules from decisions and files are kept (decision > file > torch)."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("decomps import-torch")  # torch traces between two write transactions
     result = call(use_case, use_case.ask({"budget": "--budget", "only": "--only"}, budget=budget, only=only or []))
@@ -147,7 +147,7 @@ def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--forma
     from opgov.cli.client import call
     from opgov.core.decomps import Violation
     from opgov.render.decomps_text import render_violations
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("check-decomps")
     report = call(use_case, use_case.ask(models=models))
@@ -172,7 +172,7 @@ def opset_build(
     from opgov.cli.client import call
     from opgov.results.plain import to_json
     from opgov.results.rendered import Rendered
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("opset build")  # json: the report; the other formats: the text the service renders
     answer = call(use_case, use_case.ask({"decompose": "--decompose", "keep": "--keep"}, preset=preset.value,

@@ -26,7 +26,7 @@ def members_add(name: str, role: str = typer.Option(..., "--role", help="maintai
                 json_out: bool = JsonOpt) -> None:
     """Add a member. The first member must be a maintainer; until then every command is allowed."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("members add")
     member = call(use_case, use_case.ask(name=name, role=role))
@@ -54,7 +54,7 @@ def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) ->
 def members_remove(name: str) -> None:
     """Remove a member (never the last maintainer while others remain)."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("members remove")
     call(use_case, use_case.ask(name=name))
@@ -66,7 +66,7 @@ def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
     from opgov.cli.client import call
     from opgov.services.governance import setting_value
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     number = setting_value(key, value)  # the argument is text: its key and number said as a local run says them
     use_case = named("config set")
@@ -140,7 +140,7 @@ def review_cmd(proposal_ids: list[int] = typer.Argument(..., metavar="ID..."),
         views = [ask("review", proposal_id=proposal_ids[0], approve=approve, comment=comment[0])]
     else:
         from opgov.cli.client import call
-        from opgov.usecases import named
+        from opgov.cli.client import named
 
         use_case = named("review many")
         views = call(use_case, use_case.ask({"comments": "--comment", "proposal_ids": "ID"},

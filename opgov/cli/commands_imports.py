@@ -26,7 +26,7 @@ def import_cmd(
     --historical is given."""
     from opgov.cli.client import call
     from opgov.formats.files import read_content
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("import")  # both files are read here, and uploaded with --server
     result = call(use_case, use_case.ask({"label": "--label"}, native_functions=read_content(native_functions_yaml),

@@ -26,7 +26,7 @@ def ops_list(
 ) -> None:
     """Operators present in the latest snapshot."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     out = output(fmt, json_out)
     use_case = named("ops list")
@@ -47,7 +47,7 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
              fmt: FormatOpt = TableFormat.auto) -> None:
     """One operator: schema history (a row per change), decisions, lifecycle, compatibility findings."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     out = output(fmt, json_out)
     use_case = named("ops show")

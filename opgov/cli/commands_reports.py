@@ -39,7 +39,7 @@ def report_weekly(
     from opgov.core.errors import BadInput
     from opgov.render import report as render
     from opgov.results.rendered import Rendered
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     # the period checked and said as the options (a date alone: its midnight UTC) before anything runs
     end = parse_time(as_of, what="--as-of") if as_of else None

@@ -62,7 +62,7 @@ def runtimes_add(
     from opgov.cli.client import call
     from opgov.core.clock import parse_time
     from opgov.formats.files import read_content
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     day = parse_time(released, what="--released").date() if released else None
     use_case = named("runtimes add")
@@ -108,7 +108,7 @@ def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), js
     """One runtime: where its operators came from, what it gained, the core operators it lacks."""
     from opgov.cli.client import call
     from opgov.render.runtimes import render_detail
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("runtimes show")
     result = call(use_case, use_case.ask(runtime=runtime))
@@ -134,7 +134,7 @@ def runtimes_coverage(
     from opgov.core.errors import BadInput
     from opgov.cli.client import call
     from opgov.render.runtimes import render_matrix
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
@@ -171,7 +171,7 @@ def check_model_cmd(
     from pathlib import Path
 
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("check-model")
     if all(Path(spec).is_file() for spec in models):  # read here, and sent as they are with --server

@@ -33,7 +33,7 @@ def sync_yaml_cmd(
     from opgov.core.errors import BadInput
     from opgov.formats.files import read_content
     from opgov.services.sync import tags_beside
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:

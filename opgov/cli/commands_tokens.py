@@ -22,7 +22,7 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
     """Create a token for MEMBER (maintainers; on a database without members, MEMBER becomes the
     first maintainer). The token is printed once: only its hash is stored."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("tokens create")
     created = call(use_case, use_case.ask({"expires_days": "--expires"}, member=member, expires_days=expires))
@@ -41,7 +41,7 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
                 json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     out = output(fmt, json_out)
     use_case = named("tokens list")
@@ -61,7 +61,7 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
 def tokens_revoke(token_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Revoke a token now (maintainers; a member their own)."""
     from opgov.cli.client import call
-    from opgov.usecases import named
+    from opgov.cli.client import named
 
     use_case = named("tokens revoke")
     revoked = call(use_case, use_case.ask(token_id=token_id))

@@ -34,12 +34,16 @@ def declared() -> Iterator[UseCase]:
         yield from importlib.import_module(f"{__name__}.{area}").DECLARED
 
 
-def named(name: str) -> UseCase:
-    """The use case of that name (a programming error if there is none). The areas are imported
-    until one declares it: a command loads its own area's requests and results, not every one."""
-    for use_case in declared():
-        if use_case.name == name:
-            return use_case
+def named(name: str, area: str | None = None) -> UseCase:
+    """The use case of that name (a programming error if there is none). ``area``'s module is looked
+    in first (the CLI gives its command's: a command module asks its own area's use cases), then the
+    others in turn until one declares it: a command loads its own area's requests and results, not
+    every one (all of them take about 0.1 s to import)."""
+    order = ([area] if area in AREAS else []) + [a for a in AREAS if a != area]
+    for each in order:
+        for use_case in importlib.import_module(f"{__name__}.{each}").DECLARED:
+            if use_case.name == name:
+                return use_case
     raise KeyError(name)
 
 
