@@ -162,7 +162,7 @@ class OpsetReport:
                    torch_facts=opset.torch_facts, coverage=c)
 
 
-# --- check-model ----------------------------------------------------------------------------------
+# --- the rules: loaded from a file, imported from torch, listed ---------------------------------
 
 
 @dataclass(frozen=True, kw_only=True)

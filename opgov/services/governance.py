@@ -512,9 +512,6 @@ def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
                            decomposition_errors=errors)
 
 
-# --- bulk triage of the review queue ------------------------------------------------------------------
-
-
 def record_decisions(ctx: Ctx, decisions: Content | None = None, shipped: str | None = None) -> DecisionsLoaded:
     """:func:`load_decisions` of one of a decisions file (``decisions``, as the client named it) or
     the name of a file opgov ships (``shipped``: opgov.resources.SHIPPED_DATA): what `opgov

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -13,10 +14,10 @@ from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
 from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
                                    serialize)
-from opgov.results.lifecycle import LifecycleStepResult, NextStep, Reference, TickItem, TickResult
-import math
-from opgov.core.upgraders import (replaceable_from)
-from opgov.results.lifecycle import UpgraderTimer, UpgraderTimers
+from opgov.core.upgraders import replaceable_from
+from opgov.results.lifecycle import (
+    LifecycleStepResult, NextStep, Reference, TickItem, TickResult, UpgraderTimer, UpgraderTimers,
+)
 from opgov.services.upgraders import bumps_of, recorded_upgraders
 
 

@@ -18,20 +18,14 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
-from opgov.core.errors import BadInput
+from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.queue import (Advice, CompositeFact, Evidence, ModelsFact, Relative, RuntimeFact, RuntimesFact,
                               WaitFact, family_fact, kind_fact, suggest, torch_fact)
 from opgov.core.vocab import QueueReason, Suggestion
 from opgov.db.tables import operators, proposals, snapshots
 from opgov.results.queue import (Agenda, AgendaItem, OpenProposalRef, QueueItem, QueueView, SuggestedProposal,
-                                 SuggestedTriage)
+                                 SuggestedTriage, TriageResult)
 from opgov.services.common import Ctx
-from opgov.db.models import Operator, Proposal
-from opgov.core.errors import PolicyRefusal
-from opgov.services.common import (require,
-                                   require_text)
-from opgov.results.queue import TriageResult
-from opgov.services.governance import propose_many
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
 _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
@@ -271,10 +265,11 @@ def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
 def review_queue_names(session) -> list[str]:
     """The operators waiting for the committee (needs_review), present, functional, with no open
     proposal, by name."""
-    waiting = session.scalars(select(Operator).where(Operator.needs_review.is_(True), Operator.present.is_(True),
-                                                    Operator.kind == "functional").order_by(Operator.qualname)).all()
-    opened = set(session.scalars(select(Proposal.operator_id).where(Proposal.status == "open")))
-    return [op.qualname for op in waiting if op.id not in opened]
+    waiting = session.execute(select(operators.c.id, operators.c.qualname)
+                              .where(operators.c.needs_review.is_(True), operators.c.present.is_(True),
+                                     operators.c.kind == "functional").order_by(operators.c.qualname)).all()
+    opened = set(session.scalars(select(proposals.c.operator_id).where(proposals.c.status == "open")))
+    return [qualname for id_, qualname in waiting if id_ not in opened]
 
 
 def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = None,
@@ -283,9 +278,9 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     for every operator of the review queue that a glob of ``match`` or a name of ``operators`` selects.
     A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
     this one transaction (a refusal of any names it and writes none)."""
-    import fnmatch
-
     from opgov.core.names import canonical
+    from opgov.services.common import require, require_text
+    from opgov.services.governance import propose_many
 
     if kind not in ("core", "custom"):
         raise BadInput(f"triage proposes core or custom (a decomposition needs its targets: propose-decompose), "

@@ -64,12 +64,6 @@ class ReviewsRequest(Request):
                                                            "their order")
 
 
-# --- lifecycle ------------------------------------------------------------------------------------
-
-
-# --- upgraders ------------------------------------------------------------------------------------
-
-
 # --- historical decisions -------------------------------------------------------------------------
 
 
@@ -80,6 +74,9 @@ class DecisionsRequest(Request):
     decisions: Upload | None = Field(default=None, description="a decisions file (format in the user guide)")
     shipped: ShippedDecisions | None = Field(default=None, description="instead of a file, the name of one opgov "
                                                                        "ships")
+
+
+# --- members and settings ----------------------------------------------------------------------
 
 
 class MemberRequest(Request):
