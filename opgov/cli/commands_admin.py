@@ -1,4 +1,4 @@
-"""The append-only event log: `opgov log` (and `--verify`)."""
+"""The append-only event log: `opgov log`, and `opgov log verify` (its hash chain)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import app, FormatOpt, JsonOpt, TableFormat
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import output, print_json, say, second
 
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import app, FormatOpt, JsonOpt, TableFormat
+from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import minute, output, print_json, say
 
 

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import app, CheckFormat, FormatOpt, JsonOpt, note_skipped_models, TableFormat
+from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
 from opgov.cli.runtime import output, print_json, say
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",

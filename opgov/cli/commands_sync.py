@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import app, JsonOpt
+from opgov.cli.app import JsonOpt, app
 from opgov.cli.runtime import print_json
 
 

@@ -5,7 +5,7 @@ command, opgov.cli.commands_compat), and the recorded exceptions to the BC polic
 from __future__ import annotations
 
 from opgov.results.compat import CheckReport, ExceptionAdded, ExceptionView
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.compat import CheckBcSides, ExceptionId, ExceptionQuery, ExceptionRequest
 
 

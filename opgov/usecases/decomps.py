@@ -3,8 +3,8 @@ the build-your-own opset."""
 
 from __future__ import annotations
 
-from opgov.results.decomps import OpsetReport, RulesLoaded, RuleView, TorchRulesImported, ViolationsReport
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.results.decomps import OpsetReport, RuleView, RulesLoaded, TorchRulesImported, ViolationsReport
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.decomps import DecompsCheck, OpsetRequest, RulesFile, TorchImportRequest
 
 

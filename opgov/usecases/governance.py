@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.governance import DecisionsLoaded, MemberView, ProposalView, SettingChange, Settings
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.governance import (
     DecisionsRequest, MemberRef, MemberRequest, ProposalId, ProposalQuery, ProposalRequest, ReviewsRequest,
     SettingRequest, VoteRequest,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.lifecycle import LifecycleStepResult, TickResult, UpgraderTimers
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.lifecycle import (
     DeprecateRequest, StepRequest, TickRequest, TimersQuery, UndeprecateRequest,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.ops import OperatorDetail, OperatorSummary
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.ops import OperatorRef, OperatorsQuery
 
 

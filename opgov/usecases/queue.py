@@ -4,7 +4,7 @@ proposal for each operator a filter selects, or for each suggestion)."""
 from __future__ import annotations
 
 from opgov.results.queue import QueueView, SuggestedTriage, TriageResult
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.queue import QueueQuery, SuggestedTriageRequest, TriageRequest
 
 

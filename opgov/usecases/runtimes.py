@@ -5,7 +5,7 @@ from __future__ import annotations
 from opgov.results.runtimes import (
     CoverageMatrix, ExportCheck, ModelCheckReport, RuntimeAdded, RuntimeDetail, RuntimeList, RuntimeModelCheck,
 )
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.runtimes import (
     CoverageQuery, ExportCheckRequest, ModelCheckUpload, RuntimeRef, RuntimeUpload,
 )

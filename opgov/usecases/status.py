@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.status import StatusReport
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 
 
 DECLARED: tuple[UseCase, ...] = (

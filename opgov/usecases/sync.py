@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.sync import SyncAnswer
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.sync import SyncCheck, SyncWrite
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.tokens import TokenCreated, TokenView
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.tokens import TokenId, TokenQuery, TokenRequest
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderView
-from opgov.usecases.declaration import lazy, UseCase
+from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.upgraders import UpgraderName, UpgraderRequest
 
 
