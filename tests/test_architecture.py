@@ -456,15 +456,21 @@ def test_the_docs_name_tests_that_exist():
 HEAVY = ("sqlalchemy", "yaml", "rich", "pydantic", "jinja2", "alembic", "fastapi")
 
 
-def _loaded_by(args: list[str]) -> set[str]:
-    """The top-level modules a fresh ``opgov ARGS`` process has imported when it is done."""
+def _modules_after(args: list[str]) -> tuple[set[str], str]:
+    """The modules a fresh ``opgov ARGS`` process has imported when it is done, and its output."""
     code = ("import json, sys\nfrom opgov.cli.main import run\n"
             f"try:\n    run({args!r})\nexcept SystemExit:\n    pass\n"
             "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={"PATH": "/usr/bin:/bin", "COLUMNS": "100"})
-    assert "Usage" in proc.stdout
-    return {m.partition(".")[0] for m in json.loads(proc.stderr.strip().splitlines()[-1])}
+    return set(json.loads(proc.stderr.strip().splitlines()[-1])), proc.stdout
+
+
+def _loaded_by(args: list[str]) -> set[str]:
+    """The top-level modules a fresh ``opgov ARGS`` process has imported when it is done."""
+    modules, out = _modules_after(args)
+    assert "Usage" in out
+    return {m.partition(".")[0] for m in modules}
 
 
 def test_help_imports_nothing_heavy():
@@ -485,15 +491,12 @@ def test_a_command_loads_only_its_own_areas_declarations(tmp_path, args, area):
     area's declarations, requests and results and no other area's (each costs ~10 ms to load)."""
     from opgov.usecases import AREAS
 
-    code = ("import json, sys\nfrom opgov.cli.main import run\n"
-            f"try:\n    run({['--db', str(tmp_path / 'a.db'), *args]!r})\nexcept SystemExit:\n    pass\n"
-            "sys.stderr.write(json.dumps(sorted(sys.modules)))\n")
     subprocess.run([sys.executable, "-m", "opgov", "--db", str(tmp_path / "a.db"), "db", "upgrade"], check=True,
                    capture_output=True)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
-    assert {a for a in AREAS if f"opgov.usecases.{a}" in loaded} == {area}, proc.stdout
+    loaded, out = _modules_after(["--db", str(tmp_path / "a.db"), *args])
+    assert {a for a in AREAS if f"opgov.usecases.{a}" in loaded} == {area}, out
     assert {a for a in AREAS if f"opgov.results.{a}" in loaded} <= {area, "imports"}  # status counts snapshots
+
 
 if __name__ == "__main__":
     text = DOC.read_text(encoding="utf-8")

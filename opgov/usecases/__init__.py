@@ -17,7 +17,7 @@ area only, and ``opgov --help`` not at all.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from opgov.usecases.declaration import PREFIX, UseCase
 
@@ -28,9 +28,9 @@ AREAS = ("imports", "ops", "admin", "compat", "reports", "sync", "governance", "
          "queue", "decomps", "closure", "runtimes")
 
 
-def declared() -> Iterator[UseCase]:
-    """Every declaration, area by area, each area's module imported when it is reached."""
-    for area in AREAS:
+def declared(areas: Iterable[str] = AREAS) -> Iterator[UseCase]:
+    """Every declaration of ``areas``, area by area, each area's module imported when it is reached."""
+    for area in areas:
         yield from importlib.import_module(f"{__name__}.{area}").DECLARED
 
 
@@ -40,10 +40,9 @@ def named(name: str, area: str | None = None) -> UseCase:
     others in turn until one declares it: a command loads its own area's requests and results, not
     every one (all of them take about 0.1 s to import)."""
     order = ([area] if area in AREAS else []) + [a for a in AREAS if a != area]
-    for each in order:
-        for use_case in importlib.import_module(f"{__name__}.{each}").DECLARED:
-            if use_case.name == name:
-                return use_case
+    for use_case in declared(order):
+        if use_case.name == name:
+            return use_case
     raise KeyError(name)
 
 
