@@ -2,10 +2,17 @@
 """Set up and run opgov from a fresh checkout with nothing but Python 3.11+.
 
     python3 dev.py demo    # create .venv, install opgov, run the demo on a local SQLite database
-    python3 dev.py test    # create .venv, install opgov and its test tools, run the whole test suite
+    python3 dev.py test    # create .venv, install opgov, its test tools and torch, run the whole test suite
     python3 dev.py setup   # only create/refresh .venv
 
-Extra arguments after ``test`` go to pytest (``python3 dev.py test -k governance``).
+``demo --work DIR`` runs the demo in DIR instead of ``.demo/`` (a new or empty folder, or one an
+earlier demo wrote: it is emptied first). Its second
+half reads the real PyTorch 2.13.0 registry and 43 real models: from ``OPGOV_SHARED_DIR``, else
+``../shared`` beside the checkout, else the copies that ship in ``tests/data``.
+
+``test`` runs pytest on one worker per core (pytest-xdist, a test file per worker), so the suite
+fits ten minutes on two cores; extra arguments go to pytest (``python3 dev.py test -k governance``,
+``-n 0`` for one process). It installs torch (the tests' oracle; opgov never needs it) when pip can.
 ``OPGOV_DEV_NO_INSTALL=1`` runs the opgov the running Python already has and installs nothing.
 """
 
@@ -25,7 +32,8 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 SAMPLE = ROOT / "data" / "sample"
-SHARED = Path(os.environ.get("OPGOV_SHARED_DIR", ROOT.parent / "shared"))
+BUNDLED = ROOT / "tests" / "data"  # copies of the real data, with their licences (tests/data/README.md)
+TORCH = "torch==2.13.0"  # the tests' oracle (a CPU build); opgov itself never imports torch
 OPGOV = [str(BIN / "opgov")]  # the command the demo runs (see setup)
 
 
@@ -49,7 +57,22 @@ def setup(extras: str = "test") -> None:
     print("installing opgov and its dependencies into .venv", flush=True)
     subprocess.run([str(PY), "-m", "pip", "install", "-qq", "--upgrade", "pip"], check=True)
     subprocess.run([str(PY), "-m", "pip", "install", "-qq", "-e", f"{ROOT}[{extras}]"], check=True)
+    if extras == "test" and subprocess.run([str(PY), "-c", "import torch"], capture_output=True).returncode:
+        print(f"installing {TORCH} into .venv (the tests' oracle for BC/FC verdicts and torch.export)", flush=True)
+        if subprocess.run([str(PY), "-m", "pip", "install", "-qq", TORCH]).returncode:
+            print(f"could not install {TORCH}: the tests that ask torch will skip", flush=True)
     stamp.write_text(digest)
+
+
+def real_data() -> Path | None:
+    """The folder holding the real data (``pytorch/2.13.0`` and ``models``): ``OPGOV_SHARED_DIR``,
+    else ``../shared`` beside the checkout, else the copies in ``tests/data``; None when none has them."""
+    given = os.environ.get("OPGOV_SHARED_DIR")
+    for folder in ([Path(given)] if given else []) + [ROOT.parent / "shared", BUNDLED]:
+        if (folder / "models" / "torchvision_ops.json").is_file() and \
+                (folder / "pytorch" / "2.13.0" / "native_functions.yaml").is_file():
+            return folder
+    return None
 
 
 def opgov(*args: str, expect: int | None = 0, db: str, says: str = "", expected: str = "") -> None:
@@ -67,17 +90,28 @@ def opgov(*args: str, expect: int | None = 0, db: str, says: str = "", expected:
         print(f"# (expected: exit {result.returncode}, {expected})", flush=True)
 
 
-def demo() -> None:
-    """Import the sample registry into a fresh SQLite database and walk one governance week."""
-    setup()
+def demo(args: list[str]) -> None:
+    """Import the sample registry into a fresh SQLite database and walk one governance week; then
+    the real PyTorch 2.13.0 registry and 43 real models in a second database."""
     work = ROOT / ".demo"
+    if args[:1] == ["--work"] and len(args) == 2:
+        work = Path(args[1]).resolve()
+        # the demo empties its folder: only a new or empty one, or one an earlier demo wrote
+        if work.is_dir() and any(work.iterdir()) and not (work / "opgov.db").is_file():
+            sys.exit(f"dev.py demo --work {args[1]}: the folder is not empty and holds no earlier demo; "
+                     "give a new or empty folder")
+        if work.exists() and not work.is_dir():
+            sys.exit(f"dev.py demo --work {args[1]}: not a folder")
+    elif args:
+        sys.exit("usage: python3 dev.py demo [--work DIR]")
+    setup()
     shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
+    work.mkdir(parents=True)
     db = f"sqlite:///{work / 'opgov.db'}"
     v1, v2, tags = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml", SAMPLE / "tags.yaml"
     day = lambda d: f"2026-01-{d:02d}T09:00:00+00:00"  # noqa: E731 - the demo's simulated calendar
 
-    print("opgov demo: a simulation database (a claimed --now is honoured) in .demo/opgov.db")
+    print(f"opgov demo: a simulation database (a claimed --now is honoured) in {shown(work / 'opgov.db')}")
     opgov("db", "upgrade", "--simulation", db=db,
           says="A simulation database: each step claims its day with --now, so one week runs in seconds.")
     opgov("--now", day(5), "import", str(v1), "--tags-yaml", str(tags), "--label", "v1", db=db,
@@ -121,15 +155,15 @@ def demo() -> None:
           says="The sync bot's change to native_functions.yaml: the new core tag and the deprecation, nothing else.")
     opgov("--now", day(15), "tick", "--within", "30", db=db,
           says="The lifecycle timers coming due within 30 days.")
-    models = SHARED / "models"
-    release = SHARED / "pytorch" / "2.13.0"
-    if (models / "torchvision_ops.json").exists():  # real models exported with torch.export
+    shared = real_data()
+    if shared is not None:  # real models exported with torch.export, and PyTorch's own registry
+        models, release = shared / "models", shared / "pytorch" / "2.13.0"
         opgov("--now", day(15), "check-model", f"{models / 'torchvision_ops.json'}#mobilenet_v3_small@core-aten",
               "--runtime", "v1", db=db,
               says="A real model (exported with torch.export) checked against the v1 snapshot.")
-    if (models / "torchvision_ops.json").exists() and (release / "native_functions.yaml").exists():
-        print("\nThe real PyTorch 2.13.0 registry in a second database: the operators a backend implements "
-              "for the core ATen decompositions, and which of 43 real models that covers")
+        print(f"\nThe real PyTorch 2.13.0 registry in a second database (the data from {shown(shared)}): the "
+              "operators a backend implements for the core ATen decompositions, and which of 43 real models "
+              "that covers")
         real = f"sqlite:///{work / 'pytorch-2.13.0.db'}"
         opgov("db", "upgrade", db=real)
         opgov("import", str(release / "native_functions.yaml"), "--tags-yaml", str(release / "tags.yaml"),
@@ -139,24 +173,35 @@ def demo() -> None:
               says="The opset a backend implements for the core ATen decompositions, and the models it runs.")
     else:
         print(f"\n# Skipped: the real-data half (PyTorch 2.13.0's registry and 43 real models) needs "
-              f"{models / 'torchvision_ops.json'} and {release / 'native_functions.yaml'} "
-              "(../shared beside the checkout, or OPGOV_SHARED_DIR); the sample's week above is complete without them.")
+              f"pytorch/2.13.0/native_functions.yaml and models/torchvision_ops.json in OPGOV_SHARED_DIR, "
+              f"../shared or {shown(BUNDLED)}; the sample's week above is complete without them.")
     opgov("--now", day(15), "report", "weekly", "--format", "html", "--out", str(work / "report.html"), db=db,
           says="The weekly report as one self-contained web page.")
     opgov("--now", day(15), "report", "weekly", db=db,
           says="And as Markdown, to post: the week's decisions, findings and timers.")
-    print(f"\nThe weekly report as a web page: {work / 'report.html'}")
+    print(f"\nThe weekly report as a web page: {shown(work / 'report.html')}")
+
+
+def shown(path: Path) -> str:
+    """A path as the reader typed it: relative to the checkout when it is inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def test(args: list[str]) -> int:
+    """pytest, on one worker per core unless the arguments choose (``-n``, ``--dist``, ``-p no:xdist``).
+    A worker takes a whole test file (``--dist loadfile``): a module's server and databases are
+    set up once, by the worker that runs its tests."""
     setup()
-    return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
+    chosen = any(a in ("-n", "--numprocesses", "--dist", "no:xdist") or a.startswith(("-n", "--numprocesses=", "--dist="))
+                 for a in args)
+    parallel = [] if chosen else ["-n", "auto", "--dist", "loadfile"]
+    return subprocess.run([str(PY), "-m", "pytest", *parallel, *args], cwd=ROOT).returncode
 
 
 def main() -> None:
     command, rest = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
     if command == "demo":
-        demo()
+        demo(rest)
     elif command == "test":
         sys.exit(test(rest))
     elif command == "setup":
