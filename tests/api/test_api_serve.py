@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from opgov.db.engine import HEAD_REVISION
-from tests.conftest import SAMPLE, _postgres_admin_url, _throwaway_postgres
+from tests.conftest import SAMPLE, _postgres_admin_url, _throwaway_postgres, opgov_in_process
 
 V1, V2, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml", SAMPLE / "tags.yaml"
 OPGOV = [sys.executable, "-m", "opgov"]
@@ -30,10 +30,11 @@ PROBLEM = "application/problem+json"
 
 
 def opgov(db: str, *args: str, actor: str = "setup", now: str | None = None) -> str:
-    """Run the real `opgov` program; return its stdout (it must succeed)."""
-    argv = [*OPGOV, "--db", db, "--actor", actor, *(["--now", now] if now else []), *args]
+    """Run `opgov` (in this process: a set-up step is not about the process); return its stdout
+    (it must succeed)."""
+    argv = ["--db", db, "--actor", actor, *(["--now", now] if now else []), *args]
     env = {k: v for k, v in os.environ.items() if k != "OPGOV_NOW"}
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    done = opgov_in_process(argv, env=env)
     assert done.returncode == 0, f"{' '.join(args)}: {done.stderr}"
     return done.stdout
 
@@ -464,9 +465,9 @@ def test_private_reads(server):
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it (in this process: the tests compare what it says, not how it starts)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k in ("OPGOV_SHARED_DIR", "OPGOV_FORCE_TTY")}
-    return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120,
-                          env={**clean, "COLUMNS": "160", **(env or {})})
+    return opgov_in_process(args, env={**clean, "COLUMNS": "160", **(env or {})})
 
 
 @pytest.mark.parametrize("args", [
