@@ -368,9 +368,9 @@ def by_key(report: dict) -> dict[tuple[str, str], dict]:
     return {(f["operator"], f["kind"]): f for f in report["findings"]}
 
 
-def opgov_in_process(argv, *, env=None, timeout: float | None = None):
+def opgov_in_process(argv, *, env=None, cwd=None, timeout: float | None = None):
     """``opgov ARGV`` as the program would run, in this process: ``env`` is the whole environment
-    the program would get (default: this one), stdin is empty, and it returns a
+    the program would get (default: this one), ``cwd`` its working folder, stdin is empty, and it returns a
     ``subprocess.CompletedProcess`` with the exit code, stdout and stderr (text, ``\\n`` newlines);
     an exception that escapes ``run`` is a traceback on stderr and exit 1, as in the program.
 
@@ -387,15 +387,17 @@ def opgov_in_process(argv, *, env=None, timeout: float | None = None):
     argv = [str(a) for a in argv]
     if threading.current_thread() is not threading.main_thread() or timeout is not None:
         return subprocess.run([sys.executable, "-m", "opgov", *argv], capture_output=True, text=True,
-                              env=env, timeout=timeout or 120)
+                              env=env, cwd=cwd, timeout=timeout or 120)
     from opgov.cli.main import run
 
     streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", write_through=True)
                for name in ("stdout", "stderr")}
     saved = {name: getattr(sys, name) for name in ("stdin", "stdout", "stderr")}
-    saved_env = dict(os.environ)
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
     code = 0
     try:
+        if cwd is not None:
+            os.chdir(cwd)
         if env is not None:
             os.environ.clear()
             os.environ.update(env)
@@ -414,6 +416,7 @@ def opgov_in_process(argv, *, env=None, timeout: float | None = None):
             setattr(sys, name, stream)
         os.environ.clear()
         os.environ.update(saved_env)
+        os.chdir(saved_cwd)
     out = {name: stream.buffer.getvalue().decode("utf-8", errors="replace").replace("\r\n", "\n")
            for name, stream in streams.items()}
     return subprocess.CompletedProcess(["opgov", *argv], code, out["stdout"], out["stderr"])

@@ -274,13 +274,11 @@ def _sync_files(folder) -> None:
 def run_in(folder, *args: str, env: dict[str, str] | None = None):
     """run_cli in ``folder``: files are named the same way (relative) in every run."""
     import os
-    import subprocess
 
-    from tests.api.test_api_serve import OPGOV
+    from tests.conftest import opgov_in_process
 
     clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_") or k in ("OPGOV_SHARED_DIR", "OPGOV_FORCE_TTY")}
-    return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120, cwd=folder,
-                          env={**clean, "COLUMNS": "160", **(env or {})})
+    return opgov_in_process(args, cwd=folder, env={**clean, "COLUMNS": "160", **(env or {})})
 
 
 def _remote_in(folder, server, who, *args):
