@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from opgov.services.common import RESERVED_NAMES
-from tests.api.test_api_serve import MAX_UPLOAD, OPGOV, V1, _database, event_count, opgov, problem, start
+from tests.api.test_api_serve import MAX_UPLOAD, V1, _database, event_count, opgov, problem, start
+from tests.conftest import opgov_in_process
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -37,7 +38,7 @@ def served(db):
 
 
 def _cli(db: str, *args: str, actor: str = "chair") -> subprocess.CompletedProcess:
-    return subprocess.run([*OPGOV, "--db", db, "--actor", actor, *args], capture_output=True, text=True, timeout=120)
+    return opgov_in_process(["--db", db, "--actor", actor, *args])
 
 
 # --- a token dies with its member -------------------------------------------------------------------

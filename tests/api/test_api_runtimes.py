@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.api.test_api_serve import OPGOV, Server, _database, opgov, problem, start
-from tests.conftest import REPO, SHARED
+from tests.conftest import REPO, SHARED, opgov_in_process
 
 EXECUTORCH = SHARED / "executorch"
 RULES = REPO / "data" / "decomps" / "export-composites.yaml"
@@ -69,10 +69,10 @@ def _run(twins: Twins, argv: list[str], *, remote: bool, who: str = "chair") -> 
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")} | {"COLUMNS": "200", "OPGOV_FORCE_TTY": "1"}
     if remote:
         env |= {"OPGOV_SERVER": twins.server.url, "OPGOV_TOKEN": twins.server.tokens[who]}
-        full = [*OPGOV, *argv]
+        full = [*argv]
     else:
-        full = [*OPGOV, "--db", twins.local_db, "--actor", who, *argv]
-    done = subprocess.run(full, capture_output=True, text=True, env=env, cwd=twins.work, timeout=300)
+        full = ["--db", twins.local_db, "--actor", who, *argv]
+    done = opgov_in_process(full, env=env, cwd=twins.work)
     return done.returncode, done.stdout, done.stderr
 
 

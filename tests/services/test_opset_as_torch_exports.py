@@ -21,10 +21,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import warnings
 
 import pytest
+from tests.conftest import opgov_in_process
 
 pytestmark = pytest.mark.torch
 
@@ -44,8 +44,7 @@ CHOICES = {
 
 
 def _opgov(db: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "--actor", "setup", *args],
-                          capture_output=True, text=True, timeout=1800, env={**os.environ, "OPGOV_SERVER": ""})
+    done = opgov_in_process(["--db", db, "--actor", "setup", *args], env={**os.environ, "OPGOV_SERVER": ""})
     if check:
         assert done.returncode == 0, f"opgov {' '.join(args)}: {done.stderr}"
     return done

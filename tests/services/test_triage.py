@@ -4,12 +4,11 @@ event) each, in one transaction; the same through the service, for members with 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from tests.api.test_api_serve import opgov, start
+from tests.conftest import opgov_in_process
 
 
 @pytest.fixture
@@ -54,8 +53,7 @@ def test_apply_opens_one_proposal_and_one_event_each(db):
 
 
 def opgov_failing(db: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, *args], capture_output=True, text=True,
-                          timeout=120)
+    done = opgov_in_process(["--db", db, *args])
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     return done.stderr
 

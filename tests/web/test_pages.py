@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from tests.api.test_api_serve import start
+from tests.conftest import opgov_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 DECISIONS = REPO / "data" / "decisions" / "core-aten-review-2023.yaml"
@@ -27,8 +28,7 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 def run(db: str, *args: str) -> str:
-    done = subprocess.run([*OPGOV, "--db", db, "--actor", "setup", *args], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "OPGOV_SERVER": ""})
+    done = opgov_in_process(["--db", db, "--actor", "setup", *args], env={**os.environ, "OPGOV_SERVER": ""})
     assert done.returncode == 0, f"opgov {' '.join(args)}: {done.stderr}"
     return done.stdout
 
