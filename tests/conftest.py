@@ -4,6 +4,20 @@ Real data lives outside the repository (``../shared`` beside the checkout, or wh
 ``OPGOV_SHARED_DIR`` points); without it the tests read the copies in ``tests/data``. Tests that
 need PostgreSQL, torch or Chromium skip when it is missing, unless the matching ``OPGOV_REQUIRE_*``
 variable is set (``.ci/run`` sets them all), in which case they fail.
+
+Fixtures and helpers: ``cli`` (the CLI in-process on a fresh migrated SQLite simulation database),
+``make_cli(url)``, ``any_db_url`` (SQLite, then PostgreSQL), ``sqlite_url``, ``postgres_url``,
+``nodb`` (no database configured), the real data (``shared_dir``, ``pytorch_release``,
+``models_dir``, ``decisions_2023``), ``torch_mod``; ``refused``/``bad`` (exit 1/2, nothing
+written); ``run_opgov`` (a module fixture's step, in-process); ``opgov_in_process(argv, env=,
+cwd=)``: the program's exit code, stdout and stderr without starting a program — use it wherever a
+test is not about the process (a new ``python -m opgov`` costs 0.6–1 s of CPU).
+
+``python3 dev.py test`` runs the suite on a worker per core (pytest-xdist, ``--dist loadfile``: a
+test file's module fixtures, servers and databases stay in one worker). Each worker is its own
+session: session fixtures run once per worker, the throwaway PostgreSQL server (when
+OPGOV_TEST_POSTGRES_URL is not set) is one per worker, databases have random names, servers take
+a free port, and files go under ``tmp_path`` — never into the checkout.
 """
 
 from __future__ import annotations
