@@ -273,14 +273,99 @@ class Cli:
         return result
 
 
+_MIGRATED: dict[tuple[str, bool], str] = {}  # (sqlite|postgres, simulation) → this session's migrated template
+
+
+def _migrated_template(kind: str, simulation: bool, cli: Cli) -> str:
+    """This session's (this worker's) migrated database of ``kind``, made once by ``opgov db
+    upgrade [--simulation]``: a SQLite file, or a PostgreSQL database to copy with ``CREATE
+    DATABASE … TEMPLATE``. Removed at exit."""
+    key = (kind, simulation)
+    if key not in _MIGRATED:
+        import atexit
+        import shutil
+        import tempfile
+
+        if kind == "sqlite":
+            folder = tempfile.mkdtemp(prefix="opgov-test-migrated-")
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            url = f"sqlite:///{folder}/opgov.db"
+        else:
+            from sqlalchemy import create_engine, text
+            from sqlalchemy.engine import make_url
+
+            from opgov.db.engine import resolve_url
+
+            admin = make_url(resolve_url(_postgres_admin_url()))
+            name = f"opgov_template_{uuid.uuid4().hex[:12]}"
+            engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+            with engine.connect() as conn:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+
+            def drop(engine=engine, name=name) -> None:
+                with engine.connect() as conn:
+                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                engine.dispose()
+
+            atexit.register(drop)
+            url = admin.set(database=name).render_as_string(hide_password=False)
+        Cli(url, cli.capsys, cli.monkeypatch).ok("db", "upgrade", *(["--simulation"] if simulation else []))
+        _MIGRATED[key] = url
+    return _MIGRATED[key]
+
+
+def _copy_migrated(cli: Cli, simulation: bool) -> bool:
+    """Make ``cli``'s database a copy of this session's migrated one, when it is a new SQLite file
+    or an empty PostgreSQL database of this test run (``any_db_url``, ``postgres_url``): what
+    ``opgov db upgrade`` would make, in a file copy or a ``CREATE DATABASE … TEMPLATE`` instead
+    of a migration per test. Else (another URL, a database holding anything) False."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(cli.url)
+    if url.drivername == "sqlite":
+        path = Path(url.database or "")
+        if url.query or not url.database or url.database == ":memory:" or path.exists() or not path.parent.is_dir():
+            return False
+        import shutil
+
+        template = make_url(_migrated_template("sqlite", simulation, cli)).database
+        shutil.copyfile(template, path)
+        return True
+    if not url.drivername.startswith("postgres") or not (url.database or "").startswith("opgov_test_"):
+        return False
+    from sqlalchemy import create_engine, inspect, text
+
+    from opgov.db.engine import resolve_url
+
+    engine = create_engine(resolve_url(cli.url))
+    try:
+        with engine.connect() as conn:
+            if inspect(conn).get_table_names():
+                return False
+    finally:
+        engine.dispose()
+    template = make_url(resolve_url(_migrated_template("postgres", simulation, cli))).database
+    admin = create_engine(make_url(resolve_url(_postgres_admin_url())), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{url.database}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{url.database}" TEMPLATE "{template}"'))
+    finally:
+        admin.dispose()
+    return True
+
+
 @pytest.fixture
 def make_cli(capsys, monkeypatch):
+    """``make_cli(url)``: a CLI on ``url``, migrated (``upgrade=False``: as it is), a simulation
+    database with ``simulation=True``. A new SQLite file or an empty PostgreSQL database of this
+    run is a copy of the session's migrated one (see :func:`_copy_migrated`)."""
     monkeypatch.delenv("OPGOV_NOW", raising=False)
     monkeypatch.setenv("COLUMNS", "200")
 
     def make(url: str, *, upgrade: bool = True, simulation: bool = False) -> Cli:
         cli = Cli(url, capsys, monkeypatch)
-        if upgrade:
+        if upgrade and not _copy_migrated(cli, simulation):
             cli.ok("db", "upgrade", *(["--simulation"] if simulation else []))
         return cli
 
