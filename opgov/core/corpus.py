@@ -8,12 +8,13 @@ what a model uses. This module holds the pure part: the models, and :func:`check
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from opgov.core.budget import spend
 from opgov.core.graph_ops import graph_op_reason
+from opgov.core.names import SUGGESTED_NAMES, name_index
 
 STAGES = ("exported", "core-aten")
 
@@ -111,10 +112,13 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
     warnings: list[Finding] = []
     notes: list[Finding] = []
     period = timedelta(days=deprecating_period_days)
+    unknown = 0
     for op in ops:
+        spend()
         st = state.get(op)
         if st is None:
-            close = difflib.get_close_matches(op, list(known if known is not None else state), n=3, cutoff=0.8)
+            unknown += 1  # suggestions for the first few only, from the registry's index
+            close = name_index(known if known is not None else state).close(op) if unknown <= SUGGESTED_NAMES else []
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             errors.append(Finding("unknown-operator", op, f"{op} is not in the registry{hint}"))
         elif st.lifecycle == "deleted":
