@@ -57,8 +57,13 @@ def parse_op_name(text: str, *, known_namespaces: frozenset[str] = frozenset({"a
     return OperatorName(name, overload, ns)
 
 
+_CANONICAL = re.compile(rf"{_IDENT}::{_IDENT}(\.{_IDENT})?")
+
+
 def canonical(text: str) -> str:
     """``canonical("aten.abs.default") == "aten::abs"``."""
+    if _CANONICAL.fullmatch(text) and not text.endswith(".default"):
+        return text  # already canonical (a model's thousands of names are read at this cost)
     return str(parse_op_name(text))
 
 
