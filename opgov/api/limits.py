@@ -18,7 +18,7 @@
   ``OPGOV_BODY_TIMEOUT`` seconds (30) of the request; a slower one (a client sending a byte a
   second to hold a slot) is answered 408 and its connection closed, which frees its slot and its
   share of the budget.
-- **Processing is bounded too.** Once its body is in, a request has ``OPGOV_REQUEST_SECONDS`` (10)
+- **Processing is bounded too.** Once its body is in, a request has ``OPGOV_REQUEST_SECONDS`` (30)
   of processing (opgov.core.budget): the loops whose work grows with the input spend from it, and
   past it the request is answered 413 in words, never left to hold a worker for as long as its
   input takes.
@@ -44,7 +44,7 @@ _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 class RequestLimits:
     def __init__(self, app, *, max_body: int, anonymous_uploads: int, budget: int | None = None,
-                 body_timeout: float = 30.0, request_seconds: float = 10.0) -> None:
+                 body_timeout: float = 30.0, request_seconds: float = 30.0) -> None:
         self.app = app
         self.max_body = max_body
         self.anonymous = asyncio.Semaphore(anonymous_uploads)

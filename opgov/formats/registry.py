@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from opgov.core.budget import spend
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import from_func_name
 from opgov.formats.files import Content, plain_bytes, read_text, text_of
@@ -259,6 +260,7 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
         autogen: list[tuple[str, str, int]] = []
         facts: list[EntryFacts] = []
         for entry in entries:
+            spend()  # a request's processing time (opgov.core.budget): an upload of a million entries
             line, func = entry.line, entry.func
             if not func or not func.strip():
                 bad("entry has no 'func:'", line)
