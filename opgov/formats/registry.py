@@ -239,6 +239,13 @@ def _sha256(text: str | bytes) -> str:
     return digest.hexdigest()
 
 
+# The functions (entries and their autogen variants) a registry may declare: some eight times
+# PyTorch's. What reading one builds is about a kilobyte a function whatever its text (a
+# registry of the shortest entries, ``- func: f1(Tensor self) -> Tensor``, would cost thirty times
+# its size), so this, not the file's size alone, bounds what a registry upload costs in memory.
+MAX_REGISTRY_FUNCTIONS = 25_000
+
+
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
            retry: bool = False) -> Registry:
     """The registry of ``entries``; with ``retry``, any problem raises :class:`_Retry` instead."""
@@ -262,6 +269,9 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
         for entry in entries:
             spend()  # a request's processing time (opgov.core.budget): an upload of a million entries
             line, func = entry.line, entry.func
+            if len(ops) + len(autogen) >= MAX_REGISTRY_FUNCTIONS:
+                raise BadInput(f"more than {MAX_REGISTRY_FUNCTIONS:,} functions (PyTorch 2.13.0 declares 3,114): "
+                               "not a registry opgov reads", file=path, line=line)
             if not func or not func.strip():
                 bad("entry has no 'func:'", line)
             try:

@@ -25,16 +25,16 @@ def registry(pytorch_release) -> list[str]:
 
 
 def test_the_index_suggests_what_a_full_search_suggests(registry):
-    """A typo (a character left out) of 300 real names: the index's first suggestion is difflib's over
+    """A typo (a character left out) of 100 real names: the index's first suggestion is difflib's over
     the whole registry for all but a few very short names."""
     rng = random.Random(42)
     index = names.name_index(registry)
     agree = 0
-    for name in rng.sample(registry, 300):
+    for name in rng.sample(registry, 100):
         cut = rng.randrange(6, len(name))
         typo = name[:cut] + name[cut + 1:]
         agree += index.close(typo)[:1] == difflib.get_close_matches(typo, registry, n=3, cutoff=0.8)[:1]
-    assert agree >= 290, agree
+    assert agree >= 95, agree
     assert index.close("aten::ad.Tensor")[0] == "aten::add.Tensor"
     assert names.name_index(list(registry)) is index  # built once per registry
 
