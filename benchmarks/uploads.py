@@ -85,6 +85,25 @@ def smallest(size: int) -> bytes:
     return "".join(lines).encode()
 
 
+def rules(release: Path, size: int) -> bytes:
+    """A rules file of about ``size`` bytes: a rule for each functional operator of the release (into
+    ``aten::add.Tensor``), each with a long note."""
+    text = (release / "native_functions.yaml").read_text(encoding="utf-8")
+    ops = [f"aten::{m.group(1)}" + (f".{m.group(2)}" if m.group(2) else "")
+           for m in re.finditer(r"(?m)^- func: ([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\(([^\n]*)$", text)
+           if "!" not in m.group(3) and not m.group(1).endswith("_") and m.group(2) not in ("out",)]
+    ops = [op for op in ops if op != "aten::add.Tensor"]
+    note = "x" * max(10, size // max(1, len(ops)) - 80)
+    lines = ["format: 1", "source: benchmark", "rules:"]
+    lines += [f"  - {{op: {op}, into: [aten::add.Tensor], note: \"{note}\"}}" for op in ops]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def inflated(data: bytes) -> int:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return sum(info.file_size for info in zf.infolist())
+
+
 def names(size: int) -> bytes:
     lines, total, i = [], 0, 0
     while total < size:
@@ -148,8 +167,10 @@ def main() -> None:
     token = opgov(db, "tokens", "create", "chair", actor="chair").split()[0]
     tags = (release / "tags.yaml").read_bytes()
     small_nf = (ROOT / "data" / "sample" / "native_functions.v1.yaml").read_bytes()
-    rules = (ROOT / "data" / "sample" / "rules.yaml").read_bytes()
+    sample_rules = (ROOT / "data" / "sample" / "rules.yaml").read_bytes()
     registry, tiny = renamed(release, size // 2), smallest(size // 2)
+    model = archive(size)
+    under = "".join(f"- func: f{i}(Tensor self) -> Tensor\n" for i in range(24_000)).encode()
     big_registry = renamed(release, size, tag="s")
     cases = [  # (what, method, path, files or json, the small warm-up request's files or json, with a token)
         ("`check-bc`, PyTorch's entries renamed (old = new)", "/api/v1/check-bc",
@@ -157,16 +178,19 @@ def main() -> None:
          {"old": ("a.yaml", small_nf), "new": ("b.yaml", small_nf)}, False),
         ("`check-bc`, the smallest entries (old = new)", "/api/v1/check-bc",
          {"old": ("old.yaml", tiny), "new": ("new.yaml", tiny)}, None, False),
+        ("`check-bc`, the smallest entries, 24,000 functions each (under the bound)", "/api/v1/check-bc",
+         {"old": ("old.yaml", under), "new": ("new.yaml", under)}, None, False),
         ("`sync-yaml` (check), PyTorch's entries renamed", "/api/v1/sync-yaml",
          {"native_functions": ("native_functions.yaml", big_registry), "tags": ("tags.yaml", tags)},
          {"native_functions": ("native_functions.yaml", small_nf), "tags": ("tags.yaml", tags)}, False),
         ("`check-model`, a list of unknown operator names", "/api/v1/check-model",
          {"models": ("ops.txt", names(size))}, {"models": ("ops.txt", b"aten::add.Tensor\n")}, False),
-        ("`check-model`, a .pt2 whose program repeats real nodes", "/api/v1/check-model",
-         {"models": ("model.pt2", archive(size))}, {"models": ("small.pt2", archive(10_000))}, False),
+        ("`check-model`, a .pt2 whose program repeats real nodes (× its inflated program)", "/api/v1/check-model",
+         {"models": ("model.pt2", model)}, {"models": ("small.pt2", archive(10_000))}, False),
         ("`runtimes add`, a list of kernels", "/api/v1/runtimes",
          {"ops": ("kernels.txt", names(size))}, None, True),
-        ("`decomps load`, the sample's rules (small)", "/api/v1/decomps", {"rules": ("rules.yaml", rules)}, None, True),
+        ("`decomps load`, a rule for each operator, with long notes", "/api/v1/decomps",
+         {"rules": ("rules.yaml", rules(release, size))}, {"rules": ("rules.yaml", sample_rules)}, True),
         ("`import`, PyTorch's entries renamed", "/api/v1/snapshots",
          {"native_functions": ("native_functions.yaml", big_registry), "tags": ("tags.yaml", tags)},
          {"native_functions": ("native_functions.yaml", small_nf), "tags": ("tags.yaml", tags)}, True),
@@ -202,6 +226,8 @@ def main() -> None:
                 before = status(pid, "VmHWM")
                 request = client.build_request("POST", path, files=files, data=data)
                 body = len(request.read())
+                if "inflated" in what:  # an archive: its cost is that of what it inflates to
+                    body = sum(inflated(f[1]) for f in files.values())
                 start = time.perf_counter()
                 answer = client.send(request)
                 seconds = time.perf_counter() - start
