@@ -73,7 +73,8 @@ def create_app(config: Config | None = None) -> FastAPI:
 
     # a whole request's body, and how many uploads without a token run at once (api/limits.py)
     app.add_middleware(RequestLimits, max_body=config.max_upload_bytes, anonymous_uploads=config.anonymous_uploads,
-                       budget=max(config.upload_budget, config.max_upload_bytes), body_timeout=config.body_timeout)
+                       budget=max(config.upload_budget, config.max_upload_bytes), body_timeout=config.body_timeout,
+                       request_seconds=config.request_seconds)
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
     for router in (system.router, events.router, usecases.router(), checks.router, pages.router,
                    docs.router, html.router):

@@ -21,6 +21,8 @@ class Config:
     # request's): past it 503 with Retry-After (api/limits.py)
     upload_budget: int = 2 * 32 * 1024 * 1024
     body_timeout: int = 30  # seconds a request's whole body may take to arrive; then 408
+    # seconds of processing a request may take once its body is in (opgov.core.budget); then 413
+    request_seconds: int = 30
 
     @classmethod
     def from_env(cls) -> Config:
@@ -33,7 +35,8 @@ class Config:
                    public_url=public_url(os.environ.get("OPGOV_PUBLIC_URL", "")),
                    anonymous_uploads=_number("OPGOV_ANONYMOUS_UPLOADS", 2, low=1),
                    upload_budget=_number("OPGOV_UPLOAD_BUDGET_BYTES", 2 * 32 * 1024 * 1024, low=1),
-                   body_timeout=_number("OPGOV_BODY_TIMEOUT", 30, low=1))
+                   body_timeout=_number("OPGOV_BODY_TIMEOUT", 30, low=1),
+                   request_seconds=_number("OPGOV_REQUEST_SECONDS", 30, low=1))
 
 
 def public_url(text: str) -> str | None:

@@ -1,6 +1,6 @@
 """Every error as ``application/problem+json`` (RFC 9457), with the CLI's one-line message.
 
-BadInput → 400 (NotFound → 404), PolicyRefusal → 409 (Forbidden, a role that may not → 403),
+BadInput → 400 (NotFound → 404; a request past its processing budget, TooCostly → 413), PolicyRefusal → 409 (Forbidden, a role that may not → 403),
 a request the schema rejects → 422, no or bad token → 401, an upload too large → 413, a database
 busy with another writer for too long → 503 with ``Retry-After``. The
 transaction of a refused request is rolled back: nothing is written.
@@ -16,8 +16,8 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal, Unavailable,
-                               Unauthenticated, Unprocessable)
+from opgov.core.errors import (BadInput, DatabaseBehind, Forbidden, NotFound, OpgovError, PolicyRefusal, TooCostly,
+                               Unavailable, Unauthenticated, Unprocessable)
 from opgov.db.engine import DatabaseBusy
 
 MEDIA_TYPE = "application/problem+json"
@@ -33,6 +33,8 @@ def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> 
 def status_of(err: OpgovError) -> int:
     if isinstance(err, NotFound):
         return 404
+    if isinstance(err, TooCostly):
+        return 413
     if isinstance(err, Unprocessable):
         return 422
     if isinstance(err, Unauthenticated):
@@ -90,6 +92,11 @@ def install(app: FastAPI) -> None:
         from opgov.usecases.invalid import describe
 
         return problem(422, describe(err.errors()))
+
+    @app.exception_handler(RecursionError)
+    async def too_deep(_request: Request, _err: RecursionError):
+        # a body nested deeper than a parser recurses (the JSON check refuses most first: api/inputs.py)
+        return problem(422, "the request is nested too deeply to read")
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, err: Exception):

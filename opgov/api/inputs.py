@@ -4,6 +4,10 @@ sender meant (an ASGI middleware, inside the body bounds of opgov.api.limits):
 - **text no database stores** (opgov.core.text: a NUL, a lone surrogate) in the path, a query
   parameter, or any key or string of a JSON body: 422 naming the parameter or the key, on SQLite
   as on PostgreSQL (which would otherwise fail with a 500);
+- **a JSON body that would build more than it says** — more than ``MAX_JSON_VALUES`` values (a
+  million: 10⁵ operator names are 10⁵; ``[{},{},…]`` builds a 64-byte object per 3 bytes), counted
+  before it is parsed (opgov.formats.files.json_values), is 413; one nested deeper than a parser
+  recurses is 422. Neither is parsed, here or by the route;
 - **a JSON object with a key twice** (``{"role": "developer", "role": "maintainer"}``): 422
   naming the key, where a JSON parser would silently keep the last.
 
@@ -19,8 +23,16 @@ from urllib.parse import parse_qsl
 from opgov.core.text import UNSTORABLE, unstorable
 
 
+# the most values a JSON body may hold: its tree (some 100 bytes a value at worst) stays ~100 MB
+MAX_JSON_VALUES = 1_000_000
+
+
 class Refused(ValueError):
-    pass
+    status = 422
+
+
+class TooMany(Refused):
+    status = 413
 
 
 def _check_pairs(pairs: list[tuple[str, object]]) -> dict:
@@ -50,14 +62,26 @@ def _bad_string(value: object) -> str | None:
 
 
 def check_json(body: bytes) -> str | None:
-    """Why a JSON body is refused, or None (also for a body that is not JSON: the route says so)."""
+    """Why a JSON body is refused, or None (also for a body that is not JSON: the route says so).
+    Raises :class:`TooMany` for a body of more than :data:`MAX_JSON_VALUES` values."""
+    from opgov.formats.files import json_values
+
+    values = json_values(body)
+    if values > MAX_JSON_VALUES:
+        raise TooMany(f"the JSON body holds up to {values:,} values; this server reads at most "
+                      f"{MAX_JSON_VALUES:,} in one request: send fewer at once")
     try:
         data = json.loads(body, object_pairs_hook=_check_pairs)
     except Refused as err:
         return str(err)
+    except RecursionError:
+        return "the JSON body is nested too deeply"
     except ValueError:  # not JSON, not UTF-8: the route's parser answers it
         return None
-    bad = _bad_string(data)
+    try:
+        bad = _bad_string(data)
+    except RecursionError:
+        return "the JSON body is nested too deeply"
     return None if bad is None else f"the JSON body {unstorable(bad)}: {bad[:40]!r}"
 
 
@@ -94,7 +118,13 @@ class RequestInputs:
 
                 await problem(err.status_code, str(err.detail), headers=err.headers)(scope, receive, send)
                 return
-            why = check_json(body) if body else None
+            try:
+                why = check_json(body) if body else None
+            except TooMany as err:
+                from opgov.api.errors import problem
+
+                await problem(err.status, str(err))(scope, receive, send)
+                return
         if why is not None:
             from opgov.api.errors import problem
 

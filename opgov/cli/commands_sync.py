@@ -70,11 +70,13 @@ def _write_synced(use_case, files: dict, path: str, tags: str | None):
     written, its error is then the answer (the locked file's own, if it is one of those written)."""
     from opgov.cli.client import call
     from opgov.core.errors import BadInput
-    from opgov.services.sync import drop_intent, hold_lock, installed_by_stopped_run, record_intent, write_synced
+    from opgov.services.sync import (drop_intent, hold_lock, installed_by_stopped_run, new_write_id, record_intent,
+                                     write_synced)
 
     held, unwritable = [], {}
     # a run stopped between installing the file and committing its event left an intent: the log learns of it now
-    installed = installed_by_stopped_run(path, files["native_functions"].data)
+    installed, installed_write = installed_by_stopped_run(path, files["native_functions"].data) or (None, None)
+    write_id = new_write_id()  # in this write's intent and its event
     try:
         for file in [f for f in (tags, path) if f is not None and Path(f).is_file()]:
             try:
@@ -92,10 +94,11 @@ def _write_synced(use_case, files: dict, path: str, tags: str | None):
                 raise next((unwritable[f] for f, _ in contents if f in unwritable), next(iter(unwritable.values())))
             if contents:
                 if answer.native_functions is not None:
-                    record_intent(path, answer.native_functions)  # before the rename; dropped once logged
+                    record_intent(path, answer.native_functions, write_id)  # before the rename; dropped once logged
                 write_synced(contents, path)
 
-        answer = call(use_case, use_case.ask(**files, dry_run=bool(unwritable), installed=installed), then=write)
+        answer = call(use_case, use_case.ask(**files, dry_run=bool(unwritable), installed=installed,
+                                               installed_write=installed_write, write_id=write_id), then=write)
         drop_intent(path)  # the event is committed (or nothing was written): nothing to find
         return answer
     finally:

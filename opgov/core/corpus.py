@@ -8,12 +8,14 @@ what a model uses. This module holds the pure part: the models, and :func:`check
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from opgov.core.budget import spend
+from opgov.core.errors import BadInput
 from opgov.core.graph_ops import graph_op_reason
+from opgov.core.names import SUGGESTED_NAMES, name_index
 
 STAGES = ("exported", "core-aten")
 
@@ -88,6 +90,18 @@ class ModelCheck:
         return not self.errors
 
 
+# the distinct operators one model check reads: a real model uses a few hundred, PyTorch declares
+# some 3,700 in all; a list of more is not a model's, and its findings would cost tens of times its size
+MAX_MODEL_OPERATORS = 10_000
+
+
+def check_operator_count(count: int) -> None:
+    """Refuse a model of more than :data:`MAX_MODEL_OPERATORS` distinct operators, before any is checked."""
+    if count > MAX_MODEL_OPERATORS:
+        raise BadInput(f"the model uses {count:,} distinct operators: more than {MAX_MODEL_OPERATORS:,} (PyTorch "
+                       "declares about 3,700 in all); not a model's operator list")
+
+
 def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops: set[str] | None = None,
                 deprecating_period_days: int = 14,
                 snapshots: Sequence[tuple[str, set[str] | frozenset[str]]] = (),
@@ -107,14 +121,18 @@ def check_model(ops: Sequence[str], *, state: Mapping[str, OpState], runtime_ops
     (:func:`opgov.core.graph_ops.graph_ops_of`; default: the hand list).
     """
     ops = tuple(dict.fromkeys(ops))
+    check_operator_count(len(ops))
     errors: list[Finding] = []
     warnings: list[Finding] = []
     notes: list[Finding] = []
     period = timedelta(days=deprecating_period_days)
+    unknown = 0
     for op in ops:
+        spend()
         st = state.get(op)
         if st is None:
-            close = difflib.get_close_matches(op, list(known if known is not None else state), n=3, cutoff=0.8)
+            unknown += 1  # suggestions for the first few only, from the registry's index
+            close = name_index(known if known is not None else state).close(op) if unknown <= SUGGESTED_NAMES else []
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             errors.append(Finding("unknown-operator", op, f"{op} is not in the registry{hint}"))
         elif st.lifecycle == "deleted":

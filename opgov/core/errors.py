@@ -42,6 +42,11 @@ class Unprocessable(BadInput):
     exit code 2, HTTP 422 as a request its schema refuses."""
 
 
+class TooCostly(BadInput):
+    """A request that would take more than its budget of processing time (opgov.core.budget): HTTP
+    413, as an input too big to process; exit code 2."""
+
+
 class SchemaParseError(BadInput):
     """A function schema that does not parse. The message names the schema text."""
 

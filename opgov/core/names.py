@@ -57,8 +57,13 @@ def parse_op_name(text: str, *, known_namespaces: frozenset[str] = frozenset({"a
     return OperatorName(name, overload, ns)
 
 
+_CANONICAL = re.compile(rf"{_IDENT}::{_IDENT}(\.{_IDENT})?")
+
+
 def canonical(text: str) -> str:
     """``canonical("aten.abs.default") == "aten::abs"``."""
+    if _CANONICAL.fullmatch(text) and not text.endswith(".default"):
+        return text  # already canonical (a model's thousands of names are read at this cost)
     return str(parse_op_name(text))
 
 
@@ -66,3 +71,58 @@ def from_func_name(func_name: str, namespace: str = DEFAULT_NAMESPACE) -> Operat
     """From the name part of a ``func:`` line (``add.Tensor``, ``abs``), in ``namespace``."""
     name, _, overload = func_name.partition(".")
     return OperatorName(name, overload, namespace)
+
+
+# --- "did you mean": close names from an index -------------------------------------------------------
+
+# the unknown names of one check that get a "did you mean" (the rest are named without one): a
+# request of thousands of unknown names costs what a few do
+SUGGESTED_NAMES = 10
+_CANDIDATES = 40  # the names that share the most rare trigrams with the unknown one, compared in full
+
+
+def _trigrams(name: str) -> set[str]:
+    text = f" {name.lower()} "
+    return {text[i:i + 3] for i in range(len(text) - 2)}
+
+
+class NameIndex:
+    """Close matches for a name among a registry's names, as :func:`difflib.get_close_matches` ranks
+    them, without comparing it with every name: an index of each name's trigrams (those most names
+    share, such as ``ate`` of ``aten::``, left out) gives the few dozen names sharing the most with it,
+    and only those are compared. Built once per registry (:func:`name_index`)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        postings: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            for gram in _trigrams(name):
+                postings.setdefault(gram, []).append(i)
+        common = max(64, len(names) // 16)
+        self._postings = {gram: tuple(found) for gram, found in postings.items() if len(found) <= common}
+
+    def close(self, name: str, *, n: int = 3, cutoff: float = 0.8) -> list[str]:
+        import difflib
+        from collections import Counter
+
+        shared: Counter[int] = Counter()
+        for gram in _trigrams(name):
+            shared.update(self._postings.get(gram, ()))
+        candidates = [self.names[i] for i, _ in shared.most_common(_CANDIDATES)]
+        return difflib.get_close_matches(name, candidates, n=n, cutoff=cutoff)
+
+
+_INDEXES: dict[tuple[str, ...], NameIndex] = {}
+
+
+def name_index(names) -> NameIndex:
+    """The :class:`NameIndex` of ``names`` (a registry's operator names), built once and kept for the
+    next check of the same registry (the last four registries are kept)."""
+    key = tuple(names)
+    index = _INDEXES.get(key)
+    if index is None:
+        index = NameIndex(key)
+        while len(_INDEXES) >= 4:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = index
+    return index

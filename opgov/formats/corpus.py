@@ -32,7 +32,7 @@ import difflib
 import json
 from pathlib import Path
 
-from opgov.core.corpus import STAGES, Corpus, ModelOps
+from opgov.core.corpus import MAX_MODEL_OPERATORS, STAGES, Corpus, ModelOps
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 from opgov.formats.files import context, read_text, text_of
@@ -158,15 +158,26 @@ def _list_ops(text: str, name: str) -> list[str]:
         if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
             raise BadInput("the JSON list must hold operator names (strings)", file=name)
         with context(name):
-            return list(_dedupe(canonical(x) for x in data))
-    names: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+            found = list(_dedupe(canonical(x) for x in data))
+        if len(found) > MAX_MODEL_OPERATORS:
+            raise BadInput(_TOO_MANY, file=name)
+        return found
+    import io
+
+    names: dict[str, None] = {}  # each once, as read: a list of 10⁵ lines keeps no second copy of them
+    for number, line in enumerate(io.StringIO(text), start=1):
         content = line.split("#", 1)[0].strip()
         if not content:
             continue
         with context(name, number):
-            names.append(canonical(content))
-    return list(_dedupe(names))
+            names[canonical(content)] = None
+        if len(names) > MAX_MODEL_OPERATORS:  # refused as read: the rest is never built
+            raise BadInput(_TOO_MANY, file=name, line=number)
+    return list(names)
+
+
+_TOO_MANY = (f"names more than {MAX_MODEL_OPERATORS:,} distinct operators (PyTorch declares about 3,700 in all): "
+             "not an operator list opgov reads")
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:

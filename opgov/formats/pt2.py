@@ -18,11 +18,19 @@ import re
 import zipfile
 from pathlib import Path
 
+from opgov.core.budget import spend
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
 
-# the serialized program of a real model is a few MB; a JSON member bigger than this is not one
-MAX_PROGRAM_BYTES = 256 * 1024 * 1024
+# What a reader inflates and builds is bounded, whatever the archive declares: a hostile archive of a
+# few hundred KB can inflate to hundreds of MB of JSON whose tree is tens of times bigger still.
+# The serialized program of a real model is a few MB (its JSON values a few hundred thousand):
+# a program member inflating to more than MAX_PROGRAM_BYTES, the programs of one archive to more
+# than MAX_ARCHIVE_BYTES, or a program of more than MAX_JSON_VALUES values (objects, arrays, strings,
+# numbers: counted from the text before it is parsed, so the tree is never built) is refused.
+MAX_PROGRAM_BYTES = 64 * 1024 * 1024
+MAX_ARCHIVE_BYTES = 128 * 1024 * 1024
+MAX_JSON_VALUES = 2_000_000
 _TARGET = re.compile(r"^torch\.ops\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$")
 _NOT_OPERATORS = frozenset({"higher_order"})
 
@@ -57,13 +65,13 @@ def _archive_ops(file, name: str) -> tuple[str, ...]:
                 raise BadInput("no serialized program in the archive (models/*.json): not a torch.export archive",
                                file=name)
             ops: dict[str, None] = {}
+            left = [MAX_ARCHIVE_BYTES]
             for info in members:
                 where = f"{name}!{info.filename}"
-                if info.file_size > MAX_PROGRAM_BYTES:
-                    raise BadInput(f"{info.file_size} bytes: too big for a serialized program", file=where)
-                data = _load_json(archive.read(info), where)
+                data = _load_json(_inflate(archive, info, where, left), where)
                 for op in program_ops(data, where):
                     ops[op] = None
+                del data
     except BadInput:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as exc:
@@ -73,9 +81,36 @@ def _archive_ops(file, name: str) -> tuple[str, ...]:
     return tuple(ops)
 
 
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, left: list[int]) -> bytes:
+    """A program member's bytes, inflated at most to :data:`MAX_PROGRAM_BYTES` and to what is ``left``
+    of the archive's :data:`MAX_ARCHIVE_BYTES` (``left[0]``, lessened by what is read): refused at the
+    bound, whatever the member's header declares, before more is inflated."""
+    limit = min(MAX_PROGRAM_BYTES, left[0])
+    if info.file_size > limit:
+        raise BadInput(_too_big(f"{info.file_size:,} bytes (as its header says)", limit), file=where)
+    with archive.open(info) as member:
+        raw = member.read(limit + 1)  # inflates no more than this, whatever the header says
+    if len(raw) > limit:
+        raise BadInput(_too_big(f"more than {limit:,} bytes", limit), file=where)
+    left[0] -= len(raw)
+    return raw
+
+
+def _too_big(size: str, limit: int) -> str:
+    what = (f"{MAX_PROGRAM_BYTES // 2**20} MiB, the bound for a serialized program" if limit == MAX_PROGRAM_BYTES
+            else f"the {limit:,} bytes left of {MAX_ARCHIVE_BYTES // 2**20} MiB, the bound for an archive's programs")
+    return f"inflates to {size}: more than {what}"
+
+
 def _load_json(raw: bytes, where: str):
+    from opgov.formats.files import json_values
+
+    values = json_values(raw)  # before a tree is built
+    if values > MAX_JSON_VALUES:
+        raise BadInput(f"holds up to {values:,} JSON values: more than {MAX_JSON_VALUES:,}, the bound for a "
+                       "serialized program", file=where)
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw)
     except UnicodeDecodeError:
         raise BadInput("the serialized program is not UTF-8 JSON", file=where) from None
     except json.JSONDecodeError as exc:
@@ -94,6 +129,7 @@ def program_ops(data, where: str = "<program>") -> list[str]:
     ops: list[str] = []
     stack: list = [graph]
     while stack:  # iterative: a hostile file cannot exhaust the recursion limit
+        spend()  # the request's processing time (opgov.core.budget)
         item = stack.pop()
         if isinstance(item, list):
             stack.extend(reversed(item))
@@ -219,6 +255,7 @@ def program_calls(data, where: str = "<program>", *, raw: bool = False):
     calls = []
     stack: list = [data["graph_module"]["graph"]]
     while stack:
+        spend()
         graph = stack.pop()
         tensors = graph.get("tensor_values") if isinstance(graph.get("tensor_values"), dict) else {}
         for node in graph.get("nodes", []):
@@ -264,11 +301,10 @@ def archive_calls(file, name: str, *, raw: bool = False) -> list[tuple[str | Non
                 raise BadInput("no serialized program in the archive (models/*.json): not a torch.export archive",
                                file=name)
             out = []
+            left = [MAX_ARCHIVE_BYTES]
             for info in members:
                 where = f"{name}!{info.filename}"
-                if info.file_size > MAX_PROGRAM_BYTES:
-                    raise BadInput(f"{info.file_size} bytes: too big for a serialized program", file=where)
-                data = _load_json(archive.read(info), where)
+                data = _load_json(_inflate(archive, info, where, left), where)
                 version = data.get("torch_version") if isinstance(data, dict) else None
                 out.append((version if isinstance(version, str) and version else None,
                             program_calls(data, where, raw=raw)))

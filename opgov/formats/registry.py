@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from opgov.core.budget import spend
 from opgov.core.errors import BadInput, SchemaParseError
 from opgov.core.names import from_func_name
 from opgov.formats.files import Content, plain_bytes, read_text, text_of
@@ -173,7 +174,22 @@ def _libyaml_entries(text: str, path: str, buildable: bool):
 
 
 class _Retry(Exception):
-    """The fast path met a problem: read the file again with libyaml to word it exactly."""
+    """The fast path met a problem (``problem``, in its words): read the file again with libyaml to
+    word it exactly."""
+
+    def __init__(self, problem: BadInput | None = None) -> None:
+        super().__init__()
+        self.problem = problem
+
+
+class _TooMany(BadInput):
+    """More functions than :data:`MAX_REGISTRY_FUNCTIONS`: refused as found, never read again."""
+
+
+# libyaml (the reader of a registry the fast path cannot read: control or unusual characters)
+# builds the file's whole node tree at once, some 25 times its text: it reads at most this much
+# (PyTorch's native_functions.yaml is 0.6 MB)
+LIBYAML_MAX_BYTES = 4 * 1024 * 1024
 
 
 def read_registry(path: str | Path, *, tags_yaml: str | Path | None = None, text: str | bytes | None = None,
@@ -215,13 +231,22 @@ def _registry(text: str | bytes, path: str, declared: dict[str, int] | None, tag
     content_hash = _sha256(text)
     # the entries as rapidyaml parses them, a piece of the file at a time (each freed once built)
     fast = None if os.environ.get("OPGOV_YAML") == "libyaml" else fastyaml.iter_entries(text, MAX_DEPTH)
+    found: BadInput | None = None  # what the fast path found wrong, in its words
     if fast is not None:
         try:
             return _build(fast, path, content_hash, declared, tags_yaml, buildable, retry=True)
-        except (_Retry, BadInput, fastyaml.GiveUp):  # libyaml words it, with its exact line
-            pass
+        except _TooMany:
+            raise
+        except (_Retry, BadInput, fastyaml.GiveUp) as err:  # libyaml words it, with its exact line
+            found = err.problem if isinstance(err, _Retry) else err if isinstance(err, BadInput) else None
         finally:
             del fast
+    if len(text) > LIBYAML_MAX_BYTES:  # libyaml builds the whole tree at once: not of a big file
+        if found is not None:
+            raise found
+        raise BadInput(f"{len(text):,} bytes in a form opgov reads only whole (control or unusual characters such "
+                       f"as a form feed or U+2028, or a layout its piecewise reader cannot read exactly): at most "
+                       f"{LIBYAML_MAX_BYTES:,} bytes of such a registry", file=path)
     if isinstance(text, bytes):  # plain ASCII (files.plain_bytes): libyaml reads its text
         text = text.decode("ascii")
     return _build(_libyaml_entries(text, path, buildable), path, content_hash, declared, tags_yaml, buildable)
@@ -238,6 +263,13 @@ def _sha256(text: str | bytes) -> str:
     return digest.hexdigest()
 
 
+# The functions (entries and their autogen variants) a registry may declare: some eight times
+# PyTorch's. What reading one builds is about a kilobyte a function whatever its text (a
+# registry of the shortest entries, ``- func: f1(Tensor self) -> Tensor``, would cost thirty times
+# its size), so this, not the file's size alone, bounds what a registry upload costs in memory.
+MAX_REGISTRY_FUNCTIONS = 25_000
+
+
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
            retry: bool = False) -> Registry:
     """The registry of ``entries``; with ``retry``, any problem raises :class:`_Retry` instead."""
@@ -248,7 +280,7 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
 
     def bad(message: str, line: int | None):
         if retry:
-            raise _Retry
+            raise _Retry(BadInput(message, file=path, line=line))
         raise BadInput(message, file=path, line=line)
 
     collecting = gc.isenabled()
@@ -259,7 +291,11 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
         autogen: list[tuple[str, str, int]] = []
         facts: list[EntryFacts] = []
         for entry in entries:
+            spend()  # a request's processing time (opgov.core.budget): an upload of a million entries
             line, func = entry.line, entry.func
+            if len(ops) + len(autogen) >= MAX_REGISTRY_FUNCTIONS:
+                raise _TooMany(f"more than {MAX_REGISTRY_FUNCTIONS:,} functions (PyTorch 2.13.0 declares 3,114): "
+                               "not a registry opgov reads", file=path, line=line)
             if not func or not func.strip():
                 bad("entry has no 'func:'", line)
             try:

@@ -315,8 +315,11 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
     from opgov.formats.oplists import read_model_specs, union
     from opgov.services.decomps import corpora_dir
 
+    from opgov.core.corpus import check_operator_count
+
     lists = read_model_specs(models, corpora_dir=corpora_dir())
     ops = list(union(lists))
+    check_operator_count(len(ops))
     registry = _Registry(ctx.session)
     found = _runtimes(ctx, registry)
     r = _find(found, runtime)
@@ -388,6 +391,9 @@ def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | Non
         except BadInput as err:
             raise BadInput(f"operators: {err}") from None
     ops = list(dict.fromkeys(ops))
+    from opgov.core.corpus import check_operator_count
+
+    check_operator_count(len(ops))
     if runtime is not None and "@" in runtime:
         return check_model_on_runtime(ctx, [Content("\n".join(ops) + "\n", "operators")], runtime)
     from opgov.results.runtimes import ModelCheckReport
@@ -462,14 +468,16 @@ def export_check(ctx: Ctx, operators: Sequence[str], runtime: str | None = None,
     against the torch release it follows, as ``check-model`` checks an archive's."""
     from opgov.core.names import canonical
 
-    names: list[str] = []
+    seen: dict[str, None] = {}  # in order, each once (a dict: 10⁵ names are not compared with each other)
     for op in operators:
         try:
-            name = canonical(op)
+            seen[canonical(op)] = None
         except BadInput as err:
             raise BadInput(f"operators: {err}") from None
-        if name not in names:
-            names.append(name)
+    names = list(seen)
+    from opgov.core.corpus import check_operator_count
+
+    check_operator_count(len(names))
     registry = _Registry(ctx.session)
     graph = {op: registry.graph[op] for op in names if op in registry.graph}
     fits = []

@@ -224,28 +224,45 @@ def write_synced(contents: list[tuple[str, str]], path: str) -> None:
 INTENT_SUFFIX = ".sync-intent"
 
 
-def record_intent(path: str, new_text: str) -> None:
-    """Before a sync's rename: ``path.sync-intent`` records the SHA-256 the file will hold (synced),
-    so a run stopped after the rename and before its event committed is found by the next
-    (:func:`installed_by_stopped_run`, :func:`_found_installed`)."""
+def record_intent(path: str, new_text: str, write_id: str | None = None) -> None:
+    """Before a sync's rename: ``path.sync-intent`` records the SHA-256 the file will hold and the
+    write's id (the one its ``yaml.sync`` event carries), synced, so a run stopped after the rename
+    and before its event committed is found by the next (:func:`installed_by_stopped_run`,
+    :func:`_found_installed`), whatever an earlier sync wrote."""
     from opgov.formats.atomic import atomic_write_text
 
+    line = f"sha256 {sha256_of(new_text.encode('utf-8'))}" + (f" write {write_id}" if write_id else "")
     try:
-        atomic_write_text(path + INTENT_SUFFIX, f"sha256 {sha256_of(new_text.encode('utf-8'))}\n")
+        atomic_write_text(path + INTENT_SUFFIX, line + "\n")
     except OSError as err:
         raise BadInput(f"cannot write: {err.strerror or err}", file=path + INTENT_SUFFIX) from None
 
 
-def installed_by_stopped_run(path: str, data: bytes | str) -> str | None:
-    """The SHA-256 a stopped sync's intent recorded, when ``path`` (whose content is ``data``) holds
-    it: that run installed the file and may not have logged it. None otherwise."""
+def new_write_id() -> str:
+    """A sync write's id: recorded in its intent and its event, so the next run tells this write
+    from an earlier one that wrote the same bytes."""
+    import secrets
+
+    return secrets.token_hex(16)
+
+
+def installed_by_stopped_run(path: str, data: bytes | str) -> tuple[str, str | None] | None:
+    """(the SHA-256, the write's id) a stopped sync's intent recorded, when ``path`` (whose content is
+    ``data``) holds that SHA-256: that run installed the file and may not have logged it (the id is
+    None in an intent written before writes had ids). None otherwise."""
     try:
         with open(path + INTENT_SUFFIX, encoding="ascii") as handle:
-            kind, digest = handle.read().split()
-    except (OSError, ValueError, UnicodeDecodeError):
+            words = handle.read().split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(words) == 2 and words[0] == "sha256":
+        digest, write_id = words[1], None
+    elif len(words) == 4 and words[0] == "sha256" and words[2] == "write" and re.fullmatch(r"[0-9a-f]{32}", words[3]):
+        digest, write_id = words[1], words[3]
+    else:
         return None
     data = data if isinstance(data, bytes) else data.encode("utf-8")
-    return digest if kind == "sha256" and sha256_of(data) == digest else None
+    return (digest, write_id) if sha256_of(data) == digest else None
 
 
 def drop_intent(path: str) -> None:
@@ -267,11 +284,13 @@ def hold_lock(path: str):
         raise BadInput(f"cannot write: {err.strerror or err}", file=str(err.filename or path)) from None
 
 
-def _written(ctx: Ctx, result: SyncResult, new_text: str | None = None) -> None:
+def _written(ctx: Ctx, result: SyncResult, new_text: str | None = None, write_id: str | None = None) -> None:
     result.written = True
     after = {"changes": len(result.changes), "conflicts": len(result.conflicts), "tags_declared": result.tags_declared}
     if new_text is not None:  # what the file holds once written: a later run can tell it was
         after["sha256"] = sha256_of(new_text.encode("utf-8"))
+        if write_id is not None:  # and that this write was logged, not an earlier one of the same bytes
+            after["write"] = write_id
     log_event(ctx, "yaml.sync", f"file:{result.file}", after=after)
 
 
@@ -281,11 +300,13 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _found_installed(ctx: Ctx, native_functions: Content, installed: str) -> None:
+def _found_installed(ctx: Ctx, native_functions: Content, installed: str, write_id: str | None = None) -> None:
     """The crash window of a write closed on the next run: a run that installed native_functions and
     was stopped before its transaction (and so its ``yaml.sync`` event) committed left an intent
-    recording the new content's SHA-256 (the CLI's). If the file now holds exactly that and no
-    ``yaml.sync`` of the file says so, the write is logged now, marked as found."""
+    recording the new content's SHA-256 and the write's id (the CLI's). If the file now holds exactly
+    that and no ``yaml.sync`` of the file carries that write's id, the write is logged now, marked as
+    found: once, whatever an earlier sync wrote (an earlier write of the same bytes has another id).
+    An intent without an id (an older opgov's) is matched by its SHA-256 alone."""
     import json
 
     data = native_functions.data if isinstance(native_functions.data, bytes) else native_functions.data.encode()
@@ -296,14 +317,18 @@ def _found_installed(ctx: Ctx, native_functions: Content, installed: str) -> Non
                                                                    tables.events.c.subject == subject))
     for (after,) in rows:
         after = json.loads(after) if isinstance(after, str) else after
-        if isinstance(after, dict) and after.get("sha256") == installed:
+        if not isinstance(after, dict):
+            continue
+        if (after.get("write") == write_id) if write_id is not None else (after.get("sha256") == installed):
             return  # logged: the run was stopped after its commit
-    log_event(ctx, "yaml.sync", subject, after={"sha256": installed, "found": True},
+    after = {"sha256": installed, "found": True} | ({"write": write_id} if write_id is not None else {})
+    log_event(ctx, "yaml.sync", subject, after=after,
               reason="found installed on the next run: the run that wrote it was stopped before it logged it")
 
 
 def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None = None,
-               tags_yaml: str | None = None, found_beside: bool = False, dry_run: bool = False) -> SyncAnswer:
+               tags_yaml: str | None = None, found_beside: bool = False, dry_run: bool = False,
+               write_id: str | None = None) -> SyncAnswer:
     """Compare ``text`` (``path``'s content, a native_functions.yaml) with the database; ``diff``
     also renders the edit, ``write`` (role: bot or maintainer) computes it. ``tags_text`` is the
     content of ``tags_yaml`` (``found_beside``: the tags.yaml found beside ``path``, which torchgen
@@ -322,7 +347,7 @@ def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | No
     result, contents = _sync(ctx, text, path, mode=mode, tags_text=tags_text, tags_yaml=tags_yaml,
                              defaulted=found_beside or tags_yaml is None)
     if contents and not dry_run:
-        _written(ctx, result, dict(contents).get(path))
+        _written(ctx, result, dict(contents).get(path), write_id)
     new = dict(contents)
     return SyncAnswer(report=report(result), diff=result.diff, native_functions=new.get(path),
                       tags=new.get(tags_yaml) if tags_yaml is not None else None)
@@ -338,23 +363,26 @@ def check_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = N
 
 
 def write_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = None, tags_beside: bool = False,
-                dry_run: bool = False, installed: str | None = None) -> SyncAnswer:
+                dry_run: bool = False, installed: str | None = None, installed_write: str | None = None,
+                write_id: str | None = None) -> SyncAnswer:
     """``opgov sync-yaml --write`` (``POST /api/v1/sync-yaml/write``; bots and maintainers): the new
     texts of the files that change, for the client to write (:func:`write_synced`), and the sync
     logged unless ``dry_run`` (the client found it cannot write them: a lock left behind)."""
     require(ctx, "sync", "write native_functions.yaml")  # before reading what a member without the role sent
     if installed is not None:
-        _found_installed(ctx, native_functions, installed)
-    return _files(ctx, native_functions, tags, mode="write", tags_beside=tags_beside, dry_run=dry_run)
+        _found_installed(ctx, native_functions, installed, installed_write)
+    return _files(ctx, native_functions, tags, mode="write", tags_beside=tags_beside, dry_run=dry_run,
+                  write_id=write_id)
 
 
 def _files(ctx: Ctx, native_functions: Content, tags: Content | None, *, mode: str, tags_beside: bool,
-           dry_run: bool = False) -> SyncAnswer:
+           dry_run: bool = False, write_id: str | None = None) -> SyncAnswer:
     # the bytes as they are (line endings kept: the bot rewrites files byte for byte)
     text = text_of(native_functions.data, native_functions.name, exact=True)
     tags_text = text_of(tags.data, tags.name, exact=True) if tags is not None else None
     return sync_texts(ctx, text, native_functions.name, mode=mode, tags_text=tags_text,
-                      tags_yaml=tags.name if tags is not None else None, found_beside=tags_beside, dry_run=dry_run)
+                      tags_yaml=tags.name if tags is not None else None, found_beside=tags_beside, dry_run=dry_run,
+                      write_id=write_id)
 
 
 def _sync(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None, tags_yaml: str | None,

@@ -171,14 +171,23 @@ class Remote:
             request.add_header("Content-Type", content_type)
         if self.token:
             request.add_header("Authorization", f"Bearer {self.token}")
+        import http.client
+
+        sent = False
         try:
             with urllib.request.urlopen(request, timeout=300) as response:  # noqa: S310 - the user's server
+                sent = True
                 body = response.read()
         except urllib.error.HTTPError as err:
             raise _error(err.code, err.read()) from None
-        except (urllib.error.URLError, OSError) as err:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as err:
             reason = getattr(err, "reason", err)
-            raise BadInput(f"cannot reach the opgov server at {self.url}: {reason}") from None
+            if not sent and not isinstance(err, (http.client.HTTPException, ConnectionResetError)):
+                raise BadInput(f"cannot reach the opgov server at {self.url}: {reason}") from None
+            # the server went away with the request (killed, restarted): one transaction, so all or nothing
+            raise BadInput(f"the opgov server at {self.url} broke off before answering "
+                           f"({reason.__class__.__name__ if isinstance(reason, Exception) else reason}): a request "
+                           "is applied whole or not at all; look (e.g. `opgov log`) before sending it again") from None
         if result_type is None:
             return body
         from pydantic import TypeAdapter

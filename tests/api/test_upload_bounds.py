@@ -149,3 +149,55 @@ def test_an_upload_costs_a_worker_a_small_multiple_of_its_body(tmp_path, pytorch
         assert growth <= MEMORY_PER_BODY_BYTE * body, f"{growth / body:.1f} times the body"
     finally:
         server.stop()
+
+
+def test_uploads_past_the_slots_read_a_503_never_a_reset(tmp_path):
+    """Issue 42: with both anonymous slots taken, a third and a fourth upload at once (12 MB each, more
+    than a socket's buffers hold) were reset mid-body; now each reads a 503 with Retry-After (the
+    server reads their bodies and drops them, then answers), and the next upload is served."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url = f"sqlite:///{tmp_path / 'opgov.db'}"
+    opgov(url, "db", "upgrade")
+    server = start(url, env={"OPGOV_MAX_UPLOAD_BYTES": str(16 << 20), "OPGOV_UPLOAD_BUDGET_BYTES": str(64 << 20),
+                             "OPGOV_ANONYMOUS_UPLOADS": "2", "OPGOV_BODY_TIMEOUT": "20"})
+    big = b"x" * (6 << 20)
+    slow = [_slow(server, 1000) for _ in range(2)]  # both anonymous slots
+    try:
+        time.sleep(0.5)  # let the server take their request lines (this only orders the requests)
+
+        def upload(_: int) -> tuple[int, str, str]:
+            # a plain client: it sends its whole body, then reads (one that reads while it sends may
+            # find an early answer among the ruins; this one cannot)
+            boundary = "b0undary"
+            body = b"".join(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{name}.yaml"'
+                            f'\r\n\r\n'.encode() + big + b"\r\n" for name in ("old", "new"))
+            body += f"--{boundary}--\r\n".encode()
+            port = int(server.url.rsplit(":", 1)[1])
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+                sock.sendall((f"POST /api/v1/check-bc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; "
+                              f"boundary={boundary}\r\nContent-Length: {len(body)}\r\n\r\n").encode())
+                sock.sendall(body)  # a reset raises here (ConnectionResetError, BrokenPipeError)
+                answer = b""
+                while chunk := sock.recv(65536):
+                    answer += chunk
+            head, _, text = answer.decode("latin-1").partition("\r\n\r\n")
+            status = int(head.split()[1])
+            retry_after = re.search(r"(?im)^retry-after: *(\S+)", head)
+            return status, retry_after.group(1) if retry_after else "", text
+
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(upload, range(2)))
+        for status, retry_after, text in answers:
+            assert status == 503 and retry_after, text
+            assert "busy with other uploads" in text
+    finally:
+        for sock in slow:
+            sock.close()
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as anyone:  # the slots are free again
+            again = anyone.post("/api/v1/check-bc", files={"old": ("a.yaml", V1.read_bytes()),
+                                                           "new": ("b.yaml", V1.read_bytes())})
+            assert again.status_code == 200, again.text
+    finally:
+        server.stop()

@@ -118,23 +118,20 @@ def _verified(ws: Workspace) -> None:
     assert code == 0, err + out
 
 
-def test_a_sync_killed_between_its_rename_and_its_commit_is_logged_by_the_next_run(governed, tmp_path):  # noqa: F811
-    import hashlib
+def _killed_after_rename(ws: Workspace, old_nf: bytes) -> bytes:
+    """A real `sync-yaml --write` SIGKILLed once native_functions.yaml is installed and before its
+    transaction commits; the bytes it installed."""
     import os
     import subprocess
     import sys
 
     from tests.cli.test_sync_cli import REPO
 
-    db, release = governed
-    ws = Workspace(db, release, tmp_path / "torn")
-    before = _syncs(ws)
     argv = ["--db", ws.url, "--actor", "syncbot", "sync-yaml", str(ws.nf), "--tags-yaml", str(ws.tags), "--write"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("OPGOV_NOW", None)
     proc = subprocess.Popen([sys.executable, "-c", AFTER_RENAME, lock_path(ws.nf).name, *argv],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ws.dir)
-    old_nf = (release / NF).read_bytes()
     deadline = time.monotonic() + 60  # until native_functions.yaml is installed, then it waits
     while ws.nf.read_bytes() == old_nf and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -142,19 +139,53 @@ def test_a_sync_killed_between_its_rename_and_its_commit_is_logged_by_the_next_r
     proc.wait(60)
     installed = ws.nf.read_bytes()
     assert installed != old_nf, proc.stderr.read()
-    assert _syncs(ws) == before  # the file changed, the event did not commit: the window the issue found
     assert (ws.dir / f"{NF}.sync-intent").exists()
+    return installed
+
+
+def _found_once(ws: Workspace, before: list[dict], installed: bytes) -> None:
+    """The next run logs the stopped write, marked as found, and a third run logs nothing more."""
+    import hashlib
 
     code, out, err = ws.sync("--write")  # the next run
     assert code == 0, err
     found = [e for e in _syncs(ws) if e not in before]
     assert len(found) == 1 and found[0]["subject"] == f"file:{ws.nf}", found
-    assert found[0]["after"] == {"sha256": hashlib.sha256(installed).hexdigest(), "found": True}
+    assert found[0]["after"]["sha256"] == hashlib.sha256(installed).hexdigest() and found[0]["after"]["found"], found
+    assert set(found[0]["after"]) == {"sha256", "found", "write"}
     assert "stopped before it logged it" in found[0]["reason"]
     assert not (ws.dir / f"{NF}.sync-intent").exists()
     _verified(ws)
     code, _, err = ws.sync("--write")  # and once only
     assert code == 0 and len(_syncs(ws)) == len(before) + 1, err
+
+
+def test_a_sync_killed_between_its_rename_and_its_commit_is_logged_by_the_next_run(governed, tmp_path):  # noqa: F811
+    db, release = governed
+    ws = Workspace(db, release, tmp_path / "torn")
+    before = _syncs(ws)
+    installed = _killed_after_rename(ws, (release / NF).read_bytes())
+    assert _syncs(ws) == before  # the file changed, the event did not commit: the window the issue found
+    _found_once(ws, before, installed)
+
+
+def test_a_killed_sync_is_logged_even_when_an_earlier_sync_wrote_the_same_bytes(governed, tmp_path):  # noqa: F811
+    """Issue 42: a bot re-syncing a fresh checkout. An earlier sync wrote these bytes (and logged
+    them); the file is checked out afresh and synced again, killed after its rename: the next run
+    still logs that write (before: the earlier event's SHA-256 hid it, 21 events for 22 writes)."""
+    db, release = governed
+    ws = Workspace(db, release, tmp_path / "again")
+    old_nf, old_tags = (release / NF).read_bytes(), (release / TAGS).read_bytes()
+    code, _, err = ws.sync("--write")  # the first sync, logged
+    assert code == 0, err
+    first = ws.nf.read_bytes()
+    ws.nf.write_bytes(old_nf)  # a fresh checkout
+    ws.tags.write_bytes(old_tags)
+    before = _syncs(ws)
+    installed = _killed_after_rename(ws, old_nf)
+    assert installed == first  # the same bytes as the earlier, logged write
+    assert _syncs(ws) == before
+    _found_once(ws, before, installed)
 
 
 def test_a_sync_killed_before_its_rename_logs_nothing_found(governed, tmp_path):  # noqa: F811

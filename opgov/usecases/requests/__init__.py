@@ -5,9 +5,11 @@ before it runs or sends one."""
 
 from __future__ import annotations
 
-from typing import Any
+import types
+import typing
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Strict, field_validator
 
 from opgov.core.text import UNSTORABLE, unstorable
 
@@ -21,8 +23,57 @@ def _unstorable_in(value: Any) -> str | None:
     return None
 
 
+_KINDS = (int, bool)
+
+
+def _strict_items(annotation: Any) -> Any:
+    """``list[int]`` → ``list[Annotated[int, Strict()]]`` (likewise ``bool`` and optional lists);
+    None for an annotation that holds no list of whole numbers or flags."""
+    origin = typing.get_origin(annotation)
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (Any,)
+        return list[Annotated[item, Strict()]] if item in _KINDS else None
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(annotation)
+        strict = [_strict_items(arg) for arg in args]
+        if any(s is not None for s in strict):
+            return typing.Union[tuple(s if s is not None else a for s, a in zip(strict, args))]  # noqa: UP007
+    return None
+
+
+def _holds_kind(annotation: Any) -> bool:
+    """Whether a field is a whole number or a flag, optional or not."""
+    if annotation in _KINDS:
+        return True
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        return bool(args) and all(arg in _KINDS for arg in args)
+    return False
+
+
 class Request(BaseModel):
+    """A use case's request. Its whole numbers and flags are strict, in every request model: an id is a
+    JSON integer (not ``true``, ``11.0`` or ``"11"``), a flag a JSON boolean (not ``1`` or ``"yes"``).
+    The fields carry the strictness (a ``Strict`` mark), so a JSON body built from them keeps it
+    (opgov.api.usecases), and a path, query or form value, which is text, leaves it out
+    (opgov.usecases.fields.textual). The OpenAPI document says ``integer`` and ``boolean`` as before."""
+
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")  # an unknown key is refused
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        changed = False
+        for field in cls.model_fields.values():
+            if _holds_kind(field.annotation):
+                if not any(isinstance(meta, Strict) for meta in field.metadata):
+                    field.metadata.append(Strict())
+                    changed = True
+            elif (items := _strict_items(field.annotation)) is not None:
+                field.annotation = items
+                changed = True
+        if changed:
+            cls.model_rebuild(force=True)
 
     @field_validator("*", mode="after")
     @classmethod

@@ -80,7 +80,7 @@ class ExportCall(Request):
 
 
 class ExportCheckRequest(Request):
-    operators: list[OperatorName] = Field(min_length=1, max_length=100_000,
+    operators: list[OperatorName] = Field(min_length=1, max_length=10_000,  # opgov.core.corpus.MAX_MODEL_OPERATORS
                                           description="the exported program's operators, e.g. aten::add.Tensor")
     runtime: str | None = Field(default=None, max_length=200, pattern=r"^[A-Za-z0-9_.@+-]+$", description=(
         "a registered runtime NAME@VERSION, or a snapshot label (torch of that release): the calls are checked "

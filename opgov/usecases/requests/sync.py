@@ -34,3 +34,10 @@ class SyncWrite(SyncFiles):
                                   description="the SHA-256 a sync stopped between installing native_functions and "
                                               "logging it recorded (its intent file): if the file holds it and the "
                                               "log does not, the write is logged now, as found")
+    installed_write: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$",
+                                        description="the id of that stopped write (its intent file): it is logged "
+                                                    "now unless an event carries that id, whatever an earlier sync "
+                                                    "wrote")
+    write_id: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$",
+                                 description="this write's id, which its event carries (the client records it in "
+                                             "its intent file before it installs the file)")
