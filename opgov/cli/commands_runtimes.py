@@ -121,7 +121,7 @@ def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), js
 @runtimes_app.command("coverage")
 def runtimes_coverage(
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
-                                         help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: which models "
+                                         help="A corpus JSON, a .pt2 archive, a folder of *_ops.json corpora and .pt2 archives, or a shipped corpus by name (shipped, torchvision, transformers): which models "
                                               "each runtime runs."),
     stage: Stage = typer.Option(Stage.core_aten, "--stage",
                                 help="The models' operators after torch.export's core ATen decompositions "

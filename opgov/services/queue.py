@@ -33,15 +33,15 @@ _CATEGORY = {"decompose": "decomposable", "core": "core", "custom": "custom"}
 
 
 def _models(models: str | None):
-    """(where the corpora are, their merged models) or (None, {})."""
+    """(the corpora's name, no folder of the machine in it; their merged models) or (None, {})."""
     from opgov.services.pages import models_location
 
     location = models_location(models)
     if not location:
         return None, {}
-    from opgov.services.decomps import load_corpora
+    from opgov.services.decomps import corpus_label, load_corpora
 
-    return location, load_corpora(location)
+    return corpus_label(location), load_corpora(location)
 
 
 def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem], list[str], dict[str, int], dict]:
@@ -89,7 +89,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     location, corpus = _models(models)
     runtimes_source = ("registered runtimes (opgov runtimes add): " + ", ".join(registered) if registered
                        else "no runtime registered (opgov runtimes add)")
-    models_source = (f"model corpora at {location} ({len(corpus)} models)" if location
+    models_source = (f"model corpora: {location}, {len(corpus)} models" if location
                      else "no model corpus configured (OPGOV_MODELS_DIR or --models)")
     items = []
     for r in waiting:
