@@ -79,7 +79,7 @@ def test_wheel_install_runs_the_everyday_commands(installed, pytorch_release, tm
     opset = opgov("opset", "build", "--preset", "core-aten", "--models", "shipped")
     assert "models (core-aten operators): " in opset and "/43 covered" in opset
     resnet = json.loads(opgov("check-model", "torchvision#resnet18", "--format", "json"))
-    assert resnet["ok"] and "aten::convolution" in resnet["operators"]
+    assert resnet["ok"] and "aten::conv2d" in resnet["operators"]
     assert "opgov's shipped corpora (torchvision, transformers)" in opgov("queue", "--format", "json")
     from opgov.db.engine import HEAD_REVISION
 
