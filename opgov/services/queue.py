@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.queue import (Advice, CompositeFact, Evidence, ModelsFact, Relative, RuntimeFact, RuntimesFact,
                               WaitFact, family_fact, kind_fact, suggest, torch_fact)
 from opgov.core.vocab import QueueReason, Suggestion
@@ -159,7 +159,7 @@ def _select(items: list[QueueItem], history: list[str], *, reason: Sequence[str]
             raise BadInput(f"unknown suggestion {value!r} (one of {', '.join(_SUGGESTION_ORDER)})")
     for value in snapshot:
         if value not in history:
-            raise BadInput(f"unknown snapshot {value!r}" + (f" (the snapshots: {', '.join(history)})" if history
+            raise NotFound(f"unknown snapshot {value!r}" + (f" (the snapshots: {', '.join(history)})" if history
                                                             else ": the database holds no snapshot yet"))
     return [i for i in items
             if (not reason or set(reason) & set(i.reasons))
