@@ -21,7 +21,7 @@ SnapshotOpt = typer.Option([], "--snapshot", metavar="LABEL", help="Only operato
 SuggestionOpt = typer.Option([], "--suggestion", metavar="SUGGESTION",
                              help="Only this suggestion: decompose, custom, core, human (repeatable).")
 ModelsOpt = typer.Option(None, "--models", metavar="PATH",
-                         help="Model corpora (a corpus JSON, a .pt2 archive, a folder, or a shipped corpus by name) [env OPGOV_MODELS_DIR; default: the shipped corpora].")
+                         help="Model corpora (a corpus JSON, a .pt2 archive, a folder, or a shipped corpus by name) [env OPGOV_MODELS_DIR, else the shipped corpora].")
 
 
 def _runtimes(item) -> str:
@@ -94,7 +94,7 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
                                                     help="With --suggested: only this suggestion (decompose, custom, "
                                                          "core)."),
                models: Optional[str] = typer.Option(None, "--models", metavar="PATH",
-                                                    help="With --suggested: model corpora [env OPGOV_MODELS_DIR; default: the shipped corpora]."),
+                                                    help="With --suggested: model corpora [env OPGOV_MODELS_DIR, else the shipped corpora]."),
                apply: bool = typer.Option(False, "--apply", help="Open the proposals (default: a dry run)."),
                json_out: bool = JsonOpt) -> None:
     """Triage the review queue in bulk: propose KIND, with one rationale, for every queued operator a
