@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
+from opgov.cli.app import CheckFormat, ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
 from opgov.cli.runtime import output, print_json, say
 from opgov.core.vocab import Preset
 
@@ -116,11 +116,11 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 
 
 @decomps_app.command("list")
-def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every rule with where it came from."""
     from opgov.cli.client import call
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     rules = call("decomps list")
     if out.json:
         print_json(rules)
