@@ -1,5 +1,6 @@
 """Where the files opgov ships live: the Alembic migrations and the data files a command can load
-by name (the 2023 review's decisions, the export-composites rules, torch's facts per release).
+by name (the 2023 review's decisions, the export-composites rules, torch's facts per release, the
+model corpora).
 
 In the repository they stay at the top level (``migrations/``, ``data/``); a wheel carries them
 inside the package as ``opgov/_migrations`` and ``opgov/_data`` (setup.py maps the folders). Both
@@ -71,6 +72,13 @@ def shipped_torch_facts() -> dict[str, Path]:
     if not folder.is_dir():
         return {}
     return {path.stem.removeprefix("torch-"): path for path in sorted(folder.glob("torch-*.json"))}
+
+
+def shipped_models_dir() -> Path | None:
+    """The model corpora opgov ships (``data/models/<name>_ops.json``: the ATen operators of 43
+    real torchvision and transformers models, exported with torch.export), else None."""
+    folder = _first(_PACKAGE / "_data" / "models", _CHECKOUT / "data" / "models")
+    return folder if folder.is_dir() else None
 
 
 def shipped_runtimes(name: str) -> Path | None:

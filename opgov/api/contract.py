@@ -22,12 +22,12 @@ WHY = {
     401: "no token where one is needed, or an unknown, revoked or expired one",
     403: "the token's member has a role that may not do this",
     404: "an unknown operator, proposal, snapshot, runtime or other named thing",
-    409: "refused by policy: timers, quorum, the state of the thing",
+    409: "refused by policy (timers, quorum, the state of the thing), or by what the server lacks (torch, for "
+         "decomps import-torch: install it there)",
     413: "the request body is larger than the server accepts",
     422: "the request does not match its schema",
     503: "busy: another writer holds the database, or too many uploads without a token run at once; retry "
-         "after the `Retry-After` seconds. Without `Retry-After`: the server lacks what the operation needs "
-         "(torch, for decomps import-torch)",
+         "after the `Retry-After` seconds",
 }
 BEARER = "bearer"
 ONE_OF = "x-one-of"  # a route's openapi_extra: exactly one field of each group (see _one_of)

@@ -1,6 +1,7 @@
 """Every error as ``application/problem+json`` (RFC 9457), with the CLI's one-line message.
 
 BadInput → 400 (NotFound → 404; a request past its processing budget, TooCostly → 413), PolicyRefusal → 409 (Forbidden, a role that may not → 403),
+Unavailable (what this installation lacks: torch for import-torch) → 409 without ``Retry-After``,
 a request the schema rejects → 422, no or bad token → 401, an upload too large → 413, a database
 busy with another writer for too long → 503 with ``Retry-After``. The
 transaction of a refused request is rolled back: nothing is written.
@@ -24,8 +25,9 @@ MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("opgov.api")
 
 
-def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    body = {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status,
+def problem(status: int, detail: str, headers: dict[str, str] | None = None, *,
+            kind: str = "about:blank") -> JSONResponse:
+    body = {"type": kind, "title": HTTPStatus(status).phrase, "status": status,
             "detail": " ".join(str(detail).split())}  # always one line
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
@@ -41,9 +43,9 @@ def status_of(err: OpgovError) -> int:
         return 401
     if isinstance(err, Forbidden):
         return 403
-    if isinstance(err, PolicyRefusal):
+    if isinstance(err, (PolicyRefusal, Unavailable)):
         return 409
-    if isinstance(err, (DatabaseBehind, DatabaseBusy, Unavailable)):
+    if isinstance(err, (DatabaseBehind, DatabaseBusy)):
         return 503
     if isinstance(err, BadInput):
         return 400
@@ -69,8 +71,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(OpgovError)
     async def opgov_error(_request: Request, err: OpgovError):
         status = status_of(err)
-        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {"Retry-After": "5"} if status == 503 and not isinstance(err, Unavailable) else None
-        return problem(status, str(err), headers=headers)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {"Retry-After": "5"} if status == 503 else None
+        from opgov.results.problem import UNAVAILABLE
+
+        return problem(status, str(err), headers=headers, kind=UNAVAILABLE if isinstance(err, Unavailable) else "about:blank")
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, err: HTTPException):

@@ -128,6 +128,13 @@ FormatOpt = Annotated[TableFormat, typer.Option(
          "tab-separated; json: as --json.")]
 
 
+# the one --columns of every list command: resolve it with opgov.cli.runtime.output(fmt, json_out, columns)
+ColumnsOpt = Annotated[Optional[str], typer.Option(
+    "--columns", metavar="A,B,C", show_default=False,
+    help="The columns to show, comma-separated, in this order (table and tsv); without it a table leaves out "
+         "the columns that do not fit the terminal.")]
+
+
 class CheckFormat(str, Enum):
     """How the checks (check-bc, check-decomps, check-model) print their findings."""
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import output, print_json, say, second
 
 
@@ -18,10 +18,11 @@ def log_cmd(
     limit: int = typer.Option(200, "--limit", help="Newest N events (0: all)."),
     json_out: bool = JsonOpt,
     fmt: FormatOpt = TableFormat.auto,
+    columns: ColumnsOpt = None,
 ) -> None:
     """The append-only event log, oldest first. `opgov log verify` checks that no event was changed,
     removed or inserted since it was written: exit 1 naming the first broken link."""
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     if op == "verify":
         _log_verify(out.json)
         return

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat
 from opgov.cli.commands_decomps import decomps_app
 from opgov.cli.runtime import output, print_json
 
@@ -20,14 +20,14 @@ def decomps_closure(release: Optional[str] = typer.Option(None, "--release", hel
                                                           "torch release held, else a snapshot's label."),
                     not_closed: bool = typer.Option(False, "--not-closed", help="List only the operators that do "
                                                     "not close."),
-                    json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+                    json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """The closure proof of torch's default decomposition table: each operator either ends only in
     core operators (following the table transitively, as `decomps import-torch` traced it) or is
     listed with why not. With --against, exit 1 when an operator stopped closing."""
     from opgov.cli.client import call
     from opgov.cli.client import named
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     use_case = named("decomps closure")
     report = call(use_case, use_case.ask({"release": "--release", "snapshot": "--snapshot", "against": "--against"},
                                          release=release, snapshot=snapshot, against=against))

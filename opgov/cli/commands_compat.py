@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import CheckFormat, ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import GLOBALS, command, output, print_json, say
 
 exceptions_app = typer.Typer(help="Recorded exceptions to the BC policy for non-core operators.",
@@ -164,12 +164,12 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 
 @exceptions_app.command("list")
 def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
-                    json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+                    json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
     from opgov.cli.client import call
     from opgov.cli.client import named
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     use_case = named("exceptions list")
     views = call(use_case, use_case.ask(all=include_removed))
     if out.json:

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
+from opgov.cli.app import CheckFormat, ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
 from opgov.cli.runtime import output, print_json, say
 from opgov.core.vocab import Preset
 
@@ -116,11 +116,11 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 
 
 @decomps_app.command("list")
-def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every rule with where it came from."""
     from opgov.cli.client import call
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     rules = call("decomps list")
     if out.json:
         print_json(rules)
@@ -134,7 +134,7 @@ def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) ->
 def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--format"),
                       models: Optional[str] = typer.Option(
                           None, "--models", metavar="CORPUS", callback=note_skipped_models,
-                          help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: report the operators "
+                          help="A corpus JSON, a .pt2 archive, a folder of *_ops.json corpora and .pt2 archives, or a shipped corpus by name (shipped, torchvision, transformers): report the operators "
                                "its models use that are neither core nor decomposed.")) -> None:
     """Every rule of a non-core operator ends in core operators; no cycles; no dead targets; drift.
 
@@ -164,7 +164,7 @@ def opset_build(
     decompose: Optional[List[str]] = typer.Option(None, "--decompose", metavar="OP", help="Also decompose OP."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", metavar="OP", help="Do not decompose OP."),
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
-                                         help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives."),
+                                         help="A corpus JSON, a .pt2 archive, a folder of *_ops.json corpora and .pt2 archives, or a shipped corpus by name (shipped, torchvision, transformers)."),
     fmt: OpsetFmt = typer.Option(OpsetFmt.text, "--format"),
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with

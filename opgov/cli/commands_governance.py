@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
 from opgov.cli.runtime import day, minute, output, print_json, say
 
@@ -34,11 +34,11 @@ def members_add(name: str, role: str = typer.Option(..., "--role", help="maintai
 
 
 @members_app.command("list")
-def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Members and their roles."""
     from opgov.cli.client import call
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     members = call("members list")
     columns = ["name", "role", "added", "by"]
     if out.json:
@@ -169,20 +169,21 @@ OpenOpt = typer.Option(False, "--open", help="Only open proposals.")
 
 @proposals_app.callback()
 def proposals_default(typer_ctx: typer.Context, open_only: bool = OpenOpt,
-                      json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+                      json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """List proposals (`--open`: only open ones), as `proposals list` does."""
     if typer_ctx.invoked_subcommand is None:
-        _list_proposals(open_only, json_out, fmt)
+        _list_proposals(open_only, json_out, fmt, columns)
 
 
 @proposals_app.command("list")
-def proposals_list(open_only: bool = OpenOpt, json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def proposals_list(open_only: bool = OpenOpt, json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto,
+                   columns: ColumnsOpt = None) -> None:
     """List proposals (`--open`: only open ones)."""
-    _list_proposals(open_only, json_out, fmt)
+    _list_proposals(open_only, json_out, fmt, columns)
 
 
-def _list_proposals(open_only: bool, json_out: bool, fmt: TableFormat) -> None:
-    out = output(fmt, json_out)
+def _list_proposals(open_only: bool, json_out: bool, fmt: TableFormat, columns: str | None = None) -> None:
+    out = output(fmt, json_out, columns)
     views = ask("proposals", open=open_only)
     if out.json:
         print_json(views)

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import minute, output, print_json, say
 
 
@@ -65,12 +65,12 @@ def _imported(result, json_out: bool) -> None:
 
 
 @app.command("snapshots")
-def snapshots_cmd(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def snapshots_cmd(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every imported snapshot, in the order of history (a release imported with --historical in
     its place)."""
     from opgov.cli.client import call
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     views = call("snapshots")
     if out.json:
         print_json(views)

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import day, output, print_json, say, second
 
 
@@ -23,12 +23,13 @@ def ops_list(
     include_all: bool = typer.Option(False, "--all", help="Every operator ever seen, not just present ones."),
     json_out: bool = JsonOpt,
     fmt: FormatOpt = TableFormat.auto,
+    columns: ColumnsOpt = None,
 ) -> None:
     """Operators present in the latest snapshot."""
     from opgov.cli.client import call
     from opgov.cli.client import named
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     use_case = named("ops list")
     ops = call(use_case, use_case.ask(category=category, lifecycle=lifecycle, tag=tag, all=include_all))
     if out.json:
@@ -37,7 +38,7 @@ def ops_list(
     out.table(f"{len(ops)} operators", ["name", "kind", "category", "lifecycle", "tags", "schema"],
               [[o.name, o.kind, o.category + (" *" if o.needs_review else ""),
                 o.lifecycle + ("" if o.present else " (absent)"), ", ".join(o.tags), o.schema]
-               for o in ops])
+               for o in ops], spare=["schema", "tags", "kind"])
     if any(o.needs_review for o in ops):
         out.note("* needs a committee decision")
 
@@ -49,7 +50,7 @@ def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonO
     from opgov.cli.client import call
     from opgov.cli.client import named
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out)  # ops show: an operator in parts, no --columns
     use_case = named("ops show")
     info = call(use_case, use_case.ask(name=op))
     if out.json:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
 from opgov.cli.runtime import output, print_json, say
 
@@ -21,7 +21,7 @@ SnapshotOpt = typer.Option([], "--snapshot", metavar="LABEL", help="Only operato
 SuggestionOpt = typer.Option([], "--suggestion", metavar="SUGGESTION",
                              help="Only this suggestion: decompose, custom, core, human (repeatable).")
 ModelsOpt = typer.Option(None, "--models", metavar="PATH",
-                         help="Model corpora (a corpus JSON, a .pt2 archive or a folder) [env OPGOV_MODELS_DIR].")
+                         help="Model corpora (a corpus JSON, a .pt2 archive, a folder, or a shipped corpus by name) [env OPGOV_MODELS_DIR, else the shipped corpora].")
 
 
 def _runtimes(item) -> str:
@@ -45,7 +45,7 @@ def queue_cmd(reason: list[str] = ReasonOpt, match: list[str] = MatchOpt, snapsh
               limit: int = typer.Option(0, "--limit", help="At most this many (0: all)."),
               offset: int = typer.Option(0, "--offset", help="Skip this many first."),
               models: Optional[str] = ModelsOpt, json_out: bool = JsonOpt,
-              fmt: FormatOpt = TableFormat.auto) -> None:
+              fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """The committee's workbench: every operator waiting for a decision (category undecided, a core tag
     change to review, a proposal open), each with its evidence — kind, family, what torch does with
     it, CompositeImplicitAutograd, runtimes, models — and the decision that evidence suggests
@@ -53,7 +53,7 @@ def queue_cmd(reason: list[str] = ReasonOpt, match: list[str] = MatchOpt, snapsh
     until the committee votes (`opgov triage --suggested` opens the proposals)."""
     from opgov.cli.client import ask
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     view = ask("queue", reason=reason, match=match, snapshot=snapshot, suggestion=suggestion, sort=sort,
                limit=limit, offset=offset, models=models)
     if out.json:
@@ -65,7 +65,8 @@ def queue_cmd(reason: list[str] = ReasonOpt, match: list[str] = MatchOpt, snapsh
                   f"(of {view.total})", columns)
         return
     out.table(None, columns, [[i.operator, i.waiting_since, " ".join(i.reasons), i.suggestion, i.because, _torch(i),
-                               _runtimes(i), len(i.evidence.models.used_by)] for i in view.items])
+                               _runtimes(i), len(i.evidence.models.used_by)] for i in view.items],
+              spare=["torch", "runtimes", "models", "reasons", "waiting since"])  # `because` says why: kept
     shown = f"{view.offset + 1}–{view.offset + len(view.items)} of {view.total}"
     counts = ", ".join(f"{n} {s}" for s, n in view.counts.items() if n)
     out.note(f"{shown} waiting ({counts}); evidence from torch {view.torch or '(no facts recorded)'}, "
@@ -94,7 +95,7 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
                                                     help="With --suggested: only this suggestion (decompose, custom, "
                                                          "core)."),
                models: Optional[str] = typer.Option(None, "--models", metavar="PATH",
-                                                    help="With --suggested: model corpora [env OPGOV_MODELS_DIR]."),
+                                                    help="With --suggested: model corpora [env OPGOV_MODELS_DIR, else the shipped corpora]."),
                apply: bool = typer.Option(False, "--apply", help="Open the proposals (default: a dry run)."),
                json_out: bool = JsonOpt) -> None:
     """Triage the review queue in bulk: propose KIND, with one rationale, for every queued operator a

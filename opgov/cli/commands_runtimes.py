@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from opgov.cli.app import CheckFormat, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
+from opgov.cli.app import CheckFormat, ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app, note_skipped_models
 from opgov.cli.runtime import output, print_json, say
 
 runtimes_app = typer.Typer(help="Runtimes: the operators an engine implements, and what that runs.",
@@ -82,12 +82,12 @@ def runtimes_add(
 
 
 @runtimes_app.command("list")
-def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
     from opgov.cli.client import call
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     result = call("runtimes list")
     if out.json:
         print_json(result)
@@ -121,7 +121,7 @@ def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), js
 @runtimes_app.command("coverage")
 def runtimes_coverage(
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
-                                         help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives: which models "
+                                         help="A corpus JSON, a .pt2 archive, a folder of *_ops.json corpora and .pt2 archives, or a shipped corpus by name (shipped, torchvision, transformers): which models "
                                               "each runtime runs."),
     stage: Stage = typer.Option(Stage.core_aten, "--stage",
                                 help="The models' operators after torch.export's core ATen decompositions "

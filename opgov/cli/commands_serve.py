@@ -31,7 +31,8 @@ def serve_cmd(
                                                            "X-Forwarded-For/-Proto headers are trusted [default: "
                                                            "none: the headers are ignored]."),
 ) -> None:
-    """Serve the HTTP API (FastAPI on uvicorn): OpenAPI at /openapi.json, docs at /docs.
+    """Serve the HTTP API (FastAPI on uvicorn): OpenAPI at /openapi.json, docs at /docs; the address is
+    printed once the server answers there.
 
     Uses the database of --db (one transaction per request, the server's clock). Writes need
     `Authorization: Bearer <token>` (`opgov tokens create`); reads are public unless
@@ -68,10 +69,42 @@ def serve_cmd(
         os.environ["OPGOV_SUPERVISOR_PID"] = str(os.getpid())
     if private_reads:
         os.environ["OPGOV_PUBLIC_READS"] = "0"
-    say(f"opgov serving {engine.url.render_as_string(hide_password=True)} on http://{host}:{port} "
-        f"({workers} worker{'s' if workers > 1 else ''}); API docs at /docs")
+    line = (f"opgov serving {engine.url.render_as_string(hide_password=True)} on http://{host}:{port} "
+            f"({workers} worker{'s' if workers > 1 else ''}); API docs at /docs")
+    _announce_when_answering(host, port, line)
     # uvicorn trusts X-Forwarded-* from 127.0.0.1 unless told otherwise: trust only named proxies
     proxies = [ip.strip() for ip in (forwarded_allow_ips or "").split(",") if ip.strip()]
     uvicorn.run("opgov.api.app:create_app", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", access_log=False, proxy_headers=bool(proxies),
                 forwarded_allow_ips=",".join(proxies) or None)
+
+
+def _announce_when_answering(host: str, port: int, line: str) -> None:
+    """Say ``line`` (the address) once the server answers ``/healthz``, not before: uvicorn starts
+    the workers, each imports the app and opens its database, which takes seconds on a busy
+    machine, and a script or a person that reads the address goes straight to it. A daemon thread
+    of this process asks over loopback (the wildcard addresses through their loopback)."""
+    import http.client
+    import sys
+    import threading
+    import time
+
+    target = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+
+    def wait() -> None:
+        while True:
+            try:
+                connection = http.client.HTTPConnection(target, port, timeout=2)
+                try:
+                    connection.request("GET", "/healthz")
+                    if connection.getresponse().status == 200:
+                        break
+                finally:
+                    connection.close()
+            except OSError:
+                pass
+            time.sleep(0.1)
+        say(line)
+        sys.stdout.flush()  # a pipe or a log file reads it now, not when the buffer fills
+
+    threading.Thread(target=wait, name="opgov-announce", daemon=True).start()

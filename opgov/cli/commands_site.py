@@ -17,8 +17,8 @@ app.add_typer(site_app, name="site")
 def site_build(
     out: str = typer.Argument(..., metavar="DIR", help="The folder to write (replaced if an earlier site)."),
     models: Optional[str] = typer.Option(None, "--models", metavar="CORPUS", callback=note_skipped_models,
-                                         help="A corpus JSON, a .pt2 archive, or a folder of *_ops.json corpora and .pt2 archives "
-                                              "[env OPGOV_MODELS_DIR]."),
+                                         help="A corpus JSON, a .pt2 archive, a folder of *_ops.json corpora and .pt2 archives, or a shipped corpus by name (shipped, torchvision, transformers) "
+                                              "[env OPGOV_MODELS_DIR, else the shipped corpora]."),
     ops: Optional[List[str]] = typer.Option(None, "--ops", metavar="GLOB",
                                             help="Only these operators get a page (default: every one)."),
 ) -> None:

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.runtime import minute, output, print_json, say
 
 
@@ -38,12 +38,12 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
 
 @tokens_app.command("list")
 def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Only this member's tokens."),
-                json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+                json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
     from opgov.cli.client import call
     from opgov.cli.client import named
 
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     use_case = named("tokens list")
     tokens = call(use_case, use_case.ask(member=member))
     columns = ["id", "member", "state", "created", "by", "expires"]

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from opgov.cli.app import FormatOpt, JsonOpt, TableFormat, app
+from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
 from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
 from opgov.cli.runtime import output, print_json, say
 
@@ -65,9 +65,9 @@ def upgraders_add(
 
 
 @upgraders_app.command("list")
-def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto) -> None:
+def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every upgrader, and the version bumps on record."""
-    out = output(fmt, json_out)
+    out = output(fmt, json_out, columns)
     result = ask("upgraders list")
     if out.json:
         print_json(result)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from opgov.core.clock import Clock, FixedClock, SystemClock, parse_time
 from opgov.core.errors import PolicyRefusal
@@ -160,13 +160,30 @@ class Output:
     them goes to stderr, and an empty list is its header line."""
 
     format: str
+    columns: tuple[str, ...] = ()  # --columns: the list's columns to show, in this order (empty: all that fit)
 
     @property
     def json(self) -> bool:
         return self.format == "json"
 
-    def table(self, title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False) -> None:
-        table(title, columns, rows, section=section, plain=self.format == "tsv")
+    def table(self, title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False,
+              spare: Sequence[str] = ()) -> None:
+        """``spare``: the columns a reader can do without, the first to leave out when the table
+        does not fit the terminal (default: from the right, never the first)."""
+        chosen = bool(self.columns) and not section
+        if chosen:
+            columns, rows = self.chosen(columns, rows)
+        table(title, columns, rows, section=section, plain=self.format == "tsv", fit=not chosen, spare=spare)
+
+    def chosen(self, columns: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
+        """The columns ``--columns`` names, in its order (an unknown one: one line, exit 2)."""
+        unknown = [name for name in self.columns if name not in columns]
+        if unknown:
+            from opgov.core.errors import BadInput
+
+            raise BadInput(f"--columns: no column {unknown[0]!r} in this list (its columns: {', '.join(columns)})")
+        at = [columns.index(name) for name in dict.fromkeys(self.columns)]
+        return [columns[i] for i in at], [[row[i] for i in at] for row in rows]
 
     def section(self, title: str, columns: list[str], rows: list[list[Any]]) -> None:
         self.table(title, columns, rows, section=True)
@@ -182,15 +199,25 @@ class Output:
 
     def empty(self, text: str, columns: list[str]) -> None:
         """Nothing to list: ``text`` on a terminal; the header line (and ``text`` on stderr) as tsv."""
+        if self.columns:
+            columns, _ = self.chosen(columns, [])
         if self.format == "tsv":
             table(None, columns, [], plain=True)
         self.note(text)
 
 
-def output(fmt: Any = "auto", json_out: bool = False) -> Output:
-    """Resolve ``--format`` (``auto``: table on a terminal, tsv elsewhere) and ``--json`` (an alias
-    of ``--format json``; with another --format, refused)."""
+def output(fmt: Any = "auto", json_out: bool = False, columns: str | None = None) -> Output:
+    """Resolve ``--format`` (``auto``: table on a terminal, tsv elsewhere), ``--json`` (an alias
+    of ``--format json``; with another --format, refused) and ``--columns a,b,c`` (a table's or
+    tsv's columns; with json, refused: it prints the whole result)."""
+    from opgov.core.errors import BadInput
+
+    names = tuple(name.strip() for name in (columns or "").split(",") if name.strip())
+    if columns is not None and not names:
+        raise BadInput("--columns names no column: give them comma-separated, e.g. --columns name,category")
     chosen = getattr(fmt, "value", fmt) or "auto"
+    if names and (json_out or chosen == "json"):
+        raise BadInput("--columns chooses the columns of a table or tsv; --format json prints the whole result")
     if json_out:
         if chosen not in ("auto", "json"):
             from opgov.core.errors import BadInput
@@ -199,18 +226,21 @@ def output(fmt: Any = "auto", json_out: bool = False) -> Output:
         chosen = "json"
     if chosen == "auto":
         chosen = "table" if terminal() else "tsv"
-    return Output(chosen)
+    return Output(chosen, names)
 
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]], *, section: bool = False,
-          plain: bool | None = None) -> None:
+          plain: bool | None = None, fit: bool = True, spare: Sequence[str] = ()) -> None:
     """Rows under a header. On a terminal, a rich table; into a pipe or a file, plain columns as
     kubectl and gh print them (``OPGOV_FORCE_TTY=1`` keeps the terminal's tables, as
     ``GH_FORCE_TTY`` does): a header line, then one record a line, tab-separated, nothing
     truncated or wrapped, no box characters (a tab or newline inside a cell is written ``\\t`` or
     ``\\n``). ``plain`` decides instead of the terminal (``--format tsv`` or ``table``).
     ``section``: the title names a part of a longer output (``ops show``) and is kept in plain
-    columns too, as ``# title``; a list's title is left out there, so the first line is the header."""
+    columns too, as ``# title``; a list's title is left out there, so the first line is the header.
+    A table wider than the terminal leaves out (``fit``) the columns a reader can spare (``spare``,
+    else from the right, never the first) until its words stand side by side, and says which under
+    it; only when even then they cannot is it one record a block."""
     from opgov.render.escapes import visible
 
     if plain is None:
@@ -229,6 +259,17 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]], *, secti
     cells = [["" if v is None else visible(str(v)) for v in row] for row in rows]
     shown = console()
     widths = _widths(columns, cells, shown.width - 3 * len(columns) - 1)  # less the box and padding
+    left_out: list[str] = []
+    if widths is None and fit and len(columns) > 1:
+        keep = list(columns)
+        for name in [*[c for c in spare if c in columns[1:]], *[c for c in reversed(columns[1:]) if c not in spare]]:
+            keep.remove(name)
+            left_out.append(name)
+            at = [columns.index(c) for c in keep]
+            widths = _widths(keep, [[row[i] for i in at] for row in cells], shown.width - 3 * len(keep) - 1)
+            if widths is not None:
+                columns, cells = keep, [[row[i] for i in at] for row in cells]
+                break
     if widths is None:
         _records(shown, title, columns, cells)
         return
@@ -238,6 +279,14 @@ def table(title: str | None, columns: list[str], rows: list[list[Any]], *, secti
     for row in cells:  # cells are data, never markup (`Tensor(a)[]` prints as it is) nor control codes
         out.add_row(*[escape(v) for v in row])
     shown.print(out)
+    if left_out:
+        import textwrap
+
+        say(textwrap.fill(f"{LEFT_OUT} {shown.width} columns: {', '.join(left_out)} (--columns chooses; "
+                          "--format tsv has all)", shown.width, break_long_words=False, break_on_hyphens=False))
+
+
+LEFT_OUT = "left out to fit"  # the line under a table that left out columns to fit the terminal
 
 
 def _widths(columns: list[str], cells: list[list[str]], room: int) -> list[int] | None:

@@ -68,7 +68,8 @@ class Unauthenticated(Forbidden):
 
 class Unavailable(OpgovError):
     """What this installation cannot do: a library the request needs is not installed (torch for
-    ``decomps import-torch``). Not the request's fault: HTTP 503, with no ``Retry-After``; exit 2."""
+    ``decomps import-torch``). Not the request's fault, nor the server's failure: HTTP 409 (the server's
+    state refuses it until the library is installed), with no ``Retry-After``; exit 2."""
 
     exit_code = 2
 

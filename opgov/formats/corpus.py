@@ -111,7 +111,12 @@ def resolve_corpus_path(spec: str, corpora_dir: Path | None) -> Path:
                 return candidate
         known = available_corpora(corpora_dir)
         hint = f"; known corpora: {', '.join(known)}" if known else ""
-        raise BadInput(f"no corpus named {spec!r} in {corpora_dir}{hint}")
+        from opgov.resources import shipped_models_dir
+
+        shipped = shipped_models_dir()
+        where = ("opgov's shipped corpora" if shipped is not None and corpora_dir.resolve() == shipped.resolve()
+                 else str(corpora_dir))
+        raise BadInput(f"no corpus named {spec!r} in {where}{hint}")
     raise BadInput(f"no corpus file {spec!r}" + ("" if corpora_dir else
                                                  " (to name a corpus without its path, set OPGOV_MODELS_DIR "
                                                  "to the folder of *_ops.json files)"))

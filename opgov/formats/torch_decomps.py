@@ -163,7 +163,8 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
     if importlib.util.find_spec("torch") is None:
         from opgov.core.errors import Unavailable  # noqa: PLC0415
 
-        raise Unavailable("torch is not importable; install torch to import its decompositions")
+        raise Unavailable("torch is not installed where opgov runs; install torch (a test and import-time "
+                          "dependency only) to import its decompositions")
     try:
         version = importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a torch without metadata

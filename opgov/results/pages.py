@@ -103,3 +103,5 @@ class OperatorPage:
     deprecated_days: int
     runtimes: list[OperatorRuntime] = field(default_factory=list, metadata=_about(
         "the registered runtimes that implement it (an out= kernel of its family), since which version"))
+    corpus_models: int = field(default=0, metadata=_about(
+        "how many models the corpus holds (0: no model corpus configured)"))

@@ -486,9 +486,22 @@ def implicit_operators(session) -> set[str]:
     return set(session.scalars(select(c.qualname).where(c.present, c.composite_implicit)))
 
 
+SHIPPED_CORPORA = "shipped"  # `--models shipped`: every corpus opgov ships
+
+
 def corpus_files(models: str) -> list[Path]:
-    """A corpus file or a ``.pt2`` archive, or every ``*_ops.json`` and ``*.pt2`` of a folder."""
+    """A corpus file or a ``.pt2`` archive, or every ``*_ops.json`` and ``*.pt2`` of a folder; or,
+    when no such file or folder exists, a corpus by name: ``shipped`` (every corpus opgov ships)
+    or a corpus's name (``torchvision``: ``torchvision_ops.json`` of ``OPGOV_MODELS_DIR``, else of
+    the shipped corpora)."""
+    from opgov.formats.corpus import resolve_corpus_path
+    from opgov.resources import shipped_models_dir
+
     path = Path(models)
+    if not path.exists() and models == SHIPPED_CORPORA and shipped_models_dir() is not None:
+        path = shipped_models_dir()
+    elif not path.exists() and "/" not in models and not models.endswith((".json", ".pt2")):
+        return [resolve_corpus_path(models, corpora_dir())]
     if path.is_dir():
         files = sorted(path.glob("*_ops.json")) + sorted(path.glob("*.pt2"))
         if not files:
@@ -594,9 +607,30 @@ def out_variants(ctx: Ctx, names) -> dict[str, str]:
 
 
 def corpora_dir() -> Path | None:
-    """Where bare corpus names (``torchvision#resnet18``) are looked up: ``OPGOV_MODELS_DIR``."""
+    """Where bare corpus names (``torchvision#resnet18``) are looked up: ``OPGOV_MODELS_DIR``, else
+    the corpora opgov ships."""
+    from opgov.resources import shipped_models_dir
+
     value = os.environ.get("OPGOV_MODELS_DIR")
-    return Path(value) if value else None
+    return Path(value) if value and value != NO_CORPUS else shipped_models_dir()
+
+
+NO_CORPUS = "none"  # OPGOV_MODELS_DIR=none: no model corpus (not even the shipped one) as evidence
+
+
+def corpus_label(location: str) -> str:
+    """How a page or a report names the corpus at ``location`` without a folder of the machine:
+    ``opgov's shipped corpora (torchvision, transformers)``, or the file's or folder's own name."""
+    from opgov.formats.corpus import available_corpora
+    from opgov.resources import shipped_models_dir
+
+    shipped = shipped_models_dir()
+    path = Path(location)
+    if location == SHIPPED_CORPORA or (shipped is not None and path.is_dir() and path.resolve() == shipped.resolve()):
+        return f"opgov's shipped corpora ({', '.join(available_corpora(shipped)) if shipped else 'none'})"
+    if path.is_dir():
+        return f"{path.name or location} ({', '.join(available_corpora(path)) or 'no corpus files'})"
+    return path.name or location
 
 
 def check_model(ctx: Ctx, spec: str | Sequence[str], *, runtime: str | None = None):

@@ -14,12 +14,16 @@ from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetDat
 
 
 def models_location(models: str | None = None) -> str | None:
-    """The model corpus: ``models`` if given, else ``OPGOV_MODELS_DIR`` (as ``check-model`` finds
-    bare corpus names)."""
-    from opgov.services.decomps import corpora_dir
+    """The model corpus: ``models`` if given, else ``OPGOV_MODELS_DIR`` (``none``: no corpus), else
+    the corpora opgov ships: the default evidence when none is configured."""
+    import os
+
+    from opgov.services.decomps import NO_CORPUS, corpora_dir
 
     if models:
         return models
+    if os.environ.get("OPGOV_MODELS_DIR") == NO_CORPUS:
+        return None
     found = corpora_dir()
     return str(found) if found else None
 
@@ -43,7 +47,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.opset import POLICY_FLAGS, OpInfo, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
-    from opgov.services.decomps import current_rules, implicit_operators, opset_facts, out_variants
+    from opgov.services.decomps import corpus_label, current_rules, implicit_operators, opset_facts, out_variants
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind, c.schema).where(c.present)
@@ -62,7 +66,8 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      code={p: python_template(p, policy["torch_facts"]) for p in policy["presets"]},
                      python_list=PYTHON_LIST, selective_build=SELECTIVE_BUILD,
                      out_variants=dict(sorted(out_variants(ctx, infos).items())),
-                     models=load_models(location), models_source=location, graph_ops=graph)
+                     models=load_models(location), models_source=corpus_label(location) if location else None,
+                     graph_ops=graph)
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:
@@ -94,7 +99,8 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
     implemented = runtimes_of_operator(op, runtimes if runtimes is not None else runtimes_by_name(ctx))
     return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=implemented,
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
-                        deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days)
+                        deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days,
+                        corpus_models=len(models or ()))
 
 
 def home_counts(ctx: Ctx) -> dict[str, int]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.core.queue import (Advice, CompositeFact, Evidence, ModelsFact, Relative, RuntimeFact, RuntimesFact,
                               WaitFact, family_fact, kind_fact, suggest, torch_fact)
 from opgov.core.vocab import QueueReason, Suggestion
@@ -33,15 +33,15 @@ _CATEGORY = {"decompose": "decomposable", "core": "core", "custom": "custom"}
 
 
 def _models(models: str | None):
-    """(where the corpora are, their merged models) or (None, {})."""
+    """(the corpora's name, no folder of the machine in it; their merged models) or (None, {})."""
     from opgov.services.pages import models_location
 
     location = models_location(models)
     if not location:
         return None, {}
-    from opgov.services.decomps import load_corpora
+    from opgov.services.decomps import corpus_label, load_corpora
 
-    return location, load_corpora(location)
+    return corpus_label(location), load_corpora(location)
 
 
 def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem], list[str], dict[str, int], dict]:
@@ -89,7 +89,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     location, corpus = _models(models)
     runtimes_source = ("registered runtimes (opgov runtimes add): " + ", ".join(registered) if registered
                        else "no runtime registered (opgov runtimes add)")
-    models_source = (f"model corpora at {location} ({len(corpus)} models)" if location
+    models_source = (f"model corpora: {location}, {len(corpus)} models" if location
                      else "no model corpus configured (OPGOV_MODELS_DIR or --models)")
     items = []
     for r in waiting:
@@ -159,7 +159,7 @@ def _select(items: list[QueueItem], history: list[str], *, reason: Sequence[str]
             raise BadInput(f"unknown suggestion {value!r} (one of {', '.join(_SUGGESTION_ORDER)})")
     for value in snapshot:
         if value not in history:
-            raise BadInput(f"unknown snapshot {value!r}" + (f" (the snapshots: {', '.join(history)})" if history
+            raise NotFound(f"unknown snapshot {value!r}" + (f" (the snapshots: {', '.join(history)})" if history
                                                             else ": the database holds no snapshot yet"))
     return [i for i in items
             if (not reason or set(reason) & set(i.reasons))

@@ -442,12 +442,12 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models: str | None = None):  # noqa: A002
     """``opgov runtimes coverage``: :func:`coverage_matrix` with the models of ``models`` (a corpus
     on this machine), else those of ``OPGOV_MODELS_DIR`` when it names a folder (on the server: the
-    models it bundles); ``format`` md or text answers its text (opgov.render.runtimes.render_matrix)."""
-    from opgov.services.decomps import corpora_dir
+    models it bundles), else the corpora opgov ships (``OPGOV_MODELS_DIR=none``: no models); ``format`` md or text answers its text (opgov.render.runtimes.render_matrix)."""
+    from opgov.services.pages import models_location
 
     if models is None:
-        bundled = corpora_dir()
-        models = str(bundled) if bundled is not None and bundled.is_dir() else None
+        bundled = models_location()
+        models = bundled if bundled is not None and Path(bundled).is_dir() else None
     result = coverage_matrix(ctx, models=models, stage=stage)
     if format == "json":
         return result

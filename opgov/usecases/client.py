@@ -9,7 +9,8 @@ answers its result the same either way, errors included (``BadInput``, ``PolicyR
   server's clock: the declaration's method and path, the request's fields as path parameters, the
   query, a JSON body or a multipart form (a field naming something on this machine, a corpus, is
   refused: opgov.usecases.fields.OnThisMachine); an error answer's one-line ``detail`` is the
-  message, 400/401/404/422 ``BadInput``, 403/409 ``PolicyRefusal``. Only the standard library's
+  message, 400/401/404/422 ``BadInput``, 403/409 ``PolicyRefusal`` (a 409 of type
+  ``urn:opgov:problem:unavailable``: ``Unavailable``). Only the standard library's
   HTTP client is used.
 
 A caller builds its request with ``use_case.ask(**fields)``, which checks it against the request's
@@ -23,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol, TYPE_CHECKING
 
-from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.core.errors import BadInput, PolicyRefusal, Unavailable
 
 if TYPE_CHECKING:
     from opgov.usecases.declaration import UseCase
@@ -234,10 +235,15 @@ def _quoted(name: str) -> str:
 
 
 def _error(status: int, body: bytes):
+    from opgov.results.problem import UNAVAILABLE
+
     try:
-        detail = json.loads(body).get("detail") or f"HTTP {status}"
+        answer = json.loads(body)
+        detail, kind = answer.get("detail") or f"HTTP {status}", answer.get("type")
     except (ValueError, AttributeError):
-        detail = f"HTTP {status}"
+        detail, kind = f"HTTP {status}", None
+    if kind == UNAVAILABLE:
+        return Unavailable(str(detail))
     if status in (403, 409):
         return PolicyRefusal(str(detail))
     return BadInput(str(detail))

@@ -21,7 +21,7 @@ DECLARED: tuple[UseCase, ...] = (
                         "item's evidence (kind, family, torch's facts, CompositeImplicitAutograd, runtimes, models, "
                         "since when) names its source; `suggestion` (decompose, custom, core or human) follows from "
                         "it, `because` says why. Filtered, sorted and paged; the models are those of "
-                        "`OPGOV_MODELS_DIR` on the server."),
+                        "`OPGOV_MODELS_DIR` on the server, else the corpora opgov ships."),
     UseCase("triage suggested", request=SuggestedTriageRequest, result=SuggestedTriage,
             service=lazy("opgov.services.queue", "triage_suggested"), writes=True, method="POST",
             path="/api/v1/queue/triage", group="proposals", commands=("triage",),

@@ -24,7 +24,7 @@ DECLARED: tuple[UseCase, ...] = (
     UseCase("runtimes coverage", request=CoverageQuery, result=CoverageMatrix,
             service=lazy("opgov.services.runtimes", "coverage"), orm=False, method="GET", path="/api/v1/runtimes/coverage",
             summary="Core operators × registered runtimes, and which of the bundled models each runtime runs.",
-            description="The models are those of `OPGOV_MODELS_DIR` on the server, when it is set. `format` md or "
+            description="The models are those of `OPGOV_MODELS_DIR` on the server, else the corpora opgov ships. `format` md or "
                         "text answers the matrix as `opgov runtimes coverage --format md|text` prints it."),
     UseCase("runtimes show", request=RuntimeRef, result=RuntimeDetail,
             service=lazy("opgov.services.runtimes", "show_runtime"), orm=False, method="GET", path="/api/v1/runtimes/{runtime}",

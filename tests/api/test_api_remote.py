@@ -156,7 +156,7 @@ def test_import_torch_without_torch_on_either_side(twins):
     args = ("decomps", "import-torch", "--only", "aten::layer_norm")
     remote, local = remotely(server, "chair", *args), locally(local_db, "chair", *args)
     same(remote, local)
-    assert remote.returncode == 2 and "torch is not importable" in remote.stderr
+    assert remote.returncode == 2 and "torch is not installed" in remote.stderr
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not available")

@@ -1,7 +1,8 @@
 """The README's everyday flow, run as written: each `opgov …` line of its "Everyday use" block, in
 order, by the real program, in a folder holding the files the lines name (the sample registry as
 `native_functions.yaml`, a git checkout whose `origin/main` holds the previous release, a kernel
-yaml, a model, a model corpus at `../shared/models`). Only the port of `serve` is a free one."""
+yaml, a model; no ../shared beside it: the model corpora are those opgov ships). Only the port of
+`serve` is a free one."""
 
 from __future__ import annotations
 
@@ -65,10 +66,7 @@ def _folder(tmp_path: Path) -> Path:
     (work / "tags.yaml").write_bytes((SAMPLE / "tags.yaml").read_bytes())
     (work / "functions.yaml").write_text("- op: add.out\n- op: mul.out\n", encoding="utf-8")
     (work / "model.pt2").write_bytes(_pt2(["add.Tensor", "mul.Tensor"]))
-    corpus = {"source": "a made-up model", "models": {"tiny": {"exported_ops": ["aten::add.Tensor", "aten::relu"]}}}
-    (tmp_path / "shared" / "models").mkdir(parents=True)
-    (tmp_path / "shared" / "models" / "tiny_ops.json").write_text(json.dumps(corpus), encoding="utf-8")
-    return work
+    return work  # nothing beside it: a model corpus a line names is one opgov ships
 
 
 def test_the_everyday_flow_runs_as_written(tmp_path):
@@ -111,6 +109,7 @@ def test_the_everyday_flow_runs_as_written(tmp_path):
     assert "aten::fused_rms_norm" in said["proposals list"] and "bob" not in said["proposals list"]
     assert said["deprecate aten::glu"].startswith("aten::glu: active → deprecating (replacement aten::sigmoid)")
     assert "chain intact" in said["log verify"]
+    assert "models (core-aten operators): " in said["opset build"] and "/43 covered" in said["opset build"]
     assert (work / "report.html").is_file() and (work / "site" / "index.html").is_file()
     # in a GitHub workflow a passing check-model says so (a notice), rather than nothing
     for extra, said in ((["--runtime", "executorch@1.3.0"], "executorch@1.3.0 runs model.pt2: it has all 2 operators"),
@@ -118,3 +117,11 @@ def test_the_everyday_flow_runs_as_written(tmp_path):
         done = subprocess.run([*OPGOV, "check-model", "model.pt2", *extra, "--format", "github"], cwd=work, env=env,
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and done.stdout.splitlines()[-1] == f"::notice title=opgov check-model::{said}"
+
+
+def test_no_line_of_the_readme_or_the_guide_needs_shared_models():
+    """A clone has no ../shared beside it: the model corpora ship in the package, by name
+    (`--models shipped`, `torchvision#resnet18`), so no line a newcomer copies names that folder."""
+    for doc in (REPO / "README.md", REPO / "docs" / "source" / "user-guide.md.in"):
+        lines = [n for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1) if "shared/models" in line]
+        assert not lines, f"{doc.relative_to(REPO)}:{lines[0] if lines else ''} names ../shared/models"

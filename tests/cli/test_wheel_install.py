@@ -4,6 +4,7 @@ installed package, not from the checkout."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -74,6 +75,12 @@ def test_wheel_install_runs_the_everyday_commands(installed, pytorch_release, tm
     # the HTML page comes from the packaged Jinja2 templates, its stylesheet from opgov/render/static
     page = opgov("report", "weekly", "--format", "html")
     assert page.lstrip().lower().startswith("<!doctype html>") and "2.13.0" in page and "<style>" in page
+    # the model corpora ship in the package: by name, and as the default evidence
+    opset = opgov("opset", "build", "--preset", "core-aten", "--models", "shipped")
+    assert "models (core-aten operators): " in opset and "/43 covered" in opset
+    resnet = json.loads(opgov("check-model", "torchvision#resnet18", "--format", "json"))
+    assert resnet["ok"] and "aten::conv2d" in resnet["operators"]
+    assert "opgov's shipped corpora (torchvision, transformers)" in opgov("queue", "--format", "json")
     from opgov.db.engine import HEAD_REVISION
 
     assert HEAD_REVISION in opgov("db", "current")  # every migration shipped

@@ -31,7 +31,14 @@ Text = tuple[Frag, ...]
 
 
 def _t(text: str, **style: Any) -> Text:
-    return (Frag(text, **style),)
+    """Text; a plain sentence's `backticked` words are code (as in a message that names a command),
+    so no rendering shows the backticks themselves, escaped or not."""
+    if style or text.count("`") < 2:
+        return (Frag(text, **style),)
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd backtick: the last one is a character, not a delimiter
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return tuple(Frag(part, code=bool(i % 2)) for i, part in enumerate(parts) if part)
 
 
 def _c(text: str) -> Text:
@@ -88,6 +95,7 @@ class Section:
     key: str
     title: str
     blocks: tuple[Block, ...]
+    nothing: bool = False  # a section with nothing this week: folded into one line (NOTHING_KEY)
 
     @property
     def html_id(self) -> str:
@@ -273,7 +281,7 @@ def sections_of(report: WeeklyReport) -> list[Section]:
               keep_visible: int = 0, overview: Table | None = None) -> Section:
         rows = getattr(report, key)
         if not rows:
-            return Section(key, title, (Para(_t(empty), "empty"),))
+            return Section(key, title, (Para(_t(empty), "empty"),), nothing=key != "decomp_closure")
         blocks: list[Block] = []
         if intro:
             blocks.append(Para(intro))
@@ -413,7 +421,23 @@ def sections_of(report: WeeklyReport) -> list[Section]:
                 Column("total", lambda p: _t(f"{p.categories.total:,}"), numeric=True),
             ), report.opset_trend),
         )))
-    return out
+    return _fold_empty(out)
+
+
+NOTHING_KEY = "nothing_this_week"
+
+
+def _fold_empty(sections: list[Section]) -> list[Section]:
+    """The sections with something in them, in order, and one line naming those that had nothing
+    (where the first of them stood): eight headings over "No …" say less than one line does."""
+    empty = [s for s in sections if s.nothing]
+    if not empty:
+        return sections
+    line = Section(NOTHING_KEY, "Nothing this week", (Para(_t(
+        "Nothing in: " + "; ".join(s.title[0].lower() + s.title[1:] for s in empty) + "."), "empty"),))
+    at = sections.index(empty[0])
+    kept = [s for s in sections if not s.nothing]
+    return kept[:at] + [line] + kept[at:]
 
 
 def _closure_intro(rows) -> Text | None:

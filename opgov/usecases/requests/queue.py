@@ -3,25 +3,28 @@ triage: a proposal for each operator a filter selects, or for each suggestion.""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
 from opgov.core.vocab import ProposalKind, QueueReason, Suggestion
-from opgov.usecases.fields import Corpus, Flag, OperatorName, Text
+from opgov.usecases.fields import NOT_BLANK, Corpus, Flag, OperatorName, Text
 from opgov.usecases.requests import Request
 
 ReasonName = Literal[tuple(r.value for r in QueueReason)]  # type: ignore[valid-type]
 SuggestionName = Literal[tuple(s.value for s in Suggestion)]  # type: ignore[valid-type]
 SortName = Literal["waiting", "operator", "suggestion", "impact"]
+# a snapshot's label as `opgov import --label` takes it: an empty or blank value names none
+SnapshotLabel = Annotated[str, Field(min_length=1, max_length=200, pattern=NOT_BLANK)]
 
 
 class QueueFilter(Request):
     reason: list[ReasonName] = Field(default_factory=list, description="only operators waiting for one of these "
                                                                        "reasons (undecided, tag-change, proposal)")
     match: list[str] = Field(default_factory=list, description="globs over operator names, e.g. aten::_foreach_*")
-    snapshot: list[str] = Field(default_factory=list, description="only operators waiting since one of these "
-                                                                  "snapshots (labels)")
+    snapshot: list[SnapshotLabel] = Field(default_factory=list, description="only operators waiting since one of "
+                                                                            "these snapshots (labels; an unknown "
+                                                                            "label: 404)")
     suggestion: list[SuggestionName] = Field(default_factory=list, description="only these suggestions")
     models: Corpus = Field(default=None, description="a corpus on this machine (the CLI's --models); else the "
                                                      "models of OPGOV_MODELS_DIR")
