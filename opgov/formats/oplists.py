@@ -163,7 +163,9 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _sniff(text: str) -> str:
-    for raw in text.splitlines():
+    import io
+
+    for raw in io.StringIO(text):  # a line at a time: only the first that says something is needed
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

@@ -618,6 +618,18 @@ def corpora_dir() -> Path | None:
 NO_CORPUS = "none"  # OPGOV_MODELS_DIR=none: no model corpus (not even the shipped one) as evidence
 
 
+def models_location(models: str | None = None) -> str | None:
+    """The model corpus a page, the queue or the coverage matrix reads: ``models`` if given, else
+    ``OPGOV_MODELS_DIR`` (``none``: no corpus), else the corpora opgov ships: the default evidence
+    when none is configured."""
+    if models:
+        return models
+    if os.environ.get("OPGOV_MODELS_DIR") == NO_CORPUS:
+        return None
+    found = corpora_dir()
+    return str(found) if found else None
+
+
 def corpus_label(location: str) -> str:
     """How a page or a report names the corpus at ``location`` without a folder of the machine:
     ``opgov's shipped corpora (torchvision, transformers)``, or the file's or folder's own name."""

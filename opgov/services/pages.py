@@ -14,18 +14,11 @@ from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetDat
 
 
 def models_location(models: str | None = None) -> str | None:
-    """The model corpus: ``models`` if given, else ``OPGOV_MODELS_DIR`` (``none``: no corpus), else
-    the corpora opgov ships: the default evidence when none is configured."""
-    import os
+    """:func:`opgov.services.decomps.models_location`: ``models``, else ``OPGOV_MODELS_DIR``, else
+    the shipped corpora."""
+    from opgov.services.decomps import models_location as locate
 
-    from opgov.services.decomps import NO_CORPUS, corpora_dir
-
-    if models:
-        return models
-    if os.environ.get("OPGOV_MODELS_DIR") == NO_CORPUS:
-        return None
-    found = corpora_dir()
-    return str(found) if found else None
+    return locate(models)
 
 
 def load_models(models: str | None) -> list[ModelEntry]:

@@ -443,7 +443,7 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
     """``opgov runtimes coverage``: :func:`coverage_matrix` with the models of ``models`` (a corpus
     on this machine), else those of ``OPGOV_MODELS_DIR`` when it names a folder (on the server: the
     models it bundles), else the corpora opgov ships (``OPGOV_MODELS_DIR=none``: no models); ``format`` md or text answers its text (opgov.render.runtimes.render_matrix)."""
-    from opgov.services.pages import models_location
+    from opgov.services.decomps import models_location
 
     if models is None:
         bundled = models_location()

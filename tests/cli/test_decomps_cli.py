@@ -496,8 +496,9 @@ def test_check_model_from_corpora(on_copy, release_db, models_dir, monkeypatch):
     assert data["operators"] == list(resnet.exported_ops) and data["earliest_snapshot"] == "2.13.0"
     assert {n["op"] for n in data["notes"]} == set(resnet.exported_ops) - {
         e["op"] for e in opset(cli, "--preset", "core-aten")["operators"]}
-    # a bare corpus name needs the corpora folder
-    bad(cli, "check-model", "transformers#llama", words=["set OPGOV_MODELS_DIR"])
+    # a bare corpus name: the corpora opgov ships, or those of OPGOV_MODELS_DIR when it is set
+    assert cli("check-model", "transformers#llama", "--format", "json").json()["operators"] == list(
+        load_corpus(models_dir / "transformers_ops.json").models["llama"].exported_ops)
     monkeypatch.setenv("OPGOV_MODELS_DIR", str(models_dir))
     after = cli("check-model", "transformers#llama@core-aten", "--format", "json").json()
     assert [n["op"] for n in after["notes"]] == ["aten::_assert_tensor_metadata"]
