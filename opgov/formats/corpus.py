@@ -167,10 +167,10 @@ def _list_ops(text: str, name: str) -> list[str]:
         if len(found) > MAX_MODEL_OPERATORS:
             raise BadInput(_TOO_MANY, file=name)
         return found
-    import io
+    from opgov.formats.files import iter_lines
 
     names: dict[str, None] = {}  # each once, as read: a list of 10⁵ lines keeps no second copy of them
-    for number, line in enumerate(io.StringIO(text), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         content = line.split("#", 1)[0].strip()
         if not content:
             continue

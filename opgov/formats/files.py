@@ -189,3 +189,16 @@ def json_values(data: bytes) -> int:
     this is a bound, never less). A reader refuses a text past its bound before building a tree
     some tens of times the text's size (``[{},{},…]``: a 64-byte object per 3 bytes)."""
     return data.count(b",") + data.count(b":") + data.count(b"[") + data.count(b"{") + 1
+
+
+def iter_lines(text: str):
+    """The lines of ``text`` one at a time, without their line ends (``\\n``; a ``\\r`` before it is
+    stripped by whoever strips the line): neither a list of every line (``splitlines``) nor a
+    four-bytes-a-character copy of the text (``io.StringIO``) is made."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        if stop < 0:
+            stop = end
+        yield text[start:stop]
+        start = stop + 1

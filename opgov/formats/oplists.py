@@ -163,9 +163,9 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def _sniff(text: str) -> str:
-    import io
+    from opgov.formats.files import iter_lines
 
-    for raw in io.StringIO(text):  # a line at a time: only the first that says something is needed
+    for raw in iter_lines(text):  # a line at a time: only the first that says something is needed
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

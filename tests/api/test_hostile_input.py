@@ -287,3 +287,40 @@ def test_a_server_killed_during_a_request_is_one_line_on_the_command_line(tmp_pa
     assert client.returncode == 2, (out, err)
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert err.startswith(f"opgov: error: the opgov server at {server.url} broke off before answering"), err
+
+
+def test_the_service_gives_every_request_a_budget_and_answers_past_it_with_413(monkeypatch, tmp_path):
+    """The budget reaches the route's thread (a context variable the thread pool carries), and a
+    request past it is a 413 problem in words, nothing written."""
+    from fastapi.testclient import TestClient
+
+    from opgov.api.app import create_app
+    from opgov.core import budget
+
+    monkeypatch.setenv("OPGOV_DATABASE_URL", f"sqlite:///{tmp_path / 'opgov.db'}")
+    monkeypatch.setenv("OPGOV_REQUEST_SECONDS", "7")
+    from opgov.cli.main import run
+
+    with pytest.raises(SystemExit) as done:
+        run(["--db", f"sqlite:///{tmp_path / 'opgov.db'}", "--actor", "setup", "db", "upgrade"])
+    assert not done.value.code
+    budgets: list[float] = []
+    real_check = budget.Budget.check
+
+    def check(self) -> None:
+        budgets.append(self.seconds)
+        real_check(self)
+
+    monkeypatch.setattr(budget.Budget, "check", check)
+    with TestClient(create_app(), raise_server_exceptions=False) as client:
+        answer = client.post("/api/v1/check-model", json={"operators": ["aten::add.Tensor"]})
+        assert budgets and set(budgets) == {7}, (answer.status_code, budgets)
+    from opgov.api import limits
+
+    spent = budget.Budget(0.0)
+    spent.started = 0.0  # a budget spent long ago: the next spend refuses
+    monkeypatch.setattr(limits, "Budget", lambda seconds: spent)
+    with TestClient(create_app(), raise_server_exceptions=False) as client:
+        answer = client.post("/api/v1/check-model", json={"operators": ["aten::add.Tensor"]})
+    assert answer.status_code == 413 and answer.headers["content-type"].startswith("application/problem+json")
+    assert "processing time" in answer.json()["detail"], answer.text

@@ -162,6 +162,17 @@ def test_uploads_past_the_slots_read_a_503_never_a_reset(tmp_path):
     server = start(url, env={"OPGOV_MAX_UPLOAD_BYTES": str(16 << 20), "OPGOV_UPLOAD_BUDGET_BYTES": str(64 << 20),
                              "OPGOV_ANONYMOUS_UPLOADS": "2", "OPGOV_BODY_TIMEOUT": "20"})
     big = b"x" * (6 << 20)
+    try:
+        _two_past_the_slots(server, big)
+        with httpx.Client(base_url=server.url, timeout=30) as anyone:  # the slots are free again
+            again = anyone.post("/api/v1/check-bc", files={"old": ("a.yaml", V1.read_bytes()),
+                                                           "new": ("b.yaml", V1.read_bytes())})
+            assert again.status_code == 200, again.text
+    finally:
+        server.stop()
+
+
+def _two_past_the_slots(server, big: bytes) -> None:
     slow = [_slow(server, 1000) for _ in range(2)]  # both anonymous slots
     try:
         time.sleep(0.5)  # let the server take their request lines (this only orders the requests)
@@ -194,10 +205,3 @@ def test_uploads_past_the_slots_read_a_503_never_a_reset(tmp_path):
     finally:
         for sock in slow:
             sock.close()
-    try:
-        with httpx.Client(base_url=server.url, timeout=30) as anyone:  # the slots are free again
-            again = anyone.post("/api/v1/check-bc", files={"old": ("a.yaml", V1.read_bytes()),
-                                                           "new": ("b.yaml", V1.read_bytes())})
-            assert again.status_code == 200, again.text
-    finally:
-        server.stop()

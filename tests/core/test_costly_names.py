@@ -54,3 +54,4 @@ def test_a_check_past_its_budget_is_refused_in_words():
         check_model([f"aten::op_{i}" for i in range(100)], state={}, known=["aten::add.Tensor"])
     assert str(refused.value).startswith("this request needs more than its 0 s of processing time")
     spend()  # and the budget ends with its block
+
