@@ -115,6 +115,21 @@ class LifecycleNote:
 
 
 @dataclass(frozen=True, kw_only=True)
+class KernelProblem:
+    """A call the runtime's kernel refuses (or may refuse): what its sources say it accepts against the
+    dtype and rank of each tensor of the call (opgov.core.kernels)."""
+
+    status: str  # dtype | argument | unknown
+    op: str  # the operator the model calls
+    kernel: str  # the kernel entry that runs it (aten::gelu.out)
+    argument: str | None  # the argument it refuses (the schema's name; "its result (out)" for an output)
+    dtype: str | None  # the dtype it refuses, or the call's dtype of that argument
+    message: str
+    call: str  # the first call (the graph node's name)
+    calls: int = 1  # how many calls share it
+
+
+@dataclass(frozen=True, kw_only=True)
 class RuntimeModelCheck:
     """Can this runtime run these models?"""
 
@@ -137,6 +152,17 @@ class RuntimeModelCheck:
     runtimes_running: list[str]  # every registered runtime that runs it
     # each .pt2 archive's calls, argument by argument, against the torch release the runtime follows
     arguments: list[ModelArguments] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+    # each call's tensors (dtype, rank) against what the runtime's kernels accept; kernels_checked is
+    # False when the runtime was registered without what its kernels accept (its calls are not checked)
+    kernel_problems: list[KernelProblem] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+    kernels_checked: bool = False
+    # runs | does not run | unknown (a call outside what opgov could read of a kernel: never "runs")
+    verdict: str = "runs"
+    # why the registered version just before earliest_version does not run it
+    before_earliest: str | None = None
+    # the runtime's kernels the latest snapshot does not hold (runtimes add's caveat): the functional
+    # operators they would give cannot be placed, so a "missing" operator may be one of theirs
+    unplaced_kernels: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
 
 # --- the coverage matrix ---------------------------------------------------------------------------
