@@ -233,3 +233,41 @@ def check_edge_call(op: str, entry: Mapping | None, tensors: Sequence[TensorUse]
 
 def status_of(findings: Sequence[KernelFinding]) -> str:
     return max((f.status for f in findings), key=SEVERITY.__getitem__, default=RUNS)
+
+
+# --- what an operator runs in, per dtype ------------------------------------------------------------
+
+REAL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+
+
+def operator_dtypes(facts: Mapping | None, edge: Mapping | None) -> tuple[str, ...] | None:
+    """The dtypes in which a call whose tensors all share one dtype runs on this kernel (``facts``)
+    after ``to_edge`` (``edge``: the operator's edge dialect entry, None when it has none): the
+    kernel's dtypes for its first argument, within its common and compute dtypes, and those the edge
+    dialect allows its first tensor argument. None: what the kernel takes is unknown."""
+    if facts is None or facts.get("unknown"):
+        return None
+    params = facts.get("params") or ()
+    dtypes = facts.get("dtypes") or {}
+    first = next((p for p in params if p in dtypes), None)
+    if facts.get("any_dtype"):
+        found = set(REAL_DTYPES)
+    elif first is not None:
+        found = set(dtypes[first]) & set(REAL_DTYPES)
+    elif facts.get("compute") is None and facts.get("common") is None:
+        return None
+    else:
+        found = set(REAL_DTYPES)
+    if facts.get("common") is not None:
+        found &= set(facts["common"])
+    if facts.get("compute") is not None:
+        found = {d for d in found if {"float16": "float32", "bfloat16": "float32"}.get(d, d) in facts["compute"]}
+    for allowed in facts.get("unattributed") or ():
+        if "?" in allowed:
+            return None
+        found &= set(allowed)
+    if edge:
+        first_tensor = next(iter(edge["constraints"][0]), None)
+        allowed_edge = {d for c in edge["constraints"] for d in edge["alias"].get(c.get(first_tensor), ())}
+        found &= allowed_edge
+    return tuple(d for d in REAL_DTYPES if d in found)

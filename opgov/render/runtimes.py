@@ -169,11 +169,28 @@ def render_matrix(matrix: CoverageMatrix, fmt: str = "text") -> str:
             text += f", +{len(r.core_gained)}" + (f" -{len(r.core_lost)}" if r.core_lost else "") + f" since {r.previous}"
         if r.models_total:
             text += f"; runs {len(r.models_run)}/{r.models_total} models"
+        if r.dtypes_gained or r.dtypes_lost:
+            text += f"; dtypes: {_dtype_changes(r)}"
         lines.append(text)
     graph = sorted({op for m in matrix.models for op in m.graph_ops})
     if graph:
         lines.append(f"graph operators the models hold, needing no kernel: {', '.join(graph)}")
     return "\n".join(lines) + "\n"
+
+
+_SHORT = {"bool": "b", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+          "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+
+
+def _dtype_changes(r, limit: int = 4) -> str:
+    """``aten::gelu +bfloat16, +float16; aten::mean -bool`` (the first few, then how many more)."""
+    ops = sorted(set(r.dtypes_gained) | set(r.dtypes_lost))
+    parts = []
+    for op in ops[:limit]:
+        parts.append(f"{op} " + ", ".join([f"+{d}" for d in r.dtypes_gained.get(op, [])]
+                                          + [f"-{d}" for d in r.dtypes_lost.get(op, [])]))
+    more = f" and {len(ops) - limit} more operator(s)" if len(ops) > limit else ""
+    return "; ".join(parts) + more
 
 
 def _cell(text: str) -> str:
@@ -205,4 +222,18 @@ def _matrix_md(matrix: CoverageMatrix) -> str:
         cells = ["" if row.kernels[n] is None else ("✓" if row.kernels[n] == row.op else row.kernels[n].split("::", 1)[-1])
                  for n in names]
         out.append(f"| {row.op} | " + " | ".join(_cell(c) for c in cells) + " |")
+    if any(row.dtypes.get(n) is not None for row in matrix.operators for n in names):
+        out += ["", "## Core operators by dtype", "",
+                "The dtypes each runtime runs an operator in (all tensors of one dtype, after `to_edge`): "
+                + ", ".join(f"{short} {name}" for name, short in _SHORT.items()) + "; ? unknown.", "",
+                "| operator | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+        for row in matrix.operators:
+            cells = ["" if row.kernels[n] is None else "?" if row.dtypes.get(n) is None
+                     else " ".join(_SHORT[d] for d in row.dtypes[n]) for n in names]
+            out.append(f"| {row.op} | " + " | ".join(cells) + " |")
+        changes = [r for r in matrix.runtimes if r.dtypes_gained or r.dtypes_lost]
+        if changes:
+            out += ["", "## Dtypes gained and lost, release to release", ""]
+            for r in changes:
+                out.append(f"- {r.runtime} (since {r.previous}): {_cell(_dtype_changes(r, limit=1000))}")
     return "\n".join(out) + "\n"

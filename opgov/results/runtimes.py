@@ -89,6 +89,8 @@ class OperatorRuntime:
         "the first registered version of the uninterrupted run that has it up to the newest (None: the newest lacks "
         "it)"))
     versions: list[str] = field(metadata=_about("every registered version that has it, oldest first"))
+    dtypes: dict[str, list[str] | None] = field(default_factory=dict, metadata=_about(
+        "each version that has it → the dtypes its kernel runs the operator in (None: unknown or not recorded)"))
 
 
 # --- can it run a model? ---------------------------------------------------------------------------
@@ -181,12 +183,19 @@ class MatrixRuntime:
     core_lost: list[str]
     models_run: list[str]
     models_total: int
+    # core operator → the dtypes this version runs it in that the previous version of the runtime did not
+    # (and lost): how the dtype coverage changed release to release
+    dtypes_gained: dict[str, list[str]] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
+    dtypes_lost: dict[str, list[str]] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
 
 
 @dataclass(frozen=True, kw_only=True)
 class MatrixOperator:
     op: str
     kernels: dict[str, str | None]  # runtime → the kernel that gives it (None: lacks it)
+    # runtime → the dtypes its kernel runs the operator in (all tensors of one dtype; after to_edge's
+    # dtype table); None: it lacks the operator, or what its kernel takes is unknown or not recorded
+    dtypes: dict[str, list[str] | None] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
 
 
 @dataclass(frozen=True, kw_only=True)

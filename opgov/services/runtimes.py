@@ -83,6 +83,18 @@ class _Registry:
 
 
 class _Runtime:
+    def dtypes(self, op: str) -> list[str] | None:
+        """The dtypes this runtime runs ``op`` in (:func:`opgov.core.kernels.operator_dtypes`); None
+        when it lacks it, serves it without a kernel, or records nothing about the kernel."""
+        from opgov.core.kernels import operator_dtypes
+
+        kernel = self.has.get(op)
+        recorded = self.row.kernel_facts
+        if kernel is None or kernel == SERVED or recorded is None:
+            return None
+        found = operator_dtypes(recorded.get("kernels", {}).get(kernel), recorded.get("edge", {}).get(op))
+        return None if found is None else list(found)
+
     def __init__(self, row) -> None:
         self.id = RuntimeId(row.name, row.version)
         self.row = row
@@ -129,7 +141,8 @@ def runtimes_of_operator(op: str, by_name: dict[str, list[_Runtime]]) -> list[Op
                 break
             since = str(r.id)
         out.append(OperatorRuntime(runtime=name, latest=str(newest.id), kernel=newest.has.get(op), since=since,
-                                   versions=[str(r.id) for r in having]))
+                                   versions=[str(r.id) for r in having],
+                                   dtypes={str(r.id): r.dtypes(op) for r in having}))
     return out
 
 
@@ -617,14 +630,31 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 
     graph = registry.graph
     columns = []
+    dtypes = {r.id: {op: r.dtypes(op) for op in registry.core} for r in found}
+    previous: dict[str, _Runtime] = {}
     for r in found:
         s = summaries[r.id]
+        before = previous.get(r.id.name)
+        previous[r.id.name] = r
+        gained: dict[str, list[str]] = {}
+        lost: dict[str, list[str]] = {}
+        if before is not None:
+            for op in registry.core:
+                now, then = dtypes[r.id][op], dtypes[before.id][op]
+                if now is None or then is None:
+                    continue  # an operator gained or lost whole is core_gained / core_lost
+                if set(now) - set(then):
+                    gained[op] = [d for d in now if d not in then]
+                if set(then) - set(now):
+                    lost[op] = [d for d in then if d not in now]
         runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op, graph) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,
                                      core_gained=s.core_gained,
-                                     core_lost=s.core_lost, models_run=runs, models_total=len(model_ops)))
-    rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found}) for op in registry.core]
+                                     core_lost=s.core_lost, models_run=runs, models_total=len(model_ops),
+                                     dtypes_gained=gained, dtypes_lost=lost))
+    rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found},
+                           dtypes={str(r.id): dtypes[r.id][op] for r in found}) for op in registry.core]
     model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op, graph)]
                                                 for r in found},
                               graph_ops=[op for op in ops if is_graph_op(op, graph)])

@@ -199,3 +199,19 @@ def test_calls_lowering_removes_have_no_argument_findings(kt, programs, torch_mo
     assert not named & set(check["graph_ops"])
     if check["earliest_version"] is not None:
         assert kt("check-model", archive, "--runtime", check["earliest_version"], "--format", "json").json()["runs"]
+
+
+def test_coverage_by_dtype_and_how_it_changed(kt, programs):
+    """The coverage matrix says, per core operator and runtime release, the dtypes it runs in, and
+    what each release gained over the previous one; check-model agrees with it on gelu."""
+    matrix = kt.ok("runtimes", "coverage", "--format", "json").json()
+    gelu = next(row for row in matrix["operators"] if row["op"] == "aten::gelu")
+    assert "bfloat16" not in gelu["dtypes"]["executorch@0.6.0"] and "float32" in gelu["dtypes"]["executorch@0.6.0"]
+    assert "bfloat16" in gelu["dtypes"]["executorch@1.3.0"]
+    column = next(r for r in matrix["runtimes"] if r["runtime"] == "executorch@1.3.0")
+    assert "bfloat16" in column["dtypes_gained"]["aten::gelu"]
+    for runtime, types in gelu["dtypes"].items():
+        said = kt("check-model", programs / "gelu_bfloat16.pt2", "--runtime", runtime, "--format", "json").json()
+        assert (said["verdict"] == "runs") == ("bfloat16" in types), runtime
+    md = kt.ok("runtimes", "coverage", "--format", "md").out
+    assert "## Core operators by dtype" in md and "aten::gelu +bfloat16" in md
