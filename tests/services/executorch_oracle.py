@@ -49,10 +49,11 @@ def conv(dims, dtype):
 PROGRAMS = {}
 for _d in ("f32", "f16", "bf16"):
     PROGRAMS[f"gelu_{_d}"] = lambda d=_d: (Fn(F.gelu), (tensor((2, 3), d),))
-    PROGRAMS[f"linear_{_d}"] = lambda d=_d: (torch.nn.Linear(4, 3).to(DTYPES[d]), (tensor((2, 4), d),))
-    PROGRAMS[f"softmax_{_d}"] = lambda d=_d: (Fn(lambda x: F.softmax(x, -1)), (tensor((2, 3), d),))
+PROGRAMS["linear_bf16"] = lambda: (torch.nn.Linear(4, 3).to(torch.bfloat16), (tensor((2, 4), "bf16"),))
+PROGRAMS["softmax_f16"] = lambda: (Fn(lambda x: F.softmax(x, -1)), (tensor((2, 3), "f16"),))
 for _d in ("i32", "i64", "u8", "b"):
     PROGRAMS[f"add_{_d}"] = lambda d=_d: (Fn(lambda x, y: x + y), (tensor((2, 3), d), tensor((2, 3), d)))
+for _d in ("i32", "b"):
     PROGRAMS[f"sigmoid_{_d}"] = lambda d=_d: (Fn(torch.sigmoid), (tensor((2, 3), d),))
 PROGRAMS["not_b"] = lambda: (Fn(lambda x: ~x), (tensor((2, 3), "b"),))
 PROGRAMS["mm_b"] = lambda: (Fn(torch.mm), (tensor((2, 3), "b"), tensor((3, 2), "b")))
