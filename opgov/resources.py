@@ -89,3 +89,13 @@ def shipped_runtimes(name: str) -> Path | None:
         return None
     path = _first(_PACKAGE / "_data" / relative, _CHECKOUT / "data" / relative)
     return path if path.is_file() else None
+
+
+def shipped_runtime_release(name: str, version: str) -> Path | None:
+    """The kernel facts opgov ships for one release of the runtime ``name``
+    (``data/runtimes/executorch/1.3.0.json``, written by scripts/build_runtime_data.py), else None."""
+    if not name.isidentifier() or not all(part.isalnum() for part in version.split(".")):
+        return None
+    relative = f"runtimes/{name}/{version}.json"
+    path = _first(_PACKAGE / "_data" / relative, _CHECKOUT / "data" / relative)
+    return path if path.is_file() else None

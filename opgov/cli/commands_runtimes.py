@@ -32,10 +32,12 @@ class Stage(str, Enum):
 @runtimes_app.command("add")
 def runtimes_add(
     runtime: str = typer.Argument(..., metavar="NAME@VERSION"),
-    ops: List[str] = typer.Option(..., "--ops", metavar="FILE",
-                                  help="What it implements (repeatable; the union counts): ExecuTorch's kernel "
-                                       "yaml (functions.yaml), selected_operators.yaml, `opgov opset build` "
-                                       "output, or a list of operators."),
+    ops: Optional[List[str]] = typer.Option(None, "--ops", metavar="FILE",
+                                            help="What it implements (repeatable; the union counts): ExecuTorch's "
+                                                 "kernel yaml (functions.yaml), selected_operators.yaml, `opgov "
+                                                 "opset build` output, or a list of operators. Default, for an "
+                                                 "ExecuTorch release opgov knows: its portable and optimized "
+                                                 "kernels."),
     released: Optional[str] = typer.Option(None, "--released", metavar="DATE", help="Its release date."),
     replace: bool = typer.Option(False, "--replace", help="Replace the operators of a registered runtime."),
     served: Optional[List[str]] = typer.Option(None, "--served", metavar="FILE",
@@ -49,9 +51,16 @@ def runtimes_add(
     torch_pin: Optional[str] = typer.Option(None, "--torch-pin", metavar="FILE",
                                             help="Its PyTorch pin file (ExecuTorch's "
                                                  ".ci/docker/ci_commit_pins/pytorch.txt: release/2.12)."),
+    source: Optional[Path] = typer.Option(None, "--source", metavar="DIR",
+                                          help="An ExecuTorch source tree (a checkout of a release) to read its "
+                                               "kernels, prim ops, PyTorch pin and what each kernel accepts from."),
     json_out: bool = JsonOpt,
 ) -> None:
     """Register a runtime at a version and the operators it implements.
+
+    `opgov runtimes add executorch@1.3.0` registers an ExecuTorch release opgov knows from its own
+    data (0.1.0 to 1.4.1: kernels, prim ops, PyTorch pin, release date, and each kernel's dtypes
+    and argument checks); `--source DIR` reads the same from a source tree of another release.
 
     An out= kernel (`add.out`) gives the runtime the functional operators of its torchgen family
     (`aten::add.Tensor`), by the latest snapshot's schemas; the operators it serves outside its
@@ -67,9 +76,9 @@ def runtimes_add(
     day = parse_time(released, what="--released").date() if released else None
     use_case = named("runtimes add")
     result = call(use_case, use_case.ask(
-        {"torch": "--torch"}, runtime=runtime, ops=[read_content(path) for path in ops], released=day,
+        {"torch": "--torch"}, runtime=runtime, ops=[read_content(path) for path in ops or []], released=day,
         replace=replace, served=[read_content(path) for path in served or []], torch=torch,
-        torch_pin=read_content(torch_pin) if torch_pin else None))
+        torch_pin=read_content(torch_pin) if torch_pin else None, source=str(source) if source else None))
     if json_out:
         print_json(result)
         return

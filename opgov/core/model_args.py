@@ -61,6 +61,7 @@ class Call:
     op: str
     args: tuple[CallArg, ...]
     dtypes: tuple[str, ...] = ()
+    tensors: tuple = ()  # opgov.core.kernels.TensorUse: each tensor passed and returned, its dtype and rank
 
 
 @dataclass(frozen=True)
@@ -215,8 +216,12 @@ def check_calls(calls: Sequence[Call], *, model_release: str, runtime_release: s
         r_args = {a.name: a for a in r_schema.arguments.flat}
         m_args = {a.name: a for a in m_schema.arguments.flat} if m_schema is not None else {}
         named = {a.name: a for a in call.args}
+        # a renamed argument is one finding: the call names the new name, R requires the old one;
+        # torch.export.load refuses the archive, so "dropped, runs as if defaulted" is not said of it
+        refused_here = any(r_arg.default is None and not r_arg.kwarg_only and name not in named
+                           for name, r_arg in r_args.items())
         for arg in call.args:
-            if arg.name in r_args:
+            if arg.name in r_args or refused_here:
                 continue
             m_arg = m_args.get(arg.name)
             if m_arg is not None and _is_default(m_arg, arg.value):
@@ -229,10 +234,12 @@ def check_calls(calls: Sequence[Call], *, model_release: str, runtime_release: s
             if name in named:
                 continue
             if r_arg.default is None and not r_arg.kwarg_only:
+                unknown_here = [a.name for a in call.args if a.name not in r_args]
+                renamed = f"; the call names {', '.join(unknown_here)} instead" if unknown_here else ""
                 add("argument-refused", call, name,
                     f"{call.node} does not name {name}, which torch {runtime_release}'s {call.op} requires "
                     f"({'renamed or added since ' + model_release if m_schema is not None else 'unknown to the model'}"
-                    f"): torch.export.load of {runtime_release} refuses the archive")
+                    f"{renamed}): torch.export.load of {runtime_release} refuses the archive")
                 continue
             m_arg = m_args.get(name)
             if m_arg is None or m_arg.default is None or r_arg.default is None:

@@ -19,7 +19,7 @@ from opgov.resources import migrations_dir
 
 # The newest migration. tests/db/test_migrations.py checks it against the migrations folder, so the
 # "is the database behind?" check costs one query instead of loading Alembic on every command.
-HEAD_REVISION = "0012"
+HEAD_REVISION = "0013"
 MIGRATIONS_DIR = migrations_dir()
 
 

@@ -262,6 +262,8 @@ runtimes = Table(
     # aten::_local_scalar_dense, aten::sym_size.int …), and the torch release its kernels follow
     Column("served", JSON, nullable=True),
     Column("torch_release", String(100), nullable=True),
+    # revision 0013: what each kernel accepts (dtypes per argument, rank and dtype checks), by kernel entry
+    Column("kernel_facts", JSON, nullable=True),
     UniqueConstraint("name", "version", name="uq_runtimes_name_version"),
 )
 

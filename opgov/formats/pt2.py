@@ -282,11 +282,51 @@ def program_calls(data, where: str = "<program>", *, raw: bool = False):
                 node.get("outputs"))
             dtypes = {dtype_name(tensors[n]["dtype"]) for n in names
                       if isinstance(tensors.get(n), dict) and "dtype" in tensors[n]}
+            uses = _tensor_uses(inputs, node.get("outputs"), tensors)
             if raw:
                 calls.append({"node": str(node.get("name") or op), "op": op, "args": args, "dtypes": sorted(dtypes)})
                 continue
-            calls.append(Call(str(node.get("name") or op), op, tuple(args), tuple(sorted(dtypes))))
+            calls.append(Call(str(node.get("name") or op), op, tuple(args), tuple(sorted(dtypes)), uses))
     return calls
+
+
+def _ordered_tensor_names(value) -> list[str]:
+    """The tensor names a serialized argument or output refers to, in order."""
+    if isinstance(value, list):
+        return [n for item in value for n in _ordered_tensor_names(item)]
+    if not isinstance(value, dict):
+        return []
+    if isinstance(value.get("name"), str) and len(value) <= 2 and "arg" not in value:
+        return [value["name"]]
+    out = []
+    for key, inner in value.items():
+        if key in ("as_tensor", "as_optional_tensor") and isinstance(inner, dict) and isinstance(inner.get("name"), str):
+            out.append(inner["name"])
+        elif key in ("as_tensors", "as_optional_tensors"):
+            out.extend(_ordered_tensor_names(inner))
+    return out
+
+
+def _tensor_uses(inputs: list, outputs, tensors: dict) -> tuple:
+    """The dtype and rank of each tensor a call passes (by argument name) and returns
+    (``<output>0``, …), from the graph's tensor metadata."""
+    from opgov.core.kernels import OUTPUT, TensorUse
+
+    def use(argument: str, name: str) -> TensorUse:
+        meta = tensors.get(name)
+        if not isinstance(meta, dict):
+            return TensorUse(argument, None, None)
+        sizes = meta.get("sizes")
+        return TensorUse(argument, dtype_name(meta["dtype"]) if "dtype" in meta else None,
+                         len(sizes) if isinstance(sizes, list) else None)
+
+    out = []
+    for item in inputs:
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("arg"), dict):
+            out.extend(use(item["name"], n) for n in _ordered_tensor_names(item["arg"]))
+    for i, name in enumerate(_ordered_tensor_names(outputs if isinstance(outputs, list) else [])):
+        out.append(use(f"{OUTPUT}{i}", name))
+    return tuple(out)
 
 
 def archive_calls(file, name: str, *, raw: bool = False) -> list[tuple[str | None, list]]:

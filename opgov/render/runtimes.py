@@ -61,21 +61,42 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
         from opgov.render.model_args import arguments_github
 
         lines += arguments_github(check.arguments)
+        for p in check.kernel_problems:
+            lines.append(annotation("error" if p.status != "unknown" else "warning",
+                                    f"{check.runtime}: {p.message} (call {p.call})", title=f"opgov kernel-{p.status}"))
         if check.runs:  # a passing step says so, as a notice, rather than nothing
             lines.append(annotation("notice", _runs(check), title="opgov check-model"))
         return "\n".join(lines) + ("\n" if lines else "")
     what, n, graph = _models(check), *_counted(check)
+    refused = [p for p in check.kernel_problems if p.status != "unknown"]
     if check.runs:
         lines = [_runs(check)]
+    elif not check.missing and check.verdict == "unknown":
+        lines = [f"whether {check.runtime} runs {what} is unknown: it has all {n} operators{graph}, but "
+                 f"{_calls(check.kernel_problems)} outside what opgov could read of their kernels"]
     elif not check.missing:
-        lines = [f"{check.runtime} does not run {what} as exported: it has all {n} operators{graph}, but not every "
-                 "call's arguments"]
+        args_bad = any(not a.runs for a in check.arguments)
+        why = " and ".join(w for w, bad in (("not every call's arguments", args_bad),
+                                            (f"its kernels refuse {_calls(refused)}", bool(refused))) if bad)
+        lines = [f"{check.runtime} does not run {what} as exported: it has all {n} operators{graph}, but {why}"]
     else:
         lines = [f"{check.runtime} does not run {what}: it lacks {len(check.missing)} of {n} operators{graph}"
                  + ("; every one lowers by the rules on record" if check.runs_after_lowering else "")]
     for m in check.missing:
         category = m.category or "not in the registry"
         lines.append(f"missing {m.op} ({category}): {_lowering(m)}")
+    if check.unplaced_kernels:
+        lines.append(f"note: {len(check.unplaced_kernels)} of {check.runtime}'s kernels are not in the latest "
+                     "snapshot, so the operators they give cannot be placed (as `runtimes add` warned); a missing "
+                     "operator may be one of theirs: " + ", ".join(check.unplaced_kernels[:5])
+                     + (" …" if len(check.unplaced_kernels) > 5 else ""))
+    for p in check.kernel_problems:
+        word = {"dtype": "dtype not supported", "argument": "argument refused"}.get(p.status, "unknown")
+        shared = f", and {p.calls - 1} more call(s)" if p.calls > 1 else ""
+        lines.append(f"{word}: {p.op} (call {p.call}{shared}): {p.message}")
+    if check.models and not check.kernels_checked and any(a.calls for a in check.arguments):
+        lines.append(f"note: {check.runtime} is registered without what its kernels accept (register a release "
+                     "opgov knows by name, or with --source): the calls' dtypes and ranks are not checked")
     for op, why in check.graph_ops.items():
         lines.append(f"graph operator {op}: {why}")
     for note in check.lifecycle:
@@ -86,13 +107,20 @@ def render_check(check: RuntimeModelCheck, fmt: str = "text") -> str:
     lines.append(f"earliest snapshot with every operator: {check.earliest_snapshot or 'none'}")
     name = check.runtime.split("@", 1)[0]
     if check.earliest_version:
-        lines.append(f"earliest {name} version that runs it: {check.earliest_version}")
+        since = check.earliest_version.split("@", 1)[-1]
+        lines.append(f"earliest {name} version that runs it: {check.earliest_version} (runs on {name} ≥ {since}"
+                     + (f"; {check.before_earliest})" if check.before_earliest else ")"))
     elif check.earliest_version_after_lowering:
         lines.append(f"no registered version of {name} runs it as it is; {check.earliest_version_after_lowering} "
                      "runs it once lowered by the rules on record")
     else:
         lines.append(f"no registered version of {name} runs it, even lowered by the rules on record")
     return "\n".join(lines) + "\n"
+
+
+def _calls(problems) -> str:
+    n = sum(p.calls for p in problems)
+    return "1 call" if n == 1 else f"{n} calls"
 
 
 def _counted(check: RuntimeModelCheck) -> tuple[int, str]:
@@ -141,11 +169,28 @@ def render_matrix(matrix: CoverageMatrix, fmt: str = "text") -> str:
             text += f", +{len(r.core_gained)}" + (f" -{len(r.core_lost)}" if r.core_lost else "") + f" since {r.previous}"
         if r.models_total:
             text += f"; runs {len(r.models_run)}/{r.models_total} models"
+        if r.dtypes_gained or r.dtypes_lost:
+            text += f"; dtypes: {_dtype_changes(r)}"
         lines.append(text)
     graph = sorted({op for m in matrix.models for op in m.graph_ops})
     if graph:
         lines.append(f"graph operators the models hold, needing no kernel: {', '.join(graph)}")
     return "\n".join(lines) + "\n"
+
+
+_SHORT = {"bool": "b", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+          "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+
+
+def _dtype_changes(r, limit: int = 4) -> str:
+    """``aten::gelu +bfloat16, +float16; aten::mean -bool`` (the first few, then how many more)."""
+    ops = sorted(set(r.dtypes_gained) | set(r.dtypes_lost))
+    parts = []
+    for op in ops[:limit]:
+        parts.append(f"{op} " + ", ".join([f"+{d}" for d in r.dtypes_gained.get(op, [])]
+                                          + [f"-{d}" for d in r.dtypes_lost.get(op, [])]))
+    more = f" and {len(ops) - limit} more operator(s)" if len(ops) > limit else ""
+    return "; ".join(parts) + more
 
 
 def _cell(text: str) -> str:
@@ -177,4 +222,18 @@ def _matrix_md(matrix: CoverageMatrix) -> str:
         cells = ["" if row.kernels[n] is None else ("✓" if row.kernels[n] == row.op else row.kernels[n].split("::", 1)[-1])
                  for n in names]
         out.append(f"| {row.op} | " + " | ".join(_cell(c) for c in cells) + " |")
+    if any(row.dtypes.get(n) is not None for row in matrix.operators for n in names):
+        out += ["", "## Core operators by dtype", "",
+                "The dtypes each runtime runs an operator in (all tensors of one dtype, after `to_edge`): "
+                + ", ".join(f"{short} {name}" for name, short in _SHORT.items()) + "; ? unknown.", "",
+                "| operator | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+        for row in matrix.operators:
+            cells = ["" if row.kernels[n] is None else "?" if row.dtypes.get(n) is None
+                     else " ".join(_SHORT[d] for d in row.dtypes[n]) for n in names]
+            out.append(f"| {row.op} | " + " | ".join(cells) + " |")
+        changes = [r for r in matrix.runtimes if r.dtypes_gained or r.dtypes_lost]
+        if changes:
+            out += ["", "## Dtypes gained and lost, release to release", ""]
+            for r in changes:
+                out.append(f"- {r.runtime} (since {r.previous}): {_cell(_dtype_changes(r, limit=1000))}")
     return "\n".join(out) + "\n"

@@ -89,6 +89,8 @@ class OperatorRuntime:
         "the first registered version of the uninterrupted run that has it up to the newest (None: the newest lacks "
         "it)"))
     versions: list[str] = field(metadata=_about("every registered version that has it, oldest first"))
+    dtypes: dict[str, list[str] | None] = field(default_factory=dict, metadata=_about(
+        "each version that has it → the dtypes its kernel runs the operator in (None: unknown or not recorded)"))
 
 
 # --- can it run a model? ---------------------------------------------------------------------------
@@ -115,6 +117,21 @@ class LifecycleNote:
 
 
 @dataclass(frozen=True, kw_only=True)
+class KernelProblem:
+    """A call the runtime's kernel refuses (or may refuse): what its sources say it accepts against the
+    dtype and rank of each tensor of the call (opgov.core.kernels)."""
+
+    status: str  # dtype | argument | unknown
+    op: str  # the operator the model calls
+    kernel: str  # the kernel entry that runs it (aten::gelu.out)
+    argument: str | None  # the argument it refuses (the schema's name; "its result (out)" for an output)
+    dtype: str | None  # the dtype it refuses, or the call's dtype of that argument
+    message: str
+    call: str  # the first call (the graph node's name)
+    calls: int = 1  # how many calls share it
+
+
+@dataclass(frozen=True, kw_only=True)
 class RuntimeModelCheck:
     """Can this runtime run these models?"""
 
@@ -137,6 +154,17 @@ class RuntimeModelCheck:
     runtimes_running: list[str]  # every registered runtime that runs it
     # each .pt2 archive's calls, argument by argument, against the torch release the runtime follows
     arguments: list[ModelArguments] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+    # each call's tensors (dtype, rank) against what the runtime's kernels accept; kernels_checked is
+    # False when the runtime was registered without what its kernels accept (its calls are not checked)
+    kernel_problems: list[KernelProblem] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
+    kernels_checked: bool = False
+    # runs | does not run | unknown (a call outside what opgov could read of a kernel: never "runs")
+    verdict: str = "runs"
+    # why the registered version just before earliest_version does not run it
+    before_earliest: str | None = None
+    # the runtime's kernels the latest snapshot does not hold (runtimes add's caveat): the functional
+    # operators they would give cannot be placed, so a "missing" operator may be one of theirs
+    unplaced_kernels: list[str] = field(default_factory=list, metadata={"json_schema_extra": {"default": []}})
 
 
 # --- the coverage matrix ---------------------------------------------------------------------------
@@ -155,12 +183,19 @@ class MatrixRuntime:
     core_lost: list[str]
     models_run: list[str]
     models_total: int
+    # core operator → the dtypes this version runs it in that the previous version of the runtime did not
+    # (and lost): how the dtype coverage changed release to release
+    dtypes_gained: dict[str, list[str]] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
+    dtypes_lost: dict[str, list[str]] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
 
 
 @dataclass(frozen=True, kw_only=True)
 class MatrixOperator:
     op: str
     kernels: dict[str, str | None]  # runtime → the kernel that gives it (None: lacks it)
+    # runtime → the dtypes its kernel runs the operator in (all tensors of one dtype; after to_edge's
+    # dtype table); None: it lacks the operator, or what its kernel takes is unknown or not recorded
+    dtypes: dict[str, list[str] | None] = field(default_factory=dict, metadata={"json_schema_extra": {"default": {}}})
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -55,15 +55,24 @@ class _Schemas:
         return self._read[label]
 
 
-def model_arguments(ctx, models: Sequence[str | Content], *, runtime: str, release: str | None) -> list[ModelArguments]:
+def model_arguments(ctx, models: Sequence[str | Content], *, runtime: str, release: str | None,
+                    archives: list | None = None, skip: frozenset[str] | set[str] = frozenset()) -> list[ModelArguments]:
     """Each .pt2 archive of ``models`` checked call by call against torch ``release`` (the torch
     release ``runtime`` follows: a snapshot label or a release such as ``2.12``; None when the
-    runtime was registered without one)."""
-    archives = _archives(models)
+    runtime was registered without one). ``archives``: :func:`read_archives` of ``models``, when
+    read already; ``skip``: operators whose calls are not checked (graph operators, which lowering
+    removes: they are never loaded by the runtime)."""
+    archives = read_archives(models) if archives is None else archives
     if not archives:
         return []
     check = _Checker(ctx, runtime, release)
-    return [check(name, version, calls) for name, programs in archives for version, calls in programs]
+    return [check(name, version, [c for c in calls if c.op not in skip])
+            for name, programs in archives for version, calls in programs]
+
+
+def read_archives(models: Sequence[str | Content]) -> list[tuple[str, list]]:
+    """(name, [(torch_version, calls) per program]) of every .pt2 archive among ``models``."""
+    return _archives(models)
 
 
 def program_arguments(ctx, calls: Sequence, *, torch_version: str | None, runtime: str,

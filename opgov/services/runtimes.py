@@ -34,7 +34,8 @@ from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_inde
                                  release_order, runtime_operators)
 from opgov.db.tables import decomp_rules, operators, runtimes, snapshots
 from opgov.services.common import Ctx, get_int_setting, log_event, require
-from opgov.results.runtimes import (CoverageMatrix, ExportCheck, LifecycleNote, MatrixModel, MatrixOperator,
+from opgov.results.runtimes import (CoverageMatrix, ExportCheck, KernelProblem, LifecycleNote, MatrixModel,
+                                    MatrixOperator,
                                     MatrixRuntime, MissingOperator, OperatorRuntime, OpsSource, RuntimeAdded,
                                     RuntimeDetail, RuntimeFit, RuntimeList, RuntimeModelCheck, RuntimeSummary)
 
@@ -69,6 +70,12 @@ class _Registry:
             select(snapshots.c.label).where(snapshots.c.id == latest_id))
         self._index: FamilyIndex | None = None
 
+    def schemas(self) -> dict[str, str]:
+        """Each present operator's schema (those only an ``autogen:`` line declares have none)."""
+        if getattr(self, "_schemas", None) is None:
+            self._schemas = {op.qualname: op.schema for op in self.present if op.schema is not None}
+        return self._schemas
+
     def index(self, kernels) -> FamilyIndex:
         if self._index is None:
             self._index = family_index(self.present, kernels)
@@ -76,6 +83,18 @@ class _Registry:
 
 
 class _Runtime:
+    def dtypes(self, op: str) -> list[str] | None:
+        """The dtypes this runtime runs ``op`` in (:func:`opgov.core.kernels.operator_dtypes`); None
+        when it lacks it, serves it without a kernel, or records nothing about the kernel."""
+        from opgov.core.kernels import operator_dtypes
+
+        kernel = self.has.get(op)
+        recorded = self.row.kernel_facts
+        if kernel is None or kernel == SERVED or recorded is None:
+            return None
+        found = operator_dtypes(recorded.get("kernels", {}).get(kernel), recorded.get("edge", {}).get(op))
+        return None if found is None else list(found)
+
     def __init__(self, row) -> None:
         self.id = RuntimeId(row.name, row.version)
         self.row = row
@@ -122,7 +141,8 @@ def runtimes_of_operator(op: str, by_name: dict[str, list[_Runtime]]) -> list[Op
                 break
             since = str(r.id)
         out.append(OperatorRuntime(runtime=name, latest=str(newest.id), kernel=newest.has.get(op), since=since,
-                                   versions=[str(r.id) for r in having]))
+                                   versions=[str(r.id) for r in having],
+                                   dtypes={str(r.id): r.dtypes(op) for r in having}))
     return out
 
 
@@ -190,36 +210,100 @@ def shipped_release(rid: RuntimeId) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8"))["releases"].get(rid.version)
 
 
-def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, released: date | None = None,
+def shipped_kernel_facts(rid: RuntimeId) -> dict | None:
+    """What opgov ships about each kernel of this runtime release (``{"kernels": {...},
+    "optimized_kernels": {...}}``), else None."""
+    import json
+
+    from opgov.resources import shipped_runtime_release
+
+    path = shipped_runtime_release(rid.name, rid.version)
+    return None if path is None else json.loads(path.read_text(encoding="utf-8"))
+
+
+def _facts_by_kernel(facts: dict, optimized: Sequence[str]) -> dict[str, dict]:
+    """Each kernel entry → its facts: the optimized kernel's where the runtime has one."""
+    out = dict(facts.get("kernels", {}))
+    for op in optimized:
+        if op in facts.get("optimized_kernels", {}):
+            out[op] = facts["optimized_kernels"][op]
+    return out
+
+
+def known_releases(name: str) -> list[str]:
+    """The releases of the runtime ``name`` opgov ships data about, oldest first."""
+    import json
+
+    from opgov.resources import shipped_runtimes
+
+    path = shipped_runtimes(name)
+    if path is None:
+        return []
+    return sorted(json.loads(path.read_text(encoding="utf-8"))["releases"], key=lambda v: release_order(RuntimeId(name, v)))
+
+
+def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, released: date | None = None,
                 replace: bool = False, served: Sequence[str | Content] = (), torch: str | None = None,
-                torch_pin: str | Content | None = None) -> RuntimeAdded:
+                torch_pin: str | Content | None = None, source: str | None = None) -> RuntimeAdded:
     """Register ``runtime`` (NAME@VERSION) as implementing the operators of the files ``ops`` (their
     union): paths, or uploads as :class:`~opgov.formats.files.Content` (recorded by the names the
     client gave them). ``served``: files naming the operators it serves outside its kernel
     registries (ExecuTorch's prim ops); ``torch`` (or ``torch_pin``, its PyTorch pin file): the
-    PyTorch release its kernels follow. For a release opgov ships data about (ExecuTorch 0.2.0 to
-    1.3.0), both default to that release's. Registering the same again changes nothing; another
+    PyTorch release its kernels follow.
+
+    For an ExecuTorch release opgov ships data about (``opgov runtimes add executorch@1.3.0``), no
+    file is needed: its portable and optimized kernel registries, prim ops, PyTorch pin, release
+    date and what each kernel accepts (dtypes, argument checks) come from the package's data, and
+    any of them given here wins. ``source``: an ExecuTorch source tree (a checkout of another
+    release) to read all of that from instead. Registering the same again changes nothing; another
     registration of a registered runtime is refused unless ``replace``. A member without the role
     is refused before the files are read."""
+    from opgov.core.names import canonical
     from opgov.formats.oplists import parse_op_file, read_op_file, union
 
     rid = parse_runtime_id(runtime)
     require(ctx, "runtimes", "register runtimes")
-    if not ops:
-        raise BadInput("give at least one --ops FILE")
+    shipped = shipped_release(rid)
+    tree: dict | None = None
+    if source is not None:
+        from opgov.formats.et_sources import directory_reader, release_facts
+
+        if not Path(source).is_dir():
+            raise BadInput(f"source: {source} is not a folder (an ExecuTorch source tree)")
+        try:
+            tree = release_facts(*directory_reader(source))
+        except BadInput as err:
+            raise BadInput(f"{source}: {err.message}") from None
+    facts = tree if tree is not None else shipped_kernel_facts(rid) if shipped is not None else None
+    registries = tree if tree is not None else shipped
+    if not ops and registries is None:
+        known = ", ".join(f"{rid.name}@{v}" for v in known_releases(rid.name))
+        raise BadInput(f"give at least one --ops FILE: opgov ships no data about {rid}"
+                       + (f" (it knows {known}; or read a source tree with --source)" if known else
+                          " (or read an ExecuTorch source tree with --source)"))
     lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
              else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops]
-    kernels = list(union(lists))
+    if ops:
+        kernels = list(union(lists))
+    else:
+        kernels = list(dict.fromkeys(canonical(k) for k in [*registries["portable"], *registries["optimized"]]))
+    kernel_facts = None
+    if facts is not None and registries is not None:
+        optimized = {canonical(k) for k in registries.get("optimized", [])}
+        kernel_facts = {"kernels": {canonical(k): v for k, v in _facts_by_kernel(facts, sorted(optimized)).items()
+                                    if canonical(k) in kernels},
+                        "edge": facts.get("edge", {})}
     if torch is not None and torch_pin is not None:
         raise BadInput("give the torch release (--torch) or its pin file (--torch-pin), not both")
     if torch_pin is not None:
         from opgov.formats.runtime_files import pytorch_pin
 
         torch = pytorch_pin(*_text(torch_pin))
-    shipped = shipped_release(rid)
-    served_ops = served_operators(served) if served else list(shipped["served"]) if shipped else []
-    if torch is None and shipped is not None:
-        torch = shipped["torch"]
+    served_ops = (served_operators(served) if served else list(registries["served"]) if registries else [])
+    if torch is None and registries is not None:
+        torch = registries["torch"]
+    if released is None and tree is None and shipped is not None and shipped.get("released"):
+        released = date.fromisoformat(shipped["released"])
 
     def digest(file: str | Content) -> str:
         if isinstance(file, Content):
@@ -230,12 +314,19 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, release
 
     sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=digest(file))
                for file, lst in zip(ops, lists, strict=True)]
+    if not ops:  # the registries of the shipped data, or of the source tree
+        origin = f"{source} (source tree)" if tree is not None else f"{rid} (shipped with opgov)"
+        sources = [OpsSource(path=f"{origin}: {kind} kernels", format="kernel-yaml",
+                             entries=len(registries[kind]),
+                             sha256=hashlib.sha256("\n".join(registries[kind]).encode()).hexdigest())
+                   for kind in ("portable", "optimized") if registries[kind]]
     r = runtimes.c
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
     outcome = "added"
     if existing is not None:
         same = (list(existing.kernels) == kernels and existing.released == (released or existing.released)
-                and list(existing.served or []) == served_ops and existing.torch_release == torch)
+                and list(existing.served or []) == served_ops and existing.torch_release == torch
+                and (existing.kernel_facts or None) == kernel_facts)
         if same:
             outcome = "unchanged"
         elif not replace:
@@ -249,11 +340,12 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content], *, release
         ctx.session.execute(insert(runtimes).values(
             name=rid.name, version=rid.version, released=released, kernels=kernels,
             sources=[dataclasses.asdict(s) for s in sources], added_at=ctx.now(), added_by=ctx.actor,
-            served=served_ops, torch_release=torch))
+            served=served_ops, torch_release=torch, kernel_facts=kernel_facts))
         log_event(ctx, f"runtime-{outcome}", str(rid),
                   before={"kernels": len(existing.kernels)} if existing is not None else None,
                   after={"kernels": len(kernels), "released": released.isoformat() if released else None,
-                         "sources": [s.path for s in sources], "served": len(served_ops), "torch": torch})
+                         "sources": [s.path for s in sources], "served": len(served_ops), "torch": torch,
+                         "kernel_facts": len((kernel_facts or {}).get("kernels", {}))})
     registry = _Registry(ctx.session)
     found = _runtimes(ctx, registry)
     summary = _summaries(found, registry)[rid]
@@ -306,12 +398,120 @@ def _lifecycle_notes(ctx: Ctx, ops: Sequence[str]) -> list[LifecycleNote]:
     return notes
 
 
+def _kernel_args(registry: _Registry, kernel: str, op: str) -> tuple[list[str], list[str]]:
+    """The argument names of the kernel's operator, and which are its out arguments (from the
+    registry; for a kernel only an ``autogen:`` line declares, the functional operator's with
+    ``out``)."""
+    from opgov.core.schema import FunctionSchema
+
+    schemas = registry.schemas()
+    for name in (kernel, op):
+        text = schemas.get(name)
+        if text is None:
+            continue
+        try:
+            schema = FunctionSchema.parse(text)
+        except BadInput:
+            continue
+        names = [a.name for a in schema.arguments.flat]
+        outs = [a.name for a in schema.arguments.out]
+        if name == kernel:
+            return names, outs
+        return names + ["out"], ["out"]
+    return [], []
+
+
+def kernel_problems(registry: _Registry, r: _Runtime, calls: Sequence) -> list[KernelProblem] | None:
+    """Each call of ``calls`` the runtime has a kernel for, against what that kernel accepts (None:
+    the runtime records nothing about its kernels). Graph operators and missing operators are not
+    kernel calls. One problem per operator, status, argument and dtype, naming the first call."""
+    from opgov.core.kernels import check_edge_call, check_kernel_call
+
+    recorded = r.row.kernel_facts
+    if recorded is None:
+        return None
+    facts, edge = recorded.get("kernels", {}), recorded.get("edge", {})
+    found: dict[tuple, KernelProblem] = {}
+    for call in calls:
+        if call.op in registry.graph:
+            continue
+        kernel = r.has.get(call.op)
+        if kernel is None or kernel == SERVED:
+            continue
+        names, outs = _kernel_args(registry, kernel, call.op)
+        lowering = check_edge_call(call.op, edge.get(call.op), call.tensors)
+        findings = [lowering] if lowering is not None else check_kernel_call(
+            call.op, kernel, facts.get(kernel), call.tensors, names, outs)
+        for f in findings[:1]:
+            key = (f.status, f.op, f.argument, f.dtype)
+            if key in found:
+                found[key] = dataclasses.replace(found[key], calls=found[key].calls + 1)
+            else:
+                found[key] = KernelProblem(status=f.status, op=f.op, kernel=kernel, argument=f.argument,
+                                           dtype=f.dtype, message=f.message, call=call.node)
+    order = {"dtype": 0, "argument": 0, "unknown": 1}
+    return sorted(found.values(), key=lambda p: (order.get(p.status, 2), p.op, p.argument or "", p.dtype or ""))
+
+
+class _Verdicts:
+    """The whole verdict of one model on each registered runtime (operators, arguments, kernels),
+    worked out once per runtime."""
+
+    def __init__(self, ctx: Ctx, registry: _Registry, models, ops: Sequence[str], rules) -> None:
+        from opgov.services.model_args import read_archives
+
+        self.ctx, self.registry, self.models, self.ops, self.rules = ctx, registry, models, ops, rules
+        self.archives = read_archives(models)
+        self.calls = [c for _, programs in self.archives for _, cs in programs for c in cs]
+        self._args: dict[str | None, list] = {}
+        self._seen: dict[RuntimeId, tuple] = {}
+
+    def arguments(self, r: _Runtime) -> list:
+        from opgov.services.model_args import model_arguments
+
+        if r.torch not in self._args:
+            self._args[r.torch] = model_arguments(self.ctx, self.models, runtime=str(r.id), release=r.torch,
+                                                  archives=self.archives, skip=set(self.registry.graph))
+        return self._args[r.torch]
+
+    def of(self, r: _Runtime) -> tuple:
+        """(operator verdict, argument checks, kernel problems or None, verdict word, first reason)."""
+        if r.id in self._seen:
+            return self._seen[r.id]
+        verdict = judge(str(r.id), self.ops, r.has, self.rules, self.registry.graph)
+        arguments = self.arguments(r)
+        kernels = kernel_problems(self.registry, r, self.calls)
+        refused = [k for k in kernels or [] if k.status != "unknown"]
+        unknown = [k for k in kernels or [] if k.status == "unknown"]
+        arg_errors = [p for a in arguments for p in a.problems if p.severity == "error"]
+        if verdict.missing or refused or arg_errors:
+            word = "does not run"
+        elif unknown:
+            word = "unknown"
+        else:
+            word = "runs"
+        reason = None
+        if verdict.missing:
+            reason = f"{r.id.version} lacks {verdict.missing[0].op}"
+        elif refused:
+            reason = f"{r.id.version}: {refused[0].message}"
+        elif arg_errors:
+            reason = f"{r.id.version}: {arg_errors[0].message}"
+        elif unknown:
+            reason = f"{r.id.version}: {unknown[0].message}"
+        self._seen[r.id] = (verdict, arguments, kernels, word, reason)
+        return self._seen[r.id]
+
+
 def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: str) -> RuntimeModelCheck:
     """Does ``runtime`` (a registered NAME@VERSION) run the union of ``models`` (files,
-    ``CORPUS#model`` specs, or uploads as :class:`~opgov.formats.files.Content`)? For each operator it
-    lacks, the decomposition by the recorded rules that would lower it to what it has (or that
-    none exists); the deprecating, deprecated and deleted operators with their dates; the earliest
-    snapshot that holds every operator and the earliest version of the runtime that runs it."""
+    ``CORPUS#model`` specs, or uploads as :class:`~opgov.formats.files.Content`)? Each operator it
+    lacks, with the decomposition by the recorded rules that would lower it to what it has (or that
+    none exists); for an archive, each call's arguments against the torch release the runtime
+    follows and each call's tensors (dtype, rank) against what its kernel accepts; the
+    deprecating, deprecated and deleted operators with their dates; the earliest snapshot that
+    holds every operator, and the earliest version of the runtime whose whole verdict (operators,
+    arguments, kernels) is "runs"."""
     from opgov.formats.oplists import read_model_specs, union
     from opgov.services.decomps import corpora_dir
 
@@ -324,33 +524,45 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
     found = _runtimes(ctx, registry)
     r = _find(found, runtime)
     rules = _rules(ctx.session)
-    verdict = judge(str(r.id), ops, r.has, rules, registry.graph)
+    verdicts = _Verdicts(ctx, registry, models, ops, rules)
+    verdict, arguments, kernels, word, _ = verdicts.of(r)
     missing = [MissingOperator(op=m.op, category=registry.categories.get(m.op), lowers=m.lowering.ok,
                                steps=[f"{op} → {', '.join(into) or '(nothing)'}" for op, into in m.lowering.steps],
                                into=list(m.lowering.into), blocked=list(m.lowering.blocked))
                for m in verdict.missing]
-    needed = set(verdict.ops) - set(verdict.graph_ops)  # what needs a kernel
-    running = [str(x.id) for x in found if needed <= x.has.keys()]
-    earliest_version = next((str(x.id) for x in found if x.id.name == r.id.name and needed <= x.has.keys()), None)
-    after_lowering = next((str(x.id) for x in found if x.id.name == r.id.name
-                           and judge(str(x.id), ops, x.has, rules, registry.graph).runs_after_lowering), None)
+    running = [str(x.id) for x in found if verdicts.of(x)[3] == "runs"]
+    same = [x for x in found if x.id.name == r.id.name]
+    earliest = next((x for x in same if verdicts.of(x)[3] == "runs"), None)
+    before = None
+    if earliest is not None:
+        older = [x for x in same if release_order(x.id) < release_order(earliest.id)]
+        before = verdicts.of(older[-1])[4] if older else None
+
+    def lowered_runs(x: _Runtime) -> bool:
+        """Runs once its missing operators are lowered by the rules on record: every other check passes."""
+        v, args, k, word_x, _ = verdicts.of(x)
+        if word_x == "runs":
+            return True
+        return v.runs_after_lowering and not k and all(a.runs for a in args)
+
+    after_lowering = next((str(x.id) for x in same if lowered_runs(x)), None)
     from opgov.db.entries import snapshots_holding
 
     in_registry = set(ops)  # graph operators are operators of the registry all the same
     history = snapshots_holding(ctx.session, in_registry)
     earliest_snapshot = next((label for label, have in history if in_registry <= have), None)
-    from opgov.services.model_args import model_arguments
-
-    arguments = model_arguments(ctx, models, runtime=str(r.id), release=r.torch)
+    unplaced = [k for k in r.kernels if k not in registry.present_names] if registry.snapshot and missing else []
     return RuntimeModelCheck(
         runtime=str(r.id), released=r.released, snapshot=registry.snapshot,
         models=[OpsSource(path=lst.path, format=lst.format, entries=len(lst)) for lst in lists],
-        operators=ops, runs=verdict.runs and all(a.runs for a in arguments),
-        runs_after_lowering=verdict.runs_after_lowering, arguments=arguments,
+        operators=ops, runs=word == "runs",
+        runs_after_lowering=lowered_runs(r), arguments=arguments,
         provided=dict(verdict.provided), missing=missing,
         graph_ops={op: registry.graph[op] for op in verdict.graph_ops}, lifecycle=_lifecycle_notes(ctx, ops),
-        earliest_snapshot=earliest_snapshot, earliest_version=earliest_version,
-        earliest_version_after_lowering=after_lowering, runtimes_running=running)
+        earliest_snapshot=earliest_snapshot, earliest_version=str(earliest.id) if earliest else None,
+        earliest_version_after_lowering=after_lowering, runtimes_running=running,
+        kernel_problems=kernels or [], kernels_checked=kernels is not None, verdict=word, before_earliest=before,
+        unplaced_kernels=unplaced)
 
 
 def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | None = None,
@@ -424,14 +636,31 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 
     graph = registry.graph
     columns = []
+    dtypes = {r.id: {op: r.dtypes(op) for op in registry.core} for r in found}
+    previous: dict[str, _Runtime] = {}
     for r in found:
         s = summaries[r.id]
+        before = previous.get(r.id.name)
+        previous[r.id.name] = r
+        gained: dict[str, list[str]] = {}
+        lost: dict[str, list[str]] = {}
+        if before is not None:
+            for op in registry.core:
+                now, then = dtypes[r.id][op], dtypes[before.id][op]
+                if now is None or then is None:
+                    continue  # an operator gained or lost whole is core_gained / core_lost
+                if set(now) - set(then):
+                    gained[op] = [d for d in now if d not in then]
+                if set(then) - set(now):
+                    lost[op] = [d for d in then if d not in now]
         runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op, graph) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,
                                      core_gained=s.core_gained,
-                                     core_lost=s.core_lost, models_run=runs, models_total=len(model_ops)))
-    rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found}) for op in registry.core]
+                                     core_lost=s.core_lost, models_run=runs, models_total=len(model_ops),
+                                     dtypes_gained=gained, dtypes_lost=lost))
+    rows = [MatrixOperator(op=op, kernels={str(r.id): r.has.get(op) for r in found},
+                           dtypes={str(r.id): dtypes[r.id][op] for r in found}) for op in registry.core]
     model_rows = [MatrixModel(model=m, missing={str(r.id): [op for op in ops if op not in r.has and not is_graph_op(op, graph)]
                                                 for r in found},
                               graph_ops=[op for op in ops if is_graph_op(op, graph)])

@@ -67,6 +67,11 @@ def test_wheel_install_runs_the_everyday_commands(installed, pytorch_release, tm
         assert f"snapshot {version}:" in out
     assert "93 decisions recorded" in opgov("decisions", "load", "core-aten-review-2023")
     assert "57 rules from opgov-export-composites" in opgov("decomps", "load", "export-composites")
+    # an ExecuTorch release by name: its registries and kernel facts come from the package's data
+    assert "added executorch@1.3.0, released 2026-05-26: 210 kernels" in opgov("runtimes", "add", "executorch@1.3.0")
+    model = tmp_path / "gather.txt"
+    model.write_text("aten::gather\n")
+    assert "runs" in opgov("check-model", model, "--runtime", "executorch@1.3.0").splitlines()[0]
     bc = opgov("check-bc", "2.12.0", "2.13.0", expect=1)  # 2.13.0 breaks BC (removed operators)
     assert "errors" in bc.splitlines()[-1] and "BC" in bc.splitlines()[-1]
     report = opgov("report", "weekly")

@@ -36,20 +36,25 @@ class CoverageQuery(Request):
 
 class RuntimeUpload(Request):
     runtime: Runtime
-    ops: list[Upload] = Field(min_length=1, description="ExecuTorch kernel yaml (functions.yaml), "
-                                                        "selected_operators.yaml, `opgov opset build` output, or a "
-                                                        "list (their union)")
+    ops: list[Upload] = Field(default_factory=list, description=(
+        "ExecuTorch kernel yaml (functions.yaml), selected_operators.yaml, `opgov opset build` output, or a list "
+        "(their union); none for an ExecuTorch release opgov ships data about (its portable and optimized "
+        "kernels, prim ops, PyTorch pin and what each kernel accepts)"))
     released: date | None = Field(default=None, description="its release date")
     # a form field ("true"), so not a strict Flag
     replace: bool = Field(default=False, description="replace the operators of a registered runtime")
     served: list[Upload] = Field(default_factory=list, description=(
         "the operators it serves outside its kernel registries (ExecuTorch's register_prim_ops.cpp, or a list); "
-        "for a release opgov ships data about (ExecuTorch 0.2.0 to 1.3.0), those of that release by default"))
+        "for a release opgov ships data about (ExecuTorch 0.1.0 to 1.4.1), those of that release by default"))
     torch: str | None = Field(default=None, max_length=100, pattern=r"^\d+\.\d+(\.\d+)?$", description=(
         "the PyTorch release its kernels follow (2.12); for a release opgov ships data about, its PyTorch pin by "
         "default"))
     torch_pin: Upload | None = Field(default=None, description="the PyTorch pin it is built against (ExecuTorch's "
                                                                ".ci/docker/ci_commit_pins/pytorch.txt: release/2.12)")
+    source: Annotated[str | None, OnThisMachine(
+        "source with --server: the server cannot read a source tree on this machine; run it with --db")] = Field(
+        default=None, description="an ExecuTorch source tree on this machine (a checkout of a release) to read the "
+                                  "kernel registries, prim ops, PyTorch pin and kernel constraints from (the CLI's)")
 
 
 class ModelCheckUpload(Request):
