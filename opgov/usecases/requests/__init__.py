@@ -32,13 +32,23 @@ def _strict_items(annotation: Any) -> Any:
     origin = typing.get_origin(annotation)
     if origin is list:
         (item,) = typing.get_args(annotation) or (Any,)
-        return list[Annotated[item, Strict()]] if item in _KINDS else None
+        return list[Annotated[item, _mark(item)]] if item in _KINDS else None
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(annotation)
         strict = [_strict_items(arg) for arg in args]
         if any(s is not None for s in strict):
             return typing.Union[tuple(s if s is not None else a for s, a in zip(strict, args))]  # noqa: UP007
     return None
+
+
+def _mark(kind: Any) -> Any:
+    """A flag is a JSON boolean (Strict); a whole number is a JSON number, not ``true`` nor ``"1"``
+    (``11.0`` is the integer 11 to JSON Schema, and so to the OpenAPI document: it is read as 11)."""
+    from pydantic import BeforeValidator
+
+    from opgov.usecases.fields import _number
+
+    return Strict() if kind is bool else BeforeValidator(_number)
 
 
 def _holds_kind(annotation: Any) -> bool:
@@ -66,8 +76,11 @@ class Request(BaseModel):
         changed = False
         for field in cls.model_fields.values():
             if _holds_kind(field.annotation):
-                if not any(isinstance(meta, Strict) for meta in field.metadata):
-                    field.metadata.append(Strict())
+                kinds = {a for a in typing.get_args(field.annotation) if a is not type(None)} or {field.annotation}
+                mark = _mark(bool if kinds == {bool} else int)
+                if not any(isinstance(meta, Strict) or getattr(meta, "func", None) is getattr(mark, "func", 0)
+                           for meta in field.metadata):
+                    field.metadata.append(mark)
                     changed = True
             elif (items := _strict_items(field.annotation)) is not None:
                 field.annotation = items
