@@ -100,6 +100,37 @@ def torch_mod():
 
 # --- databases and the CLI --------------------------------------------------------------------------
 
+# PostgreSQL where the database's behaviour is the point: the schema and its migrations, text and
+# column bounds, locking, races and killed writers, the import's bulk statements, the committee's
+# votes under concurrency, and one served module (test_api_serve: every route over PostgreSQL).
+# Elsewhere a test parametrized over both databases runs on SQLite only: the same assertions, at a
+# fraction of the time (a PostgreSQL database, a server and an import per module). Set
+# OPGOV_TEST_BOTH_DATABASES=1 to run every such test on both.
+POSTGRES_IS_THE_POINT = (
+    "db/",
+    "api/test_api_concurrency.py", "api/test_api_serve.py", "api/test_bulk_review.py", "api/test_unstorable_text.py",
+    "services/test_bulk_review_races.py", "services/test_governance.py", "services/test_import.py",
+    "services/test_killed_import.py", "services/test_member_names.py", "services/test_races.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Leave out the PostgreSQL variant of a test parametrized over both databases, outside the
+    files of POSTGRES_IS_THE_POINT (reported as deselected, never as skipped)."""
+    if os.environ.get("OPGOV_TEST_BOTH_DATABASES") == "1":
+        return
+    tests = REPO / "tests"
+    kept, left_out = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        where = Path(str(item.path)).resolve().relative_to(tests).as_posix()
+        on_postgres = any(value == "postgres" for value in params.values())
+        (left_out if on_postgres and not where.startswith(POSTGRES_IS_THE_POINT) else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+
+
 import uuid  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
