@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -155,8 +156,6 @@ def test_uploads_past_the_slots_read_a_503_never_a_reset(tmp_path):
     """Issue 42: with both anonymous slots taken, a third and a fourth upload at once (12 MB each, more
     than a socket's buffers hold) were reset mid-body; now each reads a 503 with Retry-After (the
     server reads their bodies and drops them, then answers), and the next upload is served."""
-    from concurrent.futures import ThreadPoolExecutor
-
     url = f"sqlite:///{tmp_path / 'opgov.db'}"
     opgov(url, "db", "upgrade")
     server = start(url, env={"OPGOV_MAX_UPLOAD_BYTES": str(16 << 20), "OPGOV_UPLOAD_BUDGET_BYTES": str(64 << 20),
