@@ -66,8 +66,12 @@ def orm_session(ctx: Ctx) -> Iterator[Ctx]:
     """``ctx`` with an ORM session inside the transaction of its Core connection (``reading``)."""
     from sqlalchemy.orm import Session
 
+    from opgov.db.events import logged, logged_so_far
+
     with Session(ctx.session, expire_on_commit=False) as session:
         yield Ctx(session=session, actor=ctx.actor, clock=ctx.clock, token_id=ctx.token_id, anonymous=ctx.anonymous)
+        if logged_so_far(session):  # events logged on it belong to the connection's transaction
+            logged(ctx.session).extend(logged_so_far(session))
 
 
 class _Bearer(HTTPBearer):

@@ -269,7 +269,8 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 @contextmanager
 def transaction(engine: Engine, *, orm: bool = True, write: bool = True) -> Iterator:
-    """One command, one transaction: commit on success, roll back on any error.
+    """One command, one transaction: commit on success, roll back on any error. The events the
+    command logged are appended to the log as the transaction's last write (opgov.db.events).
 
     Yields an ORM ``Session``, or with ``orm=False`` a Core ``Connection`` (for the hot paths
     that never import ``sqlalchemy.orm``). Both have ``execute``, ``scalar`` and ``scalars``.
@@ -280,18 +281,25 @@ def transaction(engine: Engine, *, orm: bool = True, write: bool = True) -> Iter
 
     from sqlalchemy.exc import OperationalError
 
+    from opgov.db.events import append_logged, discard_logged
+
     bind = engine if write else reader(engine)
     started = time.monotonic()
     try:
         if not orm:
             with bind.begin() as connection:
-                yield connection
+                try:
+                    yield connection
+                    append_logged(connection)  # the events it logged: the last write before the commit
+                finally:
+                    discard_logged(connection)  # a pooled connection's info outlives the transaction
             return
         from sqlalchemy.orm import Session
 
         with Session(bind, expire_on_commit=False) as session:
             with session.begin():
                 yield session
+                append_logged(session)  # the events it logged: the last write before the commit
     except OperationalError as err:
         if _is_locked(err):
             raise busy(engine, time.monotonic() - started) from None

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import difflib
-import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 
 from opgov.core.clock import Clock, FixedClock
-from opgov.core.eventlog import GENESIS, event_hash, plain_json
+from opgov.core.eventlog import plain_json
 from opgov.core.settings import SETTING_RANGE  # the values each setting may take
 from opgov.db import tables
+from opgov.db.events import append_logged, logged, logged_so_far
 from opgov.core.errors import BadInput, Forbidden, NotFound, PolicyRefusal, Unauthenticated
 from opgov.core.names import parse_op_name
 from opgov.core.vocab import Role
@@ -85,14 +85,9 @@ def is_simulation(session) -> bool:
 
 # --- the event log --------------------------------------------------------------------------------
 #
-# Events are appended when the transaction commits, not when they are logged: then, under one lock
-# (PostgreSQL: an advisory lock; SQLite: the write lock BEGIN IMMEDIATE took), each gets the next id,
-# the hash of the event before it and its own hash (opgov.core.eventlog). Two writers can never
-# fork the chain, and the lock is the last one a transaction takes, so it cannot deadlock.
-
-_PENDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection → events to append
-_EVENTS_LOCK = 0x6F70676F76_02
-_hooks_installed = False
+# A service logs its events into its transaction's list (opgov.db.events); the transaction appends
+# them to the hash chain as its last step before it commits (opgov.db.engine.transaction), so an
+# event is in the log exactly when the change it records is.
 
 
 def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | None = None,
@@ -104,10 +99,8 @@ def log_events(ctx: Ctx, rows: list[dict[str, Any]]) -> None:
     """Many events at once (an import); each row has action, subject and optionally before/after/reason."""
     if not rows:
         return
-    _install_hooks()
     at = ctx.now()
-    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
-    pending = _PENDING.setdefault(connection, [])
+    pending = logged(ctx.session)
     if not pending and isinstance(ctx.clock, FixedClock):
         _refuse_going_back(ctx, at)
     for row in rows:
@@ -135,11 +128,10 @@ def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, An
     """The ``after`` of every event of ``action`` about one of ``subjects``, oldest first: those in
     the log and those this transaction logged and will append at commit, so a write answers what a
     later read shows."""
-    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
     events = tables.events.c
     stored = ctx.session.execute(select(events.after).where(events.subject.in_(sorted(subjects)),
                                                             events.action == action).order_by(events.id)).scalars()
-    pending = (row["after"] for row in _PENDING.get(connection, ())
+    pending = (row["after"] for row in logged_so_far(ctx.session)
                if row["action"] == action and row["subject"] in subjects)
     return [after for after in (*stored, *pending) if after]
 
@@ -153,41 +145,9 @@ def log_version(session) -> int:
 
 
 def flush_events(ctx: Ctx) -> None:
-    """Append the events logged so far now, rather than at commit (before a migration changes the
-    events table)."""
-    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
-    _append_pending(connection)
-
-
-def _install_hooks() -> None:
-    global _hooks_installed
-    if not _hooks_installed:
-        from sqlalchemy import Engine, event
-
-        event.listen(Engine, "commit", _append_pending)
-        event.listen(Engine, "rollback", lambda connection: _PENDING.pop(connection, None))
-        _hooks_installed = True
-
-
-def _append_pending(connection) -> None:
-    rows = _PENDING.pop(connection, None)
-    if not rows:
-        return
-    from sqlalchemy import text
-
-    events = tables.events
-    if connection.dialect.name == "postgresql":
-        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _EVENTS_LOCK})
-    last = connection.execute(select(events.c.id, events.c.hash).order_by(events.c.id.desc()).limit(1)).first()
-    next_id, previous = (last.id + 1, last.hash or GENESIS) if last is not None else (1, GENESIS)
-    for offset, row in enumerate(rows):
-        row["id"] = next_id + offset
-        row["prev_hash"] = previous
-        row["hash"] = previous = event_hash(row, previous)
-    connection.execute(insert(events), rows)
-    if connection.dialect.name == "postgresql":  # keep the id sequence past the ids given here
-        connection.execute(text("SELECT setval(pg_get_serial_sequence('events', 'id'), :last)"),
-                           {"last": rows[-1]["id"]})
+    """Append the events logged so far now, rather than just before the commit (a downgrade, before
+    the migrations change the events table)."""
+    append_logged(ctx.session)
 
 
 # --- lookups --------------------------------------------------------------------------------------
