@@ -240,14 +240,6 @@ def judge(runtime: str, ops: Sequence[str], has: Mapping[str, str],
     return RuntimeVerdict(runtime=runtime, ops=ops, provided=provided, missing=missing, graph_ops=tuple(graph_names))
 
 
-def earliest_running(ops: Iterable[str], versions: Sequence[tuple[str, Mapping[str, str] | set[str]]],
-                     graph: Mapping[str, str] | None = None) -> str | None:
-    """The first of ``versions`` (``(label, operators it has)``, oldest first) that has every one of
-    ``ops`` that needs a kernel (graph operators do not)."""
-    needed = set(split_graph_ops(ops, graph)[0])
-    return next((label for label, has in versions if needed <= set(has)), None)
-
-
 # --- the coverage matrix --------------------------------------------------------------------------
 
 

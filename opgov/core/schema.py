@@ -153,11 +153,6 @@ class OperatorName:
         convention; the dunders (``__and__``) are not."""
         return self.name.startswith("_") and not self.dunder
 
-    @property
-    def functional_overload(self) -> bool:
-        """``native_batch_norm_functional``: a functional variant spelled as its own name."""
-        return not self.dunder and self.name.endswith("_functional")
-
     def __str__(self) -> str:
         prefix = f"{self.namespace}::" if self.namespace else ""
         return prefix + self.func_name

@@ -59,15 +59,6 @@ class Operator(Base):
     review_reason: Mapped[str | None]
 
 
-class SchemaVersion(Base):
-    __table__ = tables.schema_versions
-
-    id: Mapped[int]
-    operator_id: Mapped[int]
-    snapshot_id: Mapped[int]
-    schema: Mapped[str | None]
-
-
 class Event(Base):
     __table__ = tables.events
 

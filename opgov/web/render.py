@@ -194,7 +194,7 @@ def queue_page(links: Links, view, report, *, history: tuple[str, ...] = (), par
         return links.page("queue") + "?" + urlencode({k: v for k, v in merged.items() if v not in (None, "")})
 
     return render("queue.html", links, current="queue", title="Review queue",
-                  json_twin="queue" if not links.static else "queue", view=view, report=report, history=history,
+                  json_twin="queue", view=view, report=report, history=history,
                   params={k: params.get(k, "") for k in ("match", "suggestion", "reason", "snapshot")}, page=page,
                   query=query, suggestions=[s.value for s in Suggestion], reasons=[r.value for r in QueueReason])
 
