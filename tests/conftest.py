@@ -560,3 +560,65 @@ def run_opgov(*argv) -> None:
         run([str(a) for a in argv])
     except SystemExit as exc:
         assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"
+
+
+# --- torch's decomposition table, traced once per test run -------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def torch_table(torch_mod, tmp_path_factory):
+    """torch.export's default decomposition table as ``opgov decomps import-torch`` reads it
+    (:func:`opgov.formats.torch_decomps.read_torch_table`, the whole table, the installed torch),
+    traced once per test run: tracing costs a minute of CPU, and the table of one torch is the
+    same for every module that records it. The first worker to need it traces it (with the
+    suite's largest budget) and leaves it beside the workers' temporary folders; the others read
+    that, waiting while it is traced."""
+    import pickle
+
+    from opgov.formats.torch_decomps import read_torch_table
+
+    def trace():
+        return read_torch_table(time_budget_s=1200)
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: this session is the test run
+        return trace()
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks (Windows): a trace per worker
+        return trace()
+    shared = tmp_path_factory.getbasetemp().parent  # the test run's folder, shared by its workers
+    saved = shared / f"torch-table-{torch_mod.__version__}.pickle"
+    with open(shared / "torch-table.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if saved.is_file():
+                return pickle.loads(saved.read_bytes())
+            table = trace()
+            saved.write_bytes(pickle.dumps(table))
+            return table
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+from contextlib import contextmanager  # noqa: E402
+
+
+@contextmanager
+def reusing(table):
+    """Within the block, a trace of the whole table (``decomps import-torch`` without ``--only``,
+    in this process) is ``table``, the session's (:func:`torch_table`); a trace of some operators
+    (``--only``) still runs torch. The recording of what was traced is opgov's as ever."""
+    from opgov.formats import torch_decomps
+
+    real = torch_decomps.read_torch_table
+
+    def read(*, time_budget_s: float = 50.0, workers: int = 2, only=None):
+        if only is None:
+            return table
+        return real(time_budget_s=time_budget_s, workers=workers, only=only)
+
+    torch_decomps.read_torch_table = read
+    try:
+        yield table
+    finally:
+        torch_decomps.read_torch_table = real

@@ -1,7 +1,8 @@
 """`opgov check-pr`, end to end: PyTorch 2.13.0's real registry committed in a throwaway git
-repository, edited the way a pull request would, and checked by the installed `opgov` as a
-subprocess (no database, as CI runs it). Each case asserts the exit code, the rule id, the
-file:line and the reviewers requested."""
+repository, edited the way a pull request would, and checked with no database, as CI runs it: in
+this process (the verdicts are the point; the installed `opgov` script gives the same, as the
+first test shows). Each case asserts the exit code, the rule id, the file:line and the reviewers
+requested."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTORCH_DATA
+from conftest import PYTORCH_DATA, opgov_in_process
 
 OPGOV = str(Path(sys.executable).parent / "opgov")
 NF = "native_functions.yaml"
@@ -64,13 +65,23 @@ def repo(tmp_path, pytorch_versions) -> Path:
     return root
 
 
-def run(repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def _environ(repo: Path, env: dict | None) -> dict[str, str]:
     environ = {k: v for k, v in os.environ.items()
                if k not in ("OPGOV_DATABASE_URL", "GITHUB_STEP_SUMMARY", "XDG_DATA_HOME")}
     environ["HOME"] = str(repo.parent)
     environ.update(env or {})
-    return subprocess.run([OPGOV, "check-pr", *args], cwd=repo, capture_output=True, text=True, env=environ,
-                          timeout=120)
+    return environ
+
+
+def run(repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``opgov check-pr ARGS`` in ``repo``, in this process."""
+    return opgov_in_process(["check-pr", *args], cwd=repo, env=_environ(repo, env))
+
+
+def installed(repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The same, by the installed ``opgov`` script, as CI runs it."""
+    return subprocess.run([OPGOV, "check-pr", *args], cwd=repo, capture_output=True, text=True,
+                          env=_environ(repo, env), timeout=120)
 
 
 def report(repo: Path, *args: str, env: dict | None = None) -> tuple[int, dict]:
@@ -105,6 +116,19 @@ def line_of(repo: Path, name: str, line: int) -> str:
 
 
 # --- the cases of the issue -------------------------------------------------------------------
+
+
+def test_the_installed_script_gives_what_the_cases_read(repo):
+    """A breaking change, a malformed policy: the installed script prints and exits as the
+    in-process runs of the cases below do."""
+    edit(repo, CUMSUM, "- func: cumsum(Tensor self, int dim) -> Tensor\n")
+    for args in (("--format", "json"), ("--format", "github"), ()):
+        script, here = installed(repo, *args), run(repo, *args)
+        assert script.returncode == 1, script.stderr
+        assert (script.returncode, script.stdout, script.stderr) == (here.returncode, here.stdout, here.stderr)
+    append(repo, "\n[reviewers\n", name=".opgov.toml")
+    script, here = installed(repo), run(repo)
+    assert script.returncode == 2 and (script.stdout, script.stderr) == (here.stdout, here.stderr)
 
 
 def test_unchanged_tree_passes(repo):

@@ -6,18 +6,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, opgov_in_process
 
-OPGOV = [sys.executable, "-m", "opgov"]
 V1, V2 = SAMPLE / "native_functions.v1.yaml", SAMPLE / "native_functions.v2.yaml"
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``opgov ARGS`` in this process (what it prints is the point), in an environment without
+    opgov's variables but ``env``."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")} | {"OPGOV_FORCE_TTY": "0"}
-    return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120, env={**clean, **(env or {})})
+    return opgov_in_process(args, env={**clean, **(env or {})})
 
 
 def test_check_bc_of_two_files_needs_no_database(tmp_path):

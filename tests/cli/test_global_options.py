@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
-from tests.conftest import SAMPLE
-
-OPGOV = [sys.executable, "-m", "opgov"]
+from tests.conftest import SAMPLE, opgov_in_process
 
 
 def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    """``opgov ARGS`` in this process, as the program parses its command line (``run(argv)``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")} | {"OPGOV_FORCE_TTY": "0"}
-    return subprocess.run([*OPGOV, *args], capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+    return opgov_in_process(args, env=env, cwd=cwd)
 
 
 def test_global_options_after_the_command(tmp_path):

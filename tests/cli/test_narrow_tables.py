@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from tests.cli.test_pipes import BOX, INVOCATIONS, db, executorch_registries  # noqa: F401 - fixtures
+from tests.conftest import opgov_in_process
 
 # every command that prints a rich table (``runtimes coverage`` writes plain text, never wrapped)
 COMMANDS = {**INVOCATIONS, "proposals list": ["proposals", "list"]}
@@ -25,8 +24,9 @@ def shown(url: str, argv: list[str], columns: int, fmt: str) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("OPGOV_FORCE_TTY", "COLUMNS")}
     if fmt == "table":
         env["OPGOV_FORCE_TTY"] = "1"  # a terminal's table, as a user sees it
-    result = subprocess.run([sys.executable, "-m", "opgov", "--db", url, "--actor", "alice", *argv],
-                            capture_output=True, text=True, timeout=120, env={**env, "COLUMNS": str(columns)})
+    # in this process (what is printed is the point, not the process): stdout is not a terminal,
+    # as a pipe is not, and the terminal's width is COLUMNS
+    result = opgov_in_process(["--db", url, "--actor", "alice", *argv], env={**env, "COLUMNS": str(columns)})
     assert result.returncode == 0, result.stderr
     return result.stdout + (result.stderr if fmt == "tsv" else "")  # tsv: its notes too, said as they are
 
@@ -132,7 +132,6 @@ def test_every_list_command_takes_columns(db, command):  # noqa: F811
     assert [line.split("\t") for line in picked[1:] if line.count("\t") == 1] == [[row[-1], row[0]] for row in rows]
     table = shown(db, [*COMMANDS[command], "--columns", header[0]], 80, "table")
     assert "left out" not in table
-    bad = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "--actor", "alice", *COMMANDS[command],
-                          "--columns", f"{header[0]},nope"], capture_output=True, text=True, timeout=120)
+    bad = opgov_in_process(["--db", db, "--actor", "alice", *COMMANDS[command], "--columns", f"{header[0]},nope"])
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr == f"opgov: error: --columns: no column 'nope' in this list (its columns: {', '.join(header)})\n"

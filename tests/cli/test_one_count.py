@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+
+from tests.conftest import opgov_in_process
 
 PAIRS = [("2.6.0", "2.12.0"), ("2.12.0", "2.13.0")]
 
 
 def run(cwd, *args: str, code: int = 0) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("OPGOV_NOW", "OPGOV_SERVER")}
-    done = subprocess.run([sys.executable, "-m", "opgov", *args], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=300)
+    done = opgov_in_process(args, env=env, cwd=cwd)  # in this process: the counts are the point
     assert done.returncode == code, f"{' '.join(args)}: exit {done.returncode}: {done.stderr}"
     return done.stdout
 

@@ -1,7 +1,8 @@
 """Every command that prints a table is grep-able through a pipe: a header line, one record a line,
-tab-separated, nothing wrapped or cut, no box characters (the real program, stdout a pipe). Each
-also takes ``--format table|tsv|json``: tsv is what a pipe gets, json is what ``--json`` prints
-(the same records), table is the terminal's table even into a pipe."""
+tab-separated, nothing wrapped or cut, no box characters. Each also takes ``--format
+table|tsv|json``: tsv is what a pipe gets, json is what ``--json`` prints (the same records),
+table is the terminal's table even into a pipe. The commands run in this process with stdout not a
+terminal, as a pipe is not; the real program, stdout a pipe, prints the same (the last test)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import typer
 import opgov.cli.main  # noqa: F401 - registers every command on the app
 from opgov.cli.app import app
 from tests.api.test_api_serve import opgov
+from tests.conftest import opgov_in_process
 
 BOX = set("│┃─━┏┓┗┛┡┩╇╈┼├┤┬┴╭╮╯╰═║")
 LONG = "aten::_fused_moving_avg_obs_fq_helper_functional"  # longer than any terminal column
@@ -105,12 +107,23 @@ def executorch_registries(shared_dir):
     return folder
 
 
+def _argv_env(db: str, command: str, extra: tuple[str, ...], columns: int) -> tuple[list[str], dict[str, str]]:
+    env = {k: v for k, v in os.environ.items() if k != "OPGOV_FORCE_TTY"}  # as a pipe is, by default
+    return ["--db", db, "--actor", "alice", *INVOCATIONS[command], *extra], {**env, "COLUMNS": str(columns)}
+
+
 @functools.cache
 def run(db: str, command: str, *extra: str, columns: int = 60) -> subprocess.CompletedProcess:
-    """The real program on ``db``, stdout a pipe (``COLUMNS``: a terminal's width must not matter to tsv)."""
-    argv = [sys.executable, "-m", "opgov", "--db", db, "--actor", "alice", *INVOCATIONS[command], *extra]
-    env = {k: v for k, v in os.environ.items() if k != "OPGOV_FORCE_TTY"}  # as a pipe is, by default
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**env, "COLUMNS": str(columns)})
+    """``opgov`` on ``db`` in this process, stdout not a terminal as a pipe is not (``COLUMNS``: a
+    terminal's width must not matter to tsv)."""
+    argv, env = _argv_env(db, command, extra, columns)
+    return opgov_in_process(argv, env=env)
+
+
+def piped(db: str, command: str, *extra: str, columns: int = 60) -> subprocess.CompletedProcess:
+    """The real program on ``db``, stdout a pipe."""
+    argv, env = _argv_env(db, command, extra, columns)
+    return subprocess.run([sys.executable, "-m", "opgov", *argv], capture_output=True, text=True, timeout=120, env=env)
 
 
 def parts(stdout: str) -> dict[str, list[list[str]]]:
@@ -254,3 +267,12 @@ def test_an_empty_list_is_its_header_as_tsv_and_a_sentence_on_a_table(empty_db, 
     assert tsv.stderr.startswith(EMPTY[command]) and tsv.stderr.count("\n") == 1
     shown = run(empty_db, command, "--format", "table")
     assert (shown.returncode, shown.stderr) == (0, "") and shown.stdout.startswith(EMPTY[command])
+
+
+@pytest.mark.parametrize(("command", "extra"), [("ops show", ()), ("queue", ()), ("log", ("--format", "table")),
+                                                ("runtimes list", ("--format", "xml"))])
+def test_the_real_program_into_a_pipe_prints_what_the_tests_above_read(db, command, extra):
+    """The tests above run the commands in this process; the program, stdout a real pipe, prints
+    the same, and exits the same (a list, the show command's parts, a table, a refusal)."""
+    real, here = piped(db, command, *extra), run(db, command, *extra)
+    assert (real.returncode, real.stdout, real.stderr) == (here.returncode, here.stdout, here.stderr)

@@ -23,10 +23,14 @@ def tagged_core(folder: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def torch_rules(torch_mod):
+def torch_rules(torch_table):
+    """The rules of the session's trace of the whole table (:func:`tests.conftest.torch_table`)."""
     from opgov.formats.torch_decomps import torch_decomposition_rules
 
-    return {r.op: r for r in torch_decomposition_rules()}
+    from tests.conftest import reusing
+
+    with reusing(torch_table):
+        return {r.op: r for r in torch_decomposition_rules()}
 
 
 def test_the_whole_table_is_listed(torch_rules, torch_mod):

@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from tests.conftest import run_opgov
+from tests.conftest import reusing, run_opgov
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory, pytorch_release, torch_mod) -> str:
+def db(tmp_path_factory, pytorch_release, torch_table) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('closure') / 'opgov.db'}"
     now = "2026-01-05T09:00:00+00:00"
     run_opgov("--db", url, "db", "upgrade", "--simulation")
@@ -23,7 +23,8 @@ def db(tmp_path_factory, pytorch_release, torch_mod) -> str:
         folder = pytorch_release(label)
         run_opgov("--db", url, "--now", now, "import", folder / "native_functions.yaml", "--tags-yaml",
                   folder / "tags.yaml", "--label", label)
-    run_opgov("--db", url, "--now", now, "decomps", "import-torch", "--budget", "300")
+    with reusing(torch_table):  # the session's trace of torch's table
+        run_opgov("--db", url, "--now", now, "decomps", "import-torch", "--budget", "300")
     return url
 
 

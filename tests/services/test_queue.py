@@ -10,13 +10,13 @@ import shutil
 
 import pytest
 
-from tests.conftest import RELEASES, db_fingerprint, run_opgov
+from tests.conftest import RELEASES, db_fingerprint, reusing, run_opgov
 
 NOW = "2026-01-05T09:00:00+00:00"
 
 
 @pytest.fixture(scope="module")
-def replay(tmp_path_factory, pytorch_release, models_dir, shared_dir, torch_mod):
+def replay(tmp_path_factory, pytorch_release, models_dir, shared_dir, torch_table):
     path = tmp_path_factory.mktemp("queue") / "replay.db"
     url = f"sqlite:///{path}"
     run_opgov("--db", url, "db", "upgrade", "--simulation")
@@ -28,7 +28,8 @@ def replay(tmp_path_factory, pytorch_release, models_dir, shared_dir, torch_mod)
     for version in ("0.2.0", "0.5.0", "1.0.0", "1.3.0"):
         run_opgov("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}", "--ops",
                   shared_dir / "executorch" / version / "portable-functions.yaml")
-    run_opgov("--db", url, "--now", NOW, "decomps", "import-torch", "--budget", "300")
+    with reusing(torch_table):  # the session's trace of torch's table
+        run_opgov("--db", url, "--now", NOW, "decomps", "import-torch", "--budget", "300")
     return path
 
 

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,14 +26,18 @@ WORLDS = ("rules", "torch")
 
 
 def _opgov(db: str, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "--actor", "setup", *args],
-                          capture_output=True, text=True, timeout=1800, env={**os.environ, "OPGOV_SERVER": ""})
+    """A set-up step, in this process (it is not about the process)."""
+    from tests.conftest import opgov_in_process
+
+    done = opgov_in_process(["--db", db, "--actor", "setup", *args], env={**os.environ, "OPGOV_SERVER": ""})
     if done.returncode != 0:
         raise RuntimeError(f"opgov {' '.join(args)}: {done.stderr}")
 
 
-def make_world(world: str, folder: Path, shared: Path) -> str:
-    """A database of ``world`` in ``folder``; its URL."""
+def make_world(world: str, folder: Path, shared: Path, torch_table=None) -> str:
+    """A database of ``world`` in ``folder``; its URL. ``torch_table``: the torch world's trace of
+    torch's table, made already (the test session's, :func:`tests.conftest.torch_table`); else
+    ``decomps import-torch`` traces it."""
     db = f"sqlite:///{folder / f'{world}.db'}"
     release = shared / "pytorch" / "2.13.0"
     _opgov(db, "db", "upgrade", "--simulation")
@@ -45,7 +48,13 @@ def make_world(world: str, folder: Path, shared: Path) -> str:
     _opgov(db, "decisions", "load", "core-aten-review-2023")  # the shipped decisions of the 2023 review
     _opgov(db, "decomps", "load", "export-composites")
     if world == "torch":
-        _opgov(db, "decomps", "import-torch", "--budget", "1200")  # a bound, on a busy machine too
+        from tests.conftest import reusing
+
+        if torch_table is None:
+            _opgov(db, "decomps", "import-torch", "--budget", "1200")  # a bound, on a busy machine too
+        else:
+            with reusing(torch_table):
+                _opgov(db, "decomps", "import-torch", "--budget", "1200")
     return db
 
 

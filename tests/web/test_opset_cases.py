@@ -25,10 +25,9 @@ from tests.web.opset_parity import WORLDS, cases, make_world, page_data, python_
 def world(request, tmp_path_factory, shared_dir, pytorch_release, models_dir):
     """(name, database URL, the page's data file, {case file: (case, Python's result now)})."""
     name = request.param
-    if name == "torch":
-        request.getfixturevalue("torch_mod")
+    table = request.getfixturevalue("torch_table") if name == "torch" else None  # the session's trace
     folder = tmp_path_factory.mktemp(f"opset-{name}")
-    db = make_world(name, folder, shared_dir)
+    db = make_world(name, folder, shared_dir, torch_table=table)
     chosen = cases(name)
     assert chosen, f"no case of the {name} world in tests/web/opset_cases"
     loaded = {p.name: json.loads(p.read_text()) for p in chosen}
@@ -154,14 +153,12 @@ def test_the_static_page_of_the_torch_world_shows_each_case_from_file(world, bro
     if name != "torch":
         pytest.skip("the rules world's page is tested by tests/web/test_pages.py")
     import hashlib
-    import subprocess
-    import sys
     from urllib.parse import urlencode
 
+    from tests.conftest import opgov_in_process
 
     site = tmp_path / "site"
-    done = subprocess.run([sys.executable, "-m", "opgov", "--db", db, "site", "build", str(site), "--models",
-                           str(models_dir), "--ops", "aten::roll"], capture_output=True, text=True, timeout=300)
+    done = opgov_in_process(["--db", db, "site", "build", str(site), "--models", str(models_dir), "--ops", "aten::roll"])
     assert done.returncode == 0, done.stderr
     driver = browser
     page = (site / "opset.html").as_uri()
