@@ -170,6 +170,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=8.0, help="about how many MB each body holds")
     parser.add_argument("--write", action="store_true", help="replace the table in docs/performance.md")
+    parser.add_argument("--only", default="", help="the routes whose description holds this text (e.g. import)")
     args = parser.parse_args()
     size = int(args.mb * 1_000_000)
     release = release_dir()
@@ -215,6 +216,9 @@ def main() -> None:
          {"native_functions": ("native_functions.yaml", importable), "tags": ("tags.yaml", tags)},
          {"native_functions": ("native_functions.yaml", small_nf), "tags": ("tags.yaml", tags)}, True),
     ]
+    cases = [case for case in cases if args.only in case[0]]
+    if args.write and args.only:
+        sys.exit("--write replaces the whole table: measure every route (no --only)")
     port = free_port()
     log = folder / "server.log"
     with log.open("w") as out:

@@ -6,7 +6,7 @@ import difflib
 import weakref
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from sqlalchemy import func, insert, select
 
@@ -173,6 +173,12 @@ def _append_pending(connection) -> None:
     rows = _PENDING.pop(connection, None)
     if not rows:
         return
+    _append(connection, rows)
+
+
+def _append(connection, rows: Iterable[dict[str, Any]], chunk: int = 1000) -> None:
+    """Append ``rows`` (events with their content) under the events lock, ``chunk`` at a time: each
+    gets the next id, the previous event's hash and its own."""
     from sqlalchemy import text
 
     events = tables.events
@@ -180,14 +186,54 @@ def _append_pending(connection) -> None:
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _EVENTS_LOCK})
     last = connection.execute(select(events.c.id, events.c.hash).order_by(events.c.id.desc()).limit(1)).first()
     next_id, previous = (last.id + 1, last.hash or GENESIS) if last is not None else (1, GENESIS)
-    for offset, row in enumerate(rows):
-        row["id"] = next_id + offset
+    batch: list[dict[str, Any]] = []
+    appended = False
+
+    def write() -> None:
+        nonlocal appended
+        connection.execute(insert(events), batch)
+        appended = True
+        batch.clear()
+
+    for row in rows:
+        row["id"] = next_id
+        next_id += 1
         row["prev_hash"] = previous
         row["hash"] = previous = event_hash(row, previous)
-    connection.execute(insert(events), rows)
-    if connection.dialect.name == "postgresql":  # keep the id sequence past the ids given here
+        batch.append(row)
+        if len(batch) >= chunk:
+            write()
+    if batch:
+        write()
+    if appended and connection.dialect.name == "postgresql":  # keep the id sequence past the ids given here
         connection.execute(text("SELECT setval(pg_get_serial_sequence('events', 'id'), :last)"),
-                           {"last": rows[-1]["id"]})
+                           {"last": next_id - 1})
+
+
+def append_events_now(ctx: Ctx, rows: Iterable[dict[str, Any]]) -> None:
+    """Log many events (an import's, one per operator it adds) and append them now, a chunk at a
+    time, rather than holding them all until commit: what they cost in memory is a chunk's, however
+    many there are. The events logged before them are appended first (their order is the order
+    they were logged); this takes the events lock (PostgreSQL: until the transaction ends, as every
+    append does), so a writer that commits meanwhile appends its events after these, and ids
+    still grow in commit order. Only for a transaction whose remaining writes wait on no other
+    writer's lock (an import: it holds the import lock, and what it writes after is its own rows)."""
+    _install_hooks()
+    at = ctx.now()
+    connection = ctx.session if hasattr(ctx.session, "dialect") else ctx.session.connection()
+    pending = _PENDING.pop(connection, [])
+    if not pending and isinstance(ctx.clock, FixedClock):
+        _refuse_going_back(ctx, at)
+
+    def events() -> Iterator[dict[str, Any]]:
+        yield from pending
+        for row in rows:
+            event = {"at": at, "actor": ctx.actor, "before": None, "after": None, "reason": None,
+                     "token_id": ctx.token_id, **row}
+            event["before"], event["after"] = plain_json(event["before"]), plain_json(event["after"])
+            yield event
+
+    _append(connection, events())
 
 
 # --- lookups --------------------------------------------------------------------------------------

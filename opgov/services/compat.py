@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
@@ -64,6 +65,28 @@ def _decided(session) -> tuple[set[str], set[str], set[str]]:
     return core, not_core, deleted
 
 
+class _Parsed(Mapping):
+    """``names`` → their schemas parsed from ``texts``, each parsed when it is asked for (the parse
+    is cached per text: opgov.core.schema), none held here."""
+
+    def __init__(self, texts: dict[str, str], names: list[str]) -> None:
+        self._texts, self._names = texts, names
+        self._known = set(names)
+
+    def __getitem__(self, name: str):
+        from opgov.core.schema import FunctionSchema
+
+        if name not in self._known:
+            raise KeyError(name)
+        return FunctionSchema.parse(self._texts[name])
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 def raw_findings(old: Side, new: Side) -> list:
     """The rules' raw findings (before policy) between two sides (check-bc and check-pr share them)."""
     from opgov.core import compat
@@ -76,7 +99,8 @@ def raw_findings(old: Side, new: Side) -> list:
     added = {n for n in new.schemas if n not in old.schemas}
     bases = {n.split(".")[0] for n in changed}
     old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
-    new_map = {n: FunctionSchema.parse(s) for n, s in new.schemas.items() if n in added or n.split(".")[0] in bases}
+    # parsed as the rules reach them, not all at once: an import may add thousands
+    new_map = _Parsed(new.schemas, [n for n in new.schemas if n in added or n.split(".")[0] in bases])
     raw = [f for f in compat.compare(old_map, new_map, old.autogen) if f.kind != "new" or f.operator in added]
     # An operator only `autogen:` declares has no schema text to compare, but its removal is a
     # removal all the same (the weekly report lists it with the others): one story.
@@ -140,11 +164,13 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held
     new = stored_side(label, source, new_entries, decided)
     today = ctx.now().date()
     findings = judged_findings(old, new, exceptions=_exceptions(session, today), deleted=decided[2], today=today)
-    rows = [{"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator, "kind": f.kind,
-             "rule": f.rule, "severity": f.severity, "message": f.message, "old_schema": f.old_schema,
-             "new_schema": f.new_schema, "line": f.line} for f in findings]
-    if rows:
-        session.execute(insert(tables.findings), rows)
+    from opgov.db.bulk import insert_rows
+
+    for start in range(0, len(findings), 1000):  # a chunk of rows at a time: an import may add thousands
+        insert_rows(session, tables.findings, [
+            {"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator, "kind": str(f.kind),
+             "rule": f.rule, "severity": str(f.severity), "message": f.message, "old_schema": f.old_schema,
+             "new_schema": f.new_schema, "line": f.line} for f in findings[start:start + 1000]])
     return dict(Counter(str(f.severity) for f in findings))
 
 
