@@ -21,6 +21,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, NamedTuple
 
@@ -301,7 +302,7 @@ class Checker:
         self._delegates: list[tuple[str, str, int]] = []  # (entry, its structured_delegate, line)
         # torchgen pairs the functional, in-place, out= and mutable variants of one signature, and
         # generates the missing ones; a family it cannot complete is an error there
-        self._groups: dict[tuple, dict[SchemaKind, _Member]] = {}
+        self._groups: dict[bytes, dict[SchemaKind, _Member]] = {}
 
     def add(self, e: EntryFacts) -> None:
         for rule_id, rule in ENTRY_RULES.items():
@@ -314,7 +315,10 @@ class Checker:
         if target not in (None, "", "~", "null", "Null", "NULL"):  # torchgen reads an empty value as none
             self._delegates.append((e.name, target, e.keys["structured_delegate"]))
         kind = e.schema.kind
-        group = self._groups.setdefault(family_key(e.schema), {})
+        # the family's key as a 16-byte digest: a registry of thousands of families holds these, not
+        # each family's tuple of argument names, types and defaults
+        key = hashlib.blake2b(repr(family_key(e.schema)).encode(), digest_size=16).digest()
+        group = self._groups.setdefault(key, {})
         if kind in group:
             self._duplicates.append(Problem("duplicate-variant", f"{e.name} and {group[kind].name} are both the "
                                                                f"{kind} variant of one signature", e.line))

@@ -287,8 +287,9 @@ MAX_REGISTRY_FUNCTIONS = 25_000
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
            retry: bool = False) -> Registry:
     """The registry of ``entries``; with ``retry``, any problem raises :class:`_Retry` instead."""
-    from opgov.core.schema import FunctionSchema
+    from opgov.core.schema import FunctionSchema, SchemaKind
 
+    kind_text = {kind: str(kind) for kind in SchemaKind}  # one string each (str of a member makes a new one)
     if buildable:
         from opgov.core.registry_rules import Checker, EntryFacts
 
@@ -337,7 +338,7 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
             delegate = entry.scalars.get("structured_delegate")
             if delegate and delegate.strip():
                 delegate = str(from_func_name(delegate.strip()))
-            ops[name] = _op(name, schema.func_name, func, str(schema.kind), tags, line, None, implicit,
+            ops[name] = _op(name, schema.func_name, func, kind_text[schema.kind], tags, line, None, implicit,
                             delegate or None)
             for part in (entry.autogen or "").split(","):
                 if part.strip():

@@ -126,13 +126,11 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     current = stored.latest_entries(session)  # the previous snapshot's entries
     result = _apply(ctx, registry, snapshot_id, position, label, previous_id=previous_id, current=current)
     if previous_id is not None:
-        from opgov.services.compat import StoredEntry, record_import_findings
+        from opgov.services.compat import record_import_findings
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
-        counts = record_import_findings(
-            ctx, previous_id, snapshot_id, held_before=current,
-            new_entries=[StoredEntry(name, op.schema, op.line, list(op.tags)) for name, op in registry.ops.items()])
+        counts = record_import_findings(ctx, previous_id, snapshot_id, held_before=current, registry=registry)
         for severity, n in result.findings.items():  # the tag findings _apply recorded
             counts[severity] = counts.get(severity, 0) + n
         result.findings.clear()  # the rules' counts first, then the tags'
@@ -236,7 +234,10 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     # why): their rows, schema versions and events are built and written a chunk at a time (CHUNK),
     # never all at once: an upload may add thousands (issue 42: an import costs a small multiple of
     # its file)
-    fresh: list[tuple[str, str, str, bool, str | None]] = []
+    fresh: list[str] = []
+    # and for each, its (category, source, review, why): a few distinct ones, each held once
+    records: list[tuple[str, str, bool, str | None]] = []
+    distinct: dict[tuple, tuple] = {}
     updates, versions, events, tag_findings = [], [], [], []
     new_reason = f"new in {label}"  # one string for every new functional operator's review
 
@@ -272,7 +273,9 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                     finding(name, op, None, f)
                 if verdict.governance:
                     result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
-            fresh.append((name, category, source, review, reason))
+            fresh.append(name)
+            record = (category, source, review, reason)
+            records.append(distinct.setdefault(record, record))
             result.added.append(name)
             if op.schema is None:
                 result.added_autogen.append(name)
@@ -377,15 +380,15 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     del known
     ops = registry.ops
     for start in range(0, len(fresh), CHUNK):  # plain executemany: faster than RETURNING rows
-        insert_rows(session, table, [_new_row(name, ops[name], snapshot_id, category, source, review, reason)
-                                     for name, category, source, review, reason in fresh[start:start + CHUNK]])
+        insert_rows(session, table, [_new_row(name, ops[name], snapshot_id, *record) for name, record
+                                     in zip(fresh[start:start + CHUNK], records[start:start + CHUNK])])
     if fresh:
         ids.update((qualname, op_id) for op_id, qualname in session.execute(
             select(table.c.id, table.c.qualname).where(table.c.first_snapshot_id == snapshot_id)))
     insert_rows(session, schema_versions, versions)
     for start in range(0, len(fresh), CHUNK):
         insert_rows(session, schema_versions, [{"operator_id": ids[name], "snapshot_id": snapshot_id,
-                                                "schema": ops[name].schema} for name, *_ in fresh[start:start + CHUNK]])
+                                                "schema": ops[name].schema} for name in fresh[start:start + CHUNK]])
     if tag_findings:
         write_findings()
     stored.append_latest(session, snapshot_id, position,
@@ -393,7 +396,7 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                          ((ids[name], op.line) for name, op in ops.items()), current)
 
     def added() -> Iterator[dict]:
-        for name, category, source, review, reason in fresh:
+        for name, (category, source, review, reason) in zip(fresh, records):
             op = ops[name]
             yield {"action": "operator.added", "subject": name,
                    "after": {"schema": op.schema, "tags": list(op.tags), "category": category,
