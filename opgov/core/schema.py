@@ -740,11 +740,14 @@ _TENSOR_OPTIONS = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "De
                    ("pin_memory", "bool"))
 
 
-def family_key(schema: FunctionSchema) -> tuple:
+def family_key(schema: FunctionSchema, *, keep: bool = True) -> tuple:
     """The key torchgen groups variants by (its ``FunctionSchema.signature()``): the base name,
     the arguments without out= arguments, alias annotations and the tensor options
     (``dtype, layout, device, pin_memory``), and the return types, with the mutated inputs a
-    schema does not return counted as returns. Computed once per schema."""
+    schema does not return counted as returns. Computed once per schema (``keep=False``: not kept
+    on it, for a reader of thousands of schemas that needs each key once)."""
+    if not keep:
+        return schema._family or _family_key(schema)
     key = schema._family
     if key is None:
         key = _family_key(schema)

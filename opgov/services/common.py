@@ -176,7 +176,7 @@ def _append_pending(connection) -> None:
     _append(connection, rows)
 
 
-def _append(connection, rows: Iterable[dict[str, Any]], chunk: int = 1000) -> None:
+def _append(connection, rows: Iterable[dict[str, Any]], chunk: int = 250) -> None:
     """Append ``rows`` (events with their content) under the events lock, ``chunk`` at a time: each
     gets the next id, the previous event's hash and its own."""
     from sqlalchemy import text

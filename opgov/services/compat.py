@@ -57,12 +57,38 @@ def _decided(session) -> tuple[set[str], set[str], set[str]]:
 
     from opgov.db import tables
 
+    from sqlalchemy import or_
+
     c = tables.operators.c
-    rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
+    # only the operators these name (a few): not a row of each of the database's thousands
+    rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle).where(
+        or_(c.category_source == "decision", c.lifecycle == "deleted"))).all()
     core = {r.qualname for r in rows if r.category_source == "decision" and r.category == "core"}
     not_core = {r.qualname for r in rows if r.category_source == "decision" and r.category != "core"}
     deleted = {r.qualname for r in rows if r.lifecycle == "deleted"}
     return core, not_core, deleted
+
+
+class _Field(Mapping):
+    """A registry's operators → one field of each (``schema``: of those that have one), read from the
+    registry (a view: an import's side of the comparison is not a copy of the file's thousands)."""
+
+    def __init__(self, ops: dict, field: str) -> None:
+        self._ops, self._field = ops, field
+        self._all = field != "schema"  # every operator has a line; an autogen-declared one no schema
+        self._size = len(ops) if self._all else sum(1 for op in ops.values() if op.schema is not None)
+
+    def __getitem__(self, name: str):
+        value = getattr(self._ops[name], self._field)
+        if value is None and not self._all:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self):
+        return iter(self._ops) if self._all else (n for n, op in self._ops.items() if op.schema is not None)
+
+    def __len__(self) -> int:
+        return self._size
 
 
 class _Parsed(Mapping):
@@ -182,8 +208,7 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held
     # the file as a side, as stored_side reads the stored snapshot: core is the yaml's core tags as
     # the committee's decisions have it since; an autogen-declared operator has no schema
     core = {n for n, op in ops.items() if "core" in op.tags}
-    new = Side(label=label, file=source, schemas={n: op.schema for n, op in ops.items() if op.schema is not None},
-               lines={n: op.line for n, op in ops.items()},
+    new = Side(label=label, file=source, schemas=_Field(ops, "schema"), lines=_Field(ops, "line"),
                core=(core - decided_other) | {n for n in decided_core if n in ops},
                autogen={n: op.autogen_of or "another entry" for n, op in ops.items() if op.schema is None})
     today = ctx.now().date()
@@ -282,7 +307,8 @@ def snapshot_side(session, snapshot_id: int, *, held: dict | None = None, decide
                                               .where(snap.id == snapshot_id)).one()
     if held is None:
         held = {r.operator_id: (r.schema, r.tags) for r in entries.entries_at(session, position)}
-    names = dict(session.execute(select(tables.operators.c.id, tables.operators.c.qualname)).all())
+    o = tables.operators.c
+    names = dict(session.execute(select(o.id, o.qualname).where(o.id.in_(list(held)))).all()) if held else {}
     lines = entries.lines_of(session, snapshot_id)
     rows = sorted((StoredEntry(names[op_id], schema, lines.get(op_id, 0), tags)
                    for op_id, (schema, tags) in held.items()), key=lambda e: e.line)

@@ -152,6 +152,7 @@ def import_file(ctx: Ctx, *, native_functions: Content, label: str, tags: Conten
 
     require(ctx, "import", "import snapshots")  # before reading what a member without the role sent
     registry = parse_registry(native_functions.data, native_functions.name, tags=tags)
+    native_functions.release()  # the registry holds what the import needs of it
     return import_snapshot(ctx, native_functions.name, label=label, registry=registry, historical=historical)
 
 
@@ -349,12 +350,14 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
             updates.append(change)
 
     removed = [row for name, row in known.items() if row.present and name not in registry.ops]
-    for row in removed:
-        result.removed.append(row.qualname)
-        events.append({"action": "operator.removed", "subject": row.qualname,
-                       "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
-                       "after": {"snapshot": label},
-                       "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"})
+    result.removed.extend(row.qualname for row in removed)
+
+    def removals() -> Iterator[dict]:  # their events, built as they are appended
+        for row in removed:
+            yield {"action": "operator.removed", "subject": row.qualname,
+                   "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
+                   "after": {"snapshot": label},
+                   "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"}
 
     table = operators
     if updates:
@@ -404,13 +407,13 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                    "reason": reason}
 
     # the first snapshot is one event; afterwards every change is its own, appended a chunk at a time
-    append_events_now(ctx, chain(events, () if baseline else added()))
+    append_events_now(ctx, chain(events, removals(), () if baseline else added()))
     return result
 
 
 # operators written, events appended, findings stored a chunk at a time (an import of thousands
 # of new operators holds a chunk of each, not all of them)
-CHUNK = 1000
+CHUNK = 500
 
 
 def _new_row(name: str, op, snapshot_id: int, category: str, source: str, review: bool,
