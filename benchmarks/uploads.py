@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/uploads.py                 # print the table (bodies of about 8 MB)
     .venv/bin/python benchmarks/uploads.py --mb 30         # bodies near the 32 MiB bound
     .venv/bin/python benchmarks/uploads.py --write         # and replace the table in docs/performance.md
+    .venv/bin/python benchmarks/uploads.py --only import   # one route alone, first on a fresh worker
 
 Starts `opgov serve` (one worker: the process it starts) on 127.0.0.1 at a free port over a SQLite
 database holding PyTorch 2.13.0 (../shared/pytorch or OPGOV_PYTORCH_DATA; the copy in tests/data
