@@ -88,7 +88,9 @@ def is_simulation(session) -> bool:
 # Events are appended when the transaction commits, not when they are logged: then, under one lock
 # (PostgreSQL: an advisory lock; SQLite: the write lock BEGIN IMMEDIATE took), each gets the next id,
 # the hash of the event before it and its own hash (opgov.core.eventlog). Two writers can never
-# fork the chain, and the lock is the last one a transaction takes, so it cannot deadlock.
+# fork the chain, and the lock is the last one a transaction takes, so it cannot deadlock. (An import
+# appends its thousands of events as it builds them, :func:`append_events_now`: it takes the lock
+# then, after its other writers' locks, and writes only rows of its own afterwards.)
 
 _PENDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection → events to append
 _EVENTS_LOCK = 0x6F70676F76_02
