@@ -26,6 +26,9 @@ def _whole(value: Any) -> Any:
 
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
+    generation = getattr(getattr(case, "meta", None), "generation", None)
+    if generation is None or str(getattr(generation.mode, "value", generation.mode)) != "positive":
+        return  # a case meant to be refused stays as schemathesis made it
     for part in ("body", "query", "path_parameters"):
         value = getattr(case, part, None)
         if isinstance(value, (dict, list, float)):
