@@ -3,8 +3,8 @@
 An id, a count or any whole number opgov reads is a JSON integer written as one: ``11``, not
 ``11.0`` (issue 42: ``{"proposal_ids": [11.0]}`` once voted on proposal 11). JSON Schema cannot say
 so (to it, and so to the OpenAPI document, ``11.0`` *is* the integer 11), and schemathesis sends
-``415.0`` for an ``integer`` it calls valid. This writes such a number as the integer it is before
-each request, so the run checks what the document can say; `test_hostile_input.py` checks the
+``415.0`` for an ``integer`` it calls valid. This writes such a number as the integer it is as each
+case is generated, so the run checks what the document can say; `test_hostile_input.py` checks the
 refusal of ``11.0`` (422 naming the field) on every request model."""
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ def _whole(value: Any) -> Any:
     return value
 
 
+# applied as a case's parts are generated, refused or not: a whole number written with ``.0`` is
+# valid for an ``integer`` (so never schemathesis's way to break one), and still a number where a
+# string or a flag is wanted, so a case meant to be refused stays one
 @schemathesis.hook
-def before_call(ctx, case, **kwargs):
-    generation = getattr(getattr(case, "meta", None), "generation", None)
-    if generation is None or str(getattr(generation.mode, "value", generation.mode)) != "positive":
-        return  # a case meant to be refused stays as schemathesis made it
-    for part in ("body", "query", "path_parameters"):
-        value = getattr(case, part, None)
-        if isinstance(value, (dict, list, float)):
-            setattr(case, part, _whole(value))
+def map_body(ctx, body):
+    return _whole(body)
+
+
+@schemathesis.hook
+def map_query(ctx, query):
+    return _whole(query)
