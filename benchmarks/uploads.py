@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/uploads.py                 # print the table (bodies of about 8 MB)
     .venv/bin/python benchmarks/uploads.py --mb 30         # bodies near the 32 MiB bound
     .venv/bin/python benchmarks/uploads.py --write         # and replace the table in docs/performance.md
+    .venv/bin/python benchmarks/uploads.py --only import   # one route alone, first on a fresh worker
 
 Starts `opgov serve` (one worker: the process it starts) on 127.0.0.1 at a free port over a SQLite
 database holding PyTorch 2.13.0 (../shared/pytorch or OPGOV_PYTORCH_DATA; the copy in tests/data
@@ -170,6 +171,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=8.0, help="about how many MB each body holds")
     parser.add_argument("--write", action="store_true", help="replace the table in docs/performance.md")
+    parser.add_argument("--only", default="", help="the routes whose description holds this text (e.g. import)")
     args = parser.parse_args()
     size = int(args.mb * 1_000_000)
     release = release_dir()
@@ -215,6 +217,9 @@ def main() -> None:
          {"native_functions": ("native_functions.yaml", importable), "tags": ("tags.yaml", tags)},
          {"native_functions": ("native_functions.yaml", small_nf), "tags": ("tags.yaml", tags)}, True),
     ]
+    cases = [case for case in cases if args.only in case[0]]
+    if args.write and args.only:
+        sys.exit("--write replaces the whole table: measure every route (no --only)")
     port = free_port()
     log = folder / "server.log"
     with log.open("w") as out:

@@ -63,7 +63,8 @@ def _parameter(name: str, field: FieldInfo, where: Any) -> inspect.Parameter:
                 options[constraint] = getattr(meta, constraint)
     others = [m for m in textual(field.metadata)
               if not any(getattr(m, c, None) is not None for c in _CONSTRAINTS)]
-    annotation = Annotated[(field.annotation, *others, where(**options))] if others else \
+    # the parameter's own FieldInfo first: pydantic reads one after a BeforeValidator as no constraint
+    annotation = Annotated[(field.annotation, where(**options), *others)] if others else \
         Annotated[field.annotation, where(**options)]
     default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)

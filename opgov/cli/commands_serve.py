@@ -74,9 +74,11 @@ def serve_cmd(
     _announce_when_answering(host, port, line)
     # uvicorn trusts X-Forwarded-* from 127.0.0.1 unless told otherwise: trust only named proxies
     proxies = [ip.strip() for ip in (forwarded_allow_ips or "").split(",") if ip.strip()]
+    from opgov.cli.http_protocol import HeadDeadline  # a request's head is timed as its body is
+
     uvicorn.run("opgov.api.app:create_app", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", access_log=False, proxy_headers=bool(proxies),
-                forwarded_allow_ips=",".join(proxies) or None)
+                forwarded_allow_ips=",".join(proxies) or None, http=HeadDeadline)
 
 
 def _announce_when_answering(host: str, port: int, line: str) -> None:

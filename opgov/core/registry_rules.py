@@ -21,6 +21,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -268,20 +269,6 @@ def functional_overload_not_functional(e: EntryFacts):
 # --- the whole file ------------------------------------------------------------------------------
 
 
-def _delegates(entries: list[EntryFacts]) -> Iterable[Problem]:
-    by_name = {e.name: e for e in entries}
-    for e in entries:
-        target = e.scalars.get("structured_delegate")
-        if target in (None, "", "~", "null", "Null", "NULL"):  # torchgen reads an empty value as none
-            continue
-        line = e.keys["structured_delegate"]
-        if target not in by_name:
-            yield Problem("delegate-missing", f"{e.name} has structured_delegate: {target}, and there is no {target}",
-                          line)
-        # (torchgen also wants the target marked 'structured: True'; opgov's sample files, cut down
-        # from real ones, leave that line out, and nothing opgov does depends on it)
-
-
 def _is_view(e: EntryFacts) -> bool:
     s = e.schema
     if any(r.annotation is not None and not r.annotation.is_write for r in s.returns):
@@ -291,44 +278,86 @@ def _is_view(e: EntryFacts) -> bool:
     return any(a.annotation is not None and "*" in a.annotation.alias_set_after for a in s.arguments)
 
 
-def _families(entries: list[EntryFacts]) -> Iterable[Problem]:
-    """torchgen pairs the functional, in-place, out= and mutable variants of one signature, and
-    generates the missing ones; a family it cannot complete is an error there."""
-    groups: dict[tuple, dict[SchemaKind, EntryFacts]] = {}
-    for e in entries:
-        kind = e.schema.kind
-        group = groups.setdefault(family_key(e.schema), {})
-        if kind in group:
-            yield Problem("duplicate-variant", f"{e.name} and {group[kind].name} are both the {kind} variant "
-                                               "of one signature", e.line)
-            continue
-        group[kind] = e
-    for d in groups.values():
-        inplace = d.get(SchemaKind.inplace)
-        if inplace is not None and inplace.name in _UNGROUPED_INPLACE:
-            continue
-        members = list(d.values())
-        if (all(m.flag("manual_cpp_binding") for m in members)
-                or any(_is_view(m) and m.schema.name.base != "set" for m in members)
-                or (all(m.composite_implicit for m in members) and not any("core" in m.tags for m in members))):
-            continue
-        out = d.get(SchemaKind.out)
-        mutable = d.get(SchemaKind.mutable)
-        if (mutable is not None and out is None and mutable.name not in _MUTABLE_NO_OUT_EXEMPT
-                and not any(_tensor_like(r.type) for r in mutable.schema.returns)):
-            yield Problem("mutable-without-out", f"mutable operator {mutable.name} returns no tensor and has no out= "
-                                                 "variant, so torchgen cannot generate one", mutable.line)
+# what the family rule needs of one entry, as bits (its schema and tables dropped once it is read)
+_MANUAL, _VIEW, _IMPLICIT, _CORE, _RETURNS_TENSOR = 1, 2, 4, 8, 16
 
 
-def check_entries(entries: list[EntryFacts]) -> list[Problem]:
-    """Every problem torchgen would have with these entries, in line order."""
-    problems: list[Problem] = []
-    for e in entries:
+class Checker:
+    """:func:`check_entries` an entry at a time: each entry's own rules as it is added, and of it
+    only what the rules across entries need (its name, delegate, family), so a registry of
+    thousands of entries is checked without holding every entry's schema and tables."""
+
+    def __init__(self, named: Callable[[str], bool] | None = None) -> None:
+        """``named``: whether an entry of that name (``add.out``) was added, when the caller keeps
+        the entries' names itself (a registry: its operators); else they are kept here."""
+        self._named = named
+        self._problems: list[Problem] = []
+        self._duplicates: list[Problem] = []  # (reported after the delegates, as torchgen's order has it)
+        self._names: set[str] = set()
+        self._delegates: list[tuple[str, str, int]] = []  # (entry, its structured_delegate, line)
+        # torchgen pairs the functional, in-place, out= and mutable variants of one signature, and
+        # generates the missing ones; a family it cannot complete is an error there
+        self._groups: dict[bytes, list[tuple[SchemaKind, str, int, int]]] = {}  # (kind, name, line, bits)
+
+    def add(self, e: EntryFacts) -> None:
         for rule_id, rule in ENTRY_RULES.items():
             found = rule(e)
             if found is not None:
                 message, line = found if isinstance(found, tuple) else (found, e.line)
-                problems.append(Problem(rule_id, message, line))
-    problems.extend(_delegates(entries))
-    problems.extend(_families(entries))
-    return sorted(problems, key=lambda p: p.line)
+                self._problems.append(Problem(rule_id, message, line))
+        if self._named is None:
+            self._names.add(e.name)
+        target = e.scalars.get("structured_delegate")
+        if target not in (None, "", "~", "null", "Null", "NULL"):  # torchgen reads an empty value as none
+            self._delegates.append((e.name, target, e.keys["structured_delegate"]))
+        kind = e.schema.kind
+        # the family's key as a 16-byte digest: a registry of thousands of families holds these, not
+        # each family's tuple of argument names, types and defaults
+        key = hashlib.blake2b(repr(family_key(e.schema, keep=False)).encode(), digest_size=16).digest()
+        group = self._groups.setdefault(key, [])
+        first = next((member for member in group if member[0] == kind), None)
+        if first is not None:
+            self._duplicates.append(Problem("duplicate-variant", f"{e.name} and {first[1]} are both the "
+                                                                 f"{kind} variant of one signature", e.line))
+            return
+        bits = ((_MANUAL if e.flag("manual_cpp_binding") else 0)
+                | (_VIEW if _is_view(e) and e.schema.name.base != "set" else 0)
+                | (_IMPLICIT if e.composite_implicit else 0) | (_CORE if "core" in e.tags else 0)
+                | (_RETURNS_TENSOR if any(_tensor_like(r.type) for r in e.schema.returns) else 0))
+        group.append((kind, e.name, e.line, bits))
+
+    def problems(self) -> list[Problem]:
+        """Every problem of the entries added, in line order."""
+        problems = list(self._problems)
+        for name, target, line in self._delegates:
+            if not (self._named(target) if self._named is not None else target in self._names):
+                problems.append(Problem("delegate-missing",
+                                        f"{name} has structured_delegate: {target}, and there is no {target}", line))
+            # (torchgen also wants the target marked 'structured: True'; opgov's sample files, cut down
+            # from real ones, leave that line out, and nothing opgov does depends on it)
+        problems.extend(self._duplicates)
+        for group in self._groups.values():
+            d = {kind: (name, line, bits) for kind, name, line, bits in group}
+            inplace = d.get(SchemaKind.inplace)
+            if inplace is not None and inplace[0] in _UNGROUPED_INPLACE:
+                continue
+            flags = [bits for _, _, bits in d.values()]
+            if (all(b & _MANUAL for b in flags) or any(b & _VIEW for b in flags)
+                    or (all(b & _IMPLICIT for b in flags) and not any(b & _CORE for b in flags))):
+                continue
+            out = d.get(SchemaKind.out)
+            mutable = d.get(SchemaKind.mutable)
+            if (mutable is not None and out is None and mutable[0] not in _MUTABLE_NO_OUT_EXEMPT
+                    and not mutable[2] & _RETURNS_TENSOR):
+                problems.append(Problem("mutable-without-out", f"mutable operator {mutable[0]} returns no tensor "
+                                                               "and has no out= variant, so torchgen cannot generate "
+                                                               "one", mutable[1]))
+        return sorted(problems, key=lambda p: p.line)
+
+
+def check_entries(entries: Iterable[EntryFacts]) -> list[Problem]:
+    """Every problem torchgen would have with these entries, in line order."""
+    checker = Checker()
+    for e in entries:
+        checker.add(e)
+    return checker.problems()

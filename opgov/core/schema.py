@@ -619,7 +619,10 @@ def _render_schema(schema: FunctionSchema) -> str:
     return f"{schema.name}({schema.arguments}) -> {returns}"
 
 
-@lru_cache(maxsize=16384)
+# (a release declares some 3,100 schemas, two releases compared share most; every schema this cache
+# holds costs about 0.6 KB however many texts a process reads: an upload of thousands of new ones
+# grows it to this bound, no more)
+@lru_cache(maxsize=4096)
 def _parse_schema(text: str) -> FunctionSchema:
     try:
         open_at = text.find("(")
@@ -732,11 +735,14 @@ _TENSOR_OPTIONS = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "De
                    ("pin_memory", "bool"))
 
 
-def family_key(schema: FunctionSchema) -> tuple:
+def family_key(schema: FunctionSchema, *, keep: bool = True) -> tuple:
     """The key torchgen groups variants by (its ``FunctionSchema.signature()``): the base name,
     the arguments without out= arguments, alias annotations and the tensor options
     (``dtype, layout, device, pin_memory``), and the return types, with the mutated inputs a
-    schema does not return counted as returns. Computed once per schema."""
+    schema does not return counted as returns. Computed once per schema (``keep=False``: not kept
+    on it, for a reader of thousands of schemas that needs each key once)."""
+    if not keep:
+        return schema._family or _family_key(schema)
     key = schema._family
     if key is None:
         key = _family_key(schema)

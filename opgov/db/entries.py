@@ -143,7 +143,6 @@ def append_latest(session, snapshot_id: int, position: int, entries: Sequence[En
     """Record the snapshot at ``position`` (the new latest, right after the previous latest): close
     the runs whose entry changed or left, open runs for the entries that appeared or changed.
     ``current`` is :func:`latest_entries` if the caller read it already."""
-    r = entry_runs.c
     if current is None:
         current = latest_entries(session)
     opened, closed = [], []
@@ -157,12 +156,26 @@ def append_latest(session, snapshot_id: int, position: int, entries: Sequence[En
             closed.append(op_id)
         opened.append({"operator_id": op_id, "schema": schema, "tags": list(tags), "first_pos": position,
                        "last_pos": None})
+        if len(opened) >= _CHUNK:  # the new runs a chunk at a time: an import may open thousands
+            _close(session, closed, position)
+            insert_rows(session, entry_runs, opened)
+            opened.clear()
     closed.extend(op_id for op_id in current if op_id not in seen)
+    _close(session, closed, position)
+    insert_rows(session, entry_runs, opened)
+    _record_lines(session, snapshot_id, lines)
+
+
+_CHUNK = 1000
+
+
+def _close(session, closed: list[int], position: int) -> None:
+    """End at ``position - 1`` the open runs of the operators ``closed`` names (and forget them)."""
+    r = entry_runs.c
     if closed:
         session.execute(update(entry_runs).where(r.operator_id.in_(closed), r.last_pos.is_(None))
                         .values(last_pos=position - 1))
-    insert_rows(session, entry_runs, opened)
-    _record_lines(session, snapshot_id, lines)
+        closed.clear()
 
 
 def _record_lines(session, snapshot_id: int, lines: Iterable[tuple[int, int]]) -> None:

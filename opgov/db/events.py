@@ -11,7 +11,8 @@ transaction takes, so it cannot deadlock. A transaction that rolls back drops it
 
 from __future__ import annotations
 
-from typing import Any
+from itertools import chain
+from typing import Any, Iterable
 
 from sqlalchemy import insert, select, text
 
@@ -39,12 +40,14 @@ def discard_logged(holder) -> None:
     holder.info.pop(_LOGGED, None)
 
 
-def append_logged(holder) -> None:
+def append_logged(holder, more: Iterable[dict[str, Any]] = (), *, chunk: int = 250) -> None:
     """Append the events ``holder``'s transaction logged to the chain, in this transaction: called
     just before it commits, or earlier by a command that must write them before it changes the
-    events table (a downgrade)."""
-    rows = holder.info.pop(_LOGGED, None)
-    if not rows:
+    events table (a downgrade). ``more``: events built as they are appended, ``chunk`` at a time
+    (an import's thousands), after those logged so far."""
+    rows = chain(holder.info.pop(_LOGGED, None) or (), more)
+    first = next(rows, None)
+    if first is None:
         return
     events = tables.events
     postgres = _dialect(holder) == "postgresql"
@@ -52,14 +55,19 @@ def append_logged(holder) -> None:
         holder.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _EVENTS_LOCK})
     last = holder.execute(select(events.c.id, events.c.hash).order_by(events.c.id.desc()).limit(1)).first()
     next_id, previous = (last.id + 1, last.hash or GENESIS) if last is not None else (1, GENESIS)
-    for offset, row in enumerate(rows):
-        row["id"] = next_id + offset
-        row["prev_hash"] = previous
+    batch: list[dict[str, Any]] = []
+    for row in chain((first,), rows):
+        row["id"], row["prev_hash"] = next_id, previous
         row["hash"] = previous = event_hash(row, previous)
-    holder.execute(insert(events), rows)
+        next_id += 1
+        batch.append(row)
+        if len(batch) >= chunk:
+            holder.execute(insert(events), batch)
+            batch = []
+    if batch:
+        holder.execute(insert(events), batch)
     if postgres:  # keep the id sequence past the ids given here
-        holder.execute(text("SELECT setval(pg_get_serial_sequence('events', 'id'), :last)"),
-                       {"last": rows[-1]["id"]})
+        holder.execute(text("SELECT setval(pg_get_serial_sequence('events', 'id'), :last)"), {"last": next_id - 1})
 
 
 def _dialect(holder) -> str:

@@ -114,6 +114,12 @@ class Content:
     data: str | bytes
     name: str
 
+    def release(self) -> None:
+        """Let go of the bytes, which every holder of this file shares: for a service that has read
+        them whole and works on long after (an import of an upload: the rows it writes would
+        otherwise cost the upload's size again, issue 42). ``data`` is empty afterwards."""
+        object.__setattr__(self, "data", b"")
+
 
 def read_text(path: str | Path, *, exact: bool = False) -> str:
     """A UTF-8 text file, or one line of :class:`BadInput` naming it (no such file, a directory,

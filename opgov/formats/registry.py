@@ -42,12 +42,12 @@ CORE_TAG = "core"
 IMPLICIT_KEYS = ("CompositeImplicitAutograd",)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RegistryOp:
-    """One operator as a snapshot declares it."""
+    """One operator as a snapshot declares it (slots: a registry holds thousands, and a dict each
+    would be a third of what reading an upload costs)."""
 
     name: str  # canonical, e.g. aten::add.Tensor
-    func_name: str  # as in the file: add.Tensor
     schema: str | None  # the func: text; None for autogen-declared operators
     kind: str  # functional | inplace | out | mutable | scratch
     tags: tuple[str, ...]
@@ -55,6 +55,12 @@ class RegistryOp:
     autogen_of: str | None = None  # canonical name of the declaring entry
     composite_implicit: bool = False  # its kernel is a CompositeImplicitAutograd decomposition
     delegate: str | None = None  # canonical name of its structured_delegate: entry (the out= it calls)
+
+    @property
+    def func_name(self) -> str:
+        """As the file writes it: ``add.Tensor`` (the canonical name without its namespace; not held
+        apart, a registry holds thousands)."""
+        return self.name.partition("::")[2]
 
     @property
     def suggested_category(self) -> str:
@@ -67,15 +73,26 @@ class RegistryOp:
 
 
 _new = object.__new__
+# each slot's own setter (what the frozen dataclass's __init__ reaches through object.__setattr__)
+_SETTERS = tuple(
+    RegistryOp.__dict__[f].__set__ for f in ("name", "schema", "kind", "tags", "line", "autogen_of",
+                                             "composite_implicit", "delegate"))
 
 
-def _op(name: str, func_name: str, schema: str | None, kind: str, tags: tuple[str, ...], line: int,
+def _op(name: str, schema: str | None, kind: str, tags: tuple[str, ...], line: int,
         autogen_of: str | None = None, composite_implicit: bool = False, delegate: str | None = None) -> RegistryOp:
-    """``RegistryOp(...)`` without the frozen dataclass's ``__init__`` (one ``object.__setattr__``
-    per field): the same object, in a fifth of the time; a registry builds thousands."""
+    """``RegistryOp(...)`` without the frozen dataclass's ``__init__`` (its slots set directly): the
+    same object, in less time; a registry builds thousands."""
     op = _new(RegistryOp)
-    op.__dict__.update(name=name, func_name=func_name, schema=schema, kind=kind, tags=tags, line=line,
-                       autogen_of=autogen_of, composite_implicit=composite_implicit, delegate=delegate)
+    set_name, set_schema, set_kind, set_tags, set_line, set_autogen_of, set_implicit, set_delegate = _SETTERS
+    set_name(op, name)
+    set_schema(op, schema)
+    set_kind(op, kind)
+    set_tags(op, tags)
+    set_line(op, line)
+    set_autogen_of(op, autogen_of)
+    set_implicit(op, composite_implicit)
+    set_delegate(op, delegate)
     return op
 
 
@@ -273,10 +290,11 @@ MAX_REGISTRY_FUNCTIONS = 25_000
 def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable: bool, *,
            retry: bool = False) -> Registry:
     """The registry of ``entries``; with ``retry``, any problem raises :class:`_Retry` instead."""
-    from opgov.core.schema import FunctionSchema
+    from opgov.core.schema import FunctionSchema, SchemaKind
 
+    kind_text = {kind: str(kind) for kind in SchemaKind}  # one string each (str of a member makes a new one)
     if buildable:
-        from opgov.core.registry_rules import EntryFacts, check_entries
+        from opgov.core.registry_rules import Checker, EntryFacts
 
     def bad(message: str, line: int | None):
         if retry:
@@ -289,7 +307,8 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
         registry = Registry(path=path, content_hash=content_hash)
         ops = registry.ops
         autogen: list[tuple[str, str, int]] = []
-        facts: list[EntryFacts] = []
+        # torchgen's rules, an entry at a time (a delegate is looked for among the operators read)
+        checker = Checker(named=lambda func_name: str(from_func_name(func_name)) in ops) if buildable else None
         for entry in entries:
             spend()  # a request's processing time (opgov.core.budget): an upload of a million entries
             line, func = entry.line, entry.func
@@ -318,19 +337,19 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
             else:
                 implicit = "structured_delegate" not in entry.keys
             if buildable:
-                facts.append(EntryFacts(line=line, schema=schema, tags=tags, dispatch=entry.dispatch or (),
-                                        keys=entry.keys, scalars=entry.scalars))
+                checker.add(EntryFacts(line=line, schema=schema, tags=tags, dispatch=entry.dispatch or (),
+                                       keys=entry.keys, scalars=entry.scalars))
             delegate = entry.scalars.get("structured_delegate")
             if delegate and delegate.strip():
                 delegate = str(from_func_name(delegate.strip()))
-            ops[name] = _op(name, schema.func_name, func, str(schema.kind), tags, line, None, implicit,
+            ops[name] = _op(name, func, kind_text[schema.kind], tags, line, None, implicit,
                             delegate or None)
             for part in (entry.autogen or "").split(","):
                 if part.strip():
                     autogen.append((part.strip(), name, line))
         if not ops:
             bad("holds no entries: expected a list of '- func: ...' entries", None)
-        problems = check_entries(facts) if buildable else ()
+        problems = checker.problems() if checker is not None else ()
         if problems:  # a file torchgen would refuse to build from
             bad(problems[0].message, problems[0].line)
         for func_name, owner, line in autogen:
@@ -342,7 +361,7 @@ def _build(entries, path: str, content_hash: str, declared, tags_yaml, buildable
                     bad(f"autogen {func_name} duplicates an entry (line {ops[name].line})", line)
                 continue
             kind = "out" if op_name.overload.endswith("out") or op_name.overload == "out" else "functional"
-            ops[name] = _op(name, func_name, None, kind, (), line, owner)
+            ops[name] = _op(name, None, kind, (), line, owner)
         return registry
     finally:
         if collecting:

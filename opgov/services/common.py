@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from sqlalchemy import func, select
 
@@ -88,6 +88,7 @@ def is_simulation(session) -> bool:
 # A service logs its events into its transaction's list (opgov.db.events); the transaction appends
 # them to the hash chain as its last step before it commits (opgov.db.engine.transaction), so an
 # event is in the log exactly when the change it records is.
+# An import appends its thousands of events as it builds them (append_events_now).
 
 
 def log_event(ctx: Ctx, action: str, subject: str, *, before: dict[str, Any] | None = None,
@@ -148,6 +149,28 @@ def flush_events(ctx: Ctx) -> None:
     """Append the events logged so far now, rather than just before the commit (a downgrade, before
     the migrations change the events table)."""
     append_logged(ctx.session)
+
+
+def append_events_now(ctx: Ctx, rows: Iterable[dict[str, Any]]) -> None:
+    """Log many events (an import's, one per operator it adds) and append them now, a chunk at a
+    time, rather than holding them all until the commit: they cost a chunk's memory, however many
+    there are. The events logged before them are appended first (in the order they were logged).
+    This takes the events lock early (PostgreSQL: until the transaction ends), so a writer that
+    commits meanwhile appends its events after these and ids still grow in commit order. Only for a
+    transaction whose remaining writes wait on no other writer's lock (an import: it holds the
+    import lock, and what it writes afterwards are its own rows)."""
+    at = ctx.now()
+    if not logged_so_far(ctx.session) and isinstance(ctx.clock, FixedClock):
+        _refuse_going_back(ctx, at)
+
+    def events() -> Iterator[dict[str, Any]]:
+        for row in rows:
+            event = {"at": at, "actor": ctx.actor, "before": None, "after": None, "reason": None,
+                     "token_id": ctx.token_id, **row}
+            event["before"], event["after"] = plain_json(event["before"]), plain_json(event["after"])
+            yield event
+
+    append_logged(ctx.session, events())
 
 
 # --- lookups --------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
@@ -56,34 +57,93 @@ def _decided(session) -> tuple[set[str], set[str], set[str]]:
 
     from opgov.db import tables
 
+    from sqlalchemy import or_
+
     c = tables.operators.c
-    rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
+    # only the operators these name (a few): not a row of each of the database's thousands
+    rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle).where(
+        or_(c.category_source == "decision", c.lifecycle == "deleted"))).all()
     core = {r.qualname for r in rows if r.category_source == "decision" and r.category == "core"}
     not_core = {r.qualname for r in rows if r.category_source == "decision" and r.category != "core"}
     deleted = {r.qualname for r in rows if r.lifecycle == "deleted"}
     return core, not_core, deleted
 
 
+class _Field(Mapping):
+    """A registry's operators → one field of each (``schema``: of those that have one), read from the
+    registry (a view: an import's side of the comparison is not a copy of the file's thousands)."""
+
+    def __init__(self, ops: dict, field: str) -> None:
+        self._ops, self._field = ops, field
+        self._all = field != "schema"  # every operator has a line; an autogen-declared one no schema
+        self._size = len(ops) if self._all else sum(1 for op in ops.values() if op.schema is not None)
+
+    def __getitem__(self, name: str):
+        value = getattr(self._ops[name], self._field)
+        if value is None and not self._all:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self):
+        return iter(self._ops) if self._all else (n for n, op in self._ops.items() if op.schema is not None)
+
+    def __len__(self) -> int:
+        return self._size
+
+
+class _Parsed(Mapping):
+    """``names`` → their schemas parsed from ``texts``, each parsed when it is asked for (the parse
+    is cached per text: opgov.core.schema), none held here."""
+
+    def __init__(self, texts: dict[str, str], names: list[str]) -> None:
+        self._texts, self._names = texts, names
+        self._known = set(names)
+
+    def __getitem__(self, name: str):
+        from opgov.core.schema import FunctionSchema
+
+        if name not in self._known:
+            raise KeyError(name)
+        return FunctionSchema.parse(self._texts[name])
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 def raw_findings(old: Side, new: Side) -> list:
     """The rules' raw findings (before policy) between two sides (check-bc and check-pr share them)."""
+    return list(iter_raw_findings(old, new))
+
+
+def iter_raw_findings(old: Side, new: Side):
+    """:func:`raw_findings` one at a time: the old file's, then new operators in the new file's order."""
     from opgov.core import compat
     from opgov.core.schema import FunctionSchema
     from opgov.core.vocab import FindingKind
 
-    # Only changed or removed operators need parsing; dicts keep each file's order, so the
-    # findings come out in a stable order (the old file's, then new operators in the new file's).
+    # Only changed or removed operators need parsing, and the new file's overloads of them (the
+    # candidates a removed or changed overload may have moved to); an added operator of another
+    # name is reported from its text (an import may add thousands: none parsed, none held)
     changed = [n for n, s in old.schemas.items() if new.schemas.get(n) != s]
-    added = {n for n in new.schemas if n not in old.schemas}
     bases = {n.split(".")[0] for n in changed}
     old_map = {n: FunctionSchema.parse(old.schemas[n]) for n in changed}
-    new_map = {n: FunctionSchema.parse(s) for n, s in new.schemas.items() if n in added or n.split(".")[0] in bases}
-    raw = [f for f in compat.compare(old_map, new_map, old.autogen) if f.kind != "new" or f.operator in added]
+    new_map = _Parsed(new.schemas, [n for n in new.schemas if n.split(".")[0] in bases])
+    yield from (f for f in compat.iter_compare(old_map, new_map) if f.kind != FindingKind.new)
+    for n, text in new.schemas.items():  # what iter_compare says of a new operator, in the new file's order
+        if n not in old.schemas:
+            if old.autogen and n in old.autogen:
+                yield compat.RawFinding(n, FindingKind.new, "operator-own-entry",
+                                        compat.own_entry_message(old.autogen[n]), None, text)
+            else:
+                yield compat.RawFinding(n, FindingKind.new, "operator-added", "New operator.", None, text)
     # An operator only `autogen:` declares has no schema text to compare, but its removal is a
     # removal all the same (the weekly report lists it with the others): one story.
-    raw += [compat.RawFinding(n, FindingKind.bc, "operator-removed",
-                              "Operator was removed (it was generated by an entry's autogen: list).", None, None)
-            for n in old.lines if n not in old.schemas and n not in new.lines]
-    return raw
+    yield from (compat.RawFinding(n, FindingKind.bc, "operator-removed",
+                                  "Operator was removed (it was generated by an entry's autogen: list).", None, None)
+                for n in old.lines if n not in old.schemas and n not in new.lines)
 
 
 def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date) -> CheckReport:
@@ -106,9 +166,12 @@ def autogen_added(old: Side, new: Side) -> list[str]:
 
 def judged_findings(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date) -> list:
     """The rules' findings between two sides with the policy applied (``opgov.core.compat.Finding``)."""
-    from opgov.core import compat
+    return list(iter_judged(old, new, exceptions=exceptions, deleted=deleted, today=today))
 
-    raw = raw_findings(old, new)
+
+def iter_judged(old: Side, new: Side, *, exceptions: list, deleted: set[str], today: date):
+    """:func:`judged_findings` one at a time, in the same order."""
+    from opgov.core import compat
 
     def locate(finding) -> tuple[str | None, int | None]:
         side = new if finding.operator in new.lines else old
@@ -118,34 +181,49 @@ def judged_findings(old: Side, new: Side, *, exceptions: list, deleted: set[str]
             return side.file, None
         return side.file, side.lines.get(finding.operator)
 
-    return compat.apply_policy(raw, core=old.core, exceptions=exceptions, completed_deletions=deleted,
-                               today=today, locate=locate)
+    return compat.iter_policy(iter_raw_findings(old, new), core=old.core, exceptions=exceptions,
+                              completed_deletions=deleted, today=today, locate=locate)
 
 
 def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held_before: dict,
-                           new_entries: list[StoredEntry]) -> dict[str, int]:
+                           registry) -> dict[str, int]:
     """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
     severity. The import has both sides at hand: ``held_before``, the previous snapshot's entries
-    (operator id → (schema, tags), the runs it found open), and ``new_entries``, the file's.
-    Works on a Core connection (the import runs without the ORM)."""
-    from sqlalchemy import insert, select
+    (operator id → (schema, tags), the runs it found open), and ``registry``, the file
+    (:class:`opgov.formats.registry.Registry`). Works on a Core connection (the import runs without
+    the ORM). The findings are judged and written a chunk at a time: an import may add thousands
+    of operators, each a finding."""
+    from sqlalchemy import select
 
     from opgov.db import tables
+    from opgov.db.bulk import insert_rows
 
     session = ctx.session
     decided = _decided(session)
     old = snapshot_side(session, previous_id, held=held_before, decided=decided)
     snap = tables.snapshots.c
     label, source = session.execute(select(snap.label, snap.source).where(snap.id == snapshot_id)).one()
-    new = stored_side(label, source, new_entries, decided)
+    ops = registry.ops
+    decided_core, decided_other, _ = decided
+    # the file as a side, as stored_side reads the stored snapshot: core is the yaml's core tags as
+    # the committee's decisions have it since; an autogen-declared operator has no schema
+    core = {n for n, op in ops.items() if "core" in op.tags}
+    new = Side(label=label, file=source, schemas=_Field(ops, "schema"), lines=_Field(ops, "line"),
+               core=(core - decided_other) | {n for n in decided_core if n in ops},
+               autogen={n: op.autogen_of or "another entry" for n, op in ops.items() if op.schema is None})
     today = ctx.now().date()
-    findings = judged_findings(old, new, exceptions=_exceptions(session, today), deleted=decided[2], today=today)
-    rows = [{"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator, "kind": f.kind,
-             "rule": f.rule, "severity": f.severity, "message": f.message, "old_schema": f.old_schema,
-             "new_schema": f.new_schema, "line": f.line} for f in findings]
-    if rows:
-        session.execute(insert(tables.findings), rows)
-    return dict(Counter(str(f.severity) for f in findings))
+    counts: Counter = Counter()
+    rows: list[dict] = []
+    for f in iter_judged(old, new, exceptions=_exceptions(session, today), deleted=decided[2], today=today):
+        counts[str(f.severity)] += 1
+        rows.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator,
+                     "kind": str(f.kind), "rule": f.rule, "severity": str(f.severity), "message": f.message,
+                     "old_schema": f.old_schema, "new_schema": f.new_schema, "line": f.line})
+        if len(rows) >= 1000:
+            insert_rows(session, tables.findings, rows)
+            rows.clear()
+    insert_rows(session, tables.findings, rows)
+    return dict(counts)
 
 
 def exceptions_in_force(session, when) -> list:
@@ -229,7 +307,8 @@ def snapshot_side(session, snapshot_id: int, *, held: dict | None = None, decide
                                               .where(snap.id == snapshot_id)).one()
     if held is None:
         held = {r.operator_id: (r.schema, r.tags) for r in entries.entries_at(session, position)}
-    names = dict(session.execute(select(tables.operators.c.id, tables.operators.c.qualname)).all())
+    o = tables.operators.c
+    names = dict(session.execute(select(o.id, o.qualname).where(o.id.in_(list(held)))).all()) if held else {}
     lines = entries.lines_of(session, snapshot_id)
     rows = sorted((StoredEntry(names[op_id], schema, lines.get(op_id, 0), tags)
                    for op_id, (schema, tags) in held.items()), key=lambda e: e.line)

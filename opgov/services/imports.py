@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from itertools import chain
+from typing import Callable, Iterator
 
 from sqlalchemy import bindparam, case, insert, select, update
 
@@ -16,7 +17,7 @@ from opgov.core.tags import judge_tags, next_category, tags_edited
 from opgov.formats.files import Content
 from opgov.formats.registry import Registry, read_registry
 from opgov.results.imports import ImportResult
-from opgov.services.common import Ctx, latest_snapshot_id, log_event, log_events, require, serialize
+from opgov.services.common import Ctx, append_events_now, latest_snapshot_id, log_event, require, serialize
 
 def list_snapshots(ctx: Ctx) -> list:
     """Every imported snapshot in the order of history, oldest first
@@ -125,13 +126,11 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
     current = stored.latest_entries(session)  # the previous snapshot's entries
     result = _apply(ctx, registry, snapshot_id, position, label, previous_id=previous_id, current=current)
     if previous_id is not None:
-        from opgov.services.compat import StoredEntry, record_import_findings
+        from opgov.services.compat import record_import_findings
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
-        counts = record_import_findings(
-            ctx, previous_id, snapshot_id, held_before=current,
-            new_entries=[StoredEntry(name, op.schema, op.line, list(op.tags)) for name, op in registry.ops.items()])
+        counts = record_import_findings(ctx, previous_id, snapshot_id, held_before=current, registry=registry)
         for severity, n in result.findings.items():  # the tag findings _apply recorded
             counts[severity] = counts.get(severity, 0) + n
         result.findings.clear()  # the rules' counts first, then the tags'
@@ -153,6 +152,7 @@ def import_file(ctx: Ctx, *, native_functions: Content, label: str, tags: Conten
 
     require(ctx, "import", "import snapshots")  # before reading what a member without the role sent
     registry = parse_registry(native_functions.data, native_functions.name, tags=tags)
+    native_functions.release()  # the registry holds what the import needs of it
     return import_snapshot(ctx, native_functions.name, label=label, registry=registry, historical=historical)
 
 
@@ -231,12 +231,31 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
     # read for them: decoding every row's JSON costs more than the whole comparison)
 
-    new_rows, updates, versions, events, tag_findings = [], [], [], [], []
+    # the operators new to the database, one small tuple each (name, category, its source, review,
+    # why): their rows, schema versions and events are built and written a chunk at a time (CHUNK),
+    # never all at once: an upload may add thousands (issue 42: an import costs a small multiple of
+    # its file)
+    fresh: list[str] = []
+    # and for each, its (category, source, review, why): a few distinct ones, each held once
+    records: list[tuple[str, str, bool, str | None]] = []
+    distinct: dict[tuple, tuple] = {}
+    updates, versions, events, tag_findings = [], [], [], []
+    new_reason = f"new in {label}"  # one string for every new functional operator's review
 
     def finding(name: str, op, old_schema, f) -> None:
         tag_findings.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": name,
                              "kind": "policy", "rule": f.rule, "severity": f.severity, "message": f.message,
                              "old_schema": old_schema, "new_schema": op.schema, "line": op.line})
+        if len(tag_findings) >= CHUNK:
+            write_findings()
+
+    def write_findings() -> None:
+        from opgov.db.tables import findings
+
+        insert_rows(session, findings, tag_findings)
+        for f in tag_findings:
+            result.findings[f["severity"]] = result.findings.get(f["severity"], 0) + 1
+        tag_findings.clear()
 
     for name, op in registry.ops.items():
         row = known.get(name)
@@ -248,25 +267,16 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
             else:
                 verdict = judge_tags(name, label, None, op.tags, category=None, category_source=None,
                                      suggested=op.suggested_category, needs_review=functional,
-                                     review_reason=f"new in {label}" if functional else None, functional=functional)
+                                     review_reason=new_reason if functional else None, functional=functional)
                 category, source = verdict.category, verdict.category_source
                 review, reason = verdict.needs_review, verdict.review_reason
                 for f in verdict.findings:
                     finding(name, op, None, f)
                 if verdict.governance:
                     result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
-            parts = from_func_name(op.func_name)
-            new_rows.append({
-                "qualname": name, "namespace": parts.namespace, "name": parts.name, "overload": parts.overload,
-                "schema": op.schema, "kind": op.kind, "tags": list(op.tags), "autogen_of": op.autogen_of,
-                "composite_implicit": op.composite_implicit, "present": True,
-                "first_snapshot_id": snapshot_id, "last_snapshot_id": snapshot_id, "category": category,
-                "category_source": source,
-                # new functional operators wait for the committee; out=/in-place variants follow them
-                "needs_review": review, "review_reason": reason,
-                "lifecycle": "active", "lifecycle_since": None, "replacement": None, "version": 1,
-                "delegate": op.delegate,
-            })
+            fresh.append(name)
+            record = (category, source, review, reason)
+            records.append(distinct.setdefault(record, record))
             result.added.append(name)
             if op.schema is None:
                 result.added_autogen.append(name)
@@ -340,12 +350,14 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
             updates.append(change)
 
     removed = [row for name, row in known.items() if row.present and name not in registry.ops]
-    for row in removed:
-        result.removed.append(row.qualname)
-        events.append({"action": "operator.removed", "subject": row.qualname,
-                       "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
-                       "after": {"snapshot": label},
-                       "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"})
+    result.removed.extend(row.qualname for row in removed)
+
+    def removals() -> Iterator[dict]:  # their events, built as they are appended
+        for row in removed:
+            yield {"action": "operator.removed", "subject": row.qualname,
+                   "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
+                   "after": {"snapshot": label},
+                   "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"}
 
     table = operators
     if updates:
@@ -368,29 +380,52 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
             present=False, last_snapshot_id=previous_id, version=table.c.version + 1),
             [{"_id": r.id} for r in removed], execution_options={"synchronize_session": False})
     ids = {row.qualname: row.id for row in known.values()}
-    if new_rows:
-        insert_rows(session, table, new_rows)  # plain executemany: faster than RETURNING rows
-        inserted = session.execute(select(table.c.id, table.c.qualname)
-                                   .where(table.c.first_snapshot_id == snapshot_id)).all()
-        for op_id, qualname in inserted:
-            ids[qualname] = op_id
-            versions.append({"operator_id": op_id, "snapshot_id": snapshot_id,
-                             "schema": registry.ops[qualname].schema})
-        if not baseline:  # the first snapshot is one event; afterwards every change is its own
-            events.extend({"action": "operator.added", "subject": r["qualname"],
-                           "after": {"schema": r["schema"], "tags": r["tags"], "category": r["category"],
-                                     "category_source": r["category_source"], "needs_review": r["needs_review"],
-                                     "snapshot": label},
-                           "reason": r["review_reason"]} for r in new_rows)
+    del known
+    ops = registry.ops
+    for start in range(0, len(fresh), CHUNK):  # plain executemany: faster than RETURNING rows
+        insert_rows(session, table, [_new_row(name, ops[name], snapshot_id, *record) for name, record
+                                     in zip(fresh[start:start + CHUNK], records[start:start + CHUNK])])
+    if fresh:
+        ids.update((qualname, op_id) for op_id, qualname in session.execute(
+            select(table.c.id, table.c.qualname).where(table.c.first_snapshot_id == snapshot_id)))
     insert_rows(session, schema_versions, versions)
+    for start in range(0, len(fresh), CHUNK):
+        insert_rows(session, schema_versions, [{"operator_id": ids[name], "snapshot_id": snapshot_id,
+                                                "schema": ops[name].schema} for name in fresh[start:start + CHUNK]])
     if tag_findings:
-        from opgov.db.tables import findings
-
-        insert_rows(session, findings, tag_findings)
-        for f in tag_findings:
-            result.findings[f["severity"]] = result.findings.get(f["severity"], 0) + 1
+        write_findings()
     stored.append_latest(session, snapshot_id, position,
-                         [(ids[name], op.schema, list(op.tags)) for name, op in registry.ops.items()],
-                         [(ids[name], op.line) for name, op in registry.ops.items()], current)
-    log_events(ctx, events)
+                         ((ids[name], op.schema, op.tags) for name, op in ops.items()),
+                         ((ids[name], op.line) for name, op in ops.items()), current)
+
+    def added() -> Iterator[dict]:
+        for name, (category, source, review, reason) in zip(fresh, records):
+            op = ops[name]
+            yield {"action": "operator.added", "subject": name,
+                   "after": {"schema": op.schema, "tags": list(op.tags), "category": category,
+                             "category_source": source, "needs_review": review, "snapshot": label},
+                   "reason": reason}
+
+    # the first snapshot is one event; afterwards every change is its own, appended a chunk at a time
+    append_events_now(ctx, chain(events, removals(), () if baseline else added()))
     return result
+
+
+# operators written, events appended, findings stored a chunk at a time (an import of thousands
+# of new operators holds a chunk of each, not all of them)
+CHUNK = 500
+
+
+def _new_row(name: str, op, snapshot_id: int, category: str, source: str, review: bool,
+             reason: str | None) -> dict:
+    """The row of an operator new to the database."""
+    parts = from_func_name(op.func_name)
+    return {"qualname": name, "namespace": parts.namespace, "name": parts.name, "overload": parts.overload,
+            "schema": op.schema, "kind": op.kind, "tags": list(op.tags), "autogen_of": op.autogen_of,
+            "composite_implicit": op.composite_implicit, "present": True,
+            "first_snapshot_id": snapshot_id, "last_snapshot_id": snapshot_id, "category": category,
+            "category_source": source,
+            # new functional operators wait for the committee; out=/in-place variants follow them
+            "needs_review": review, "review_reason": reason,
+            "lifecycle": "active", "lifecycle_since": None, "replacement": None, "version": 1,
+            "delegate": op.delegate}

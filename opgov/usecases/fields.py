@@ -10,6 +10,7 @@ checks a request against the same fields before it runs it or sends it (opgov.us
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Annotated, Any, Literal
@@ -39,18 +40,44 @@ Role = Literal[tuple(_Role)]  # type: ignore[valid-type]
 
 
 def _number(value: object) -> object:
-    """JSON's integers (1 and 1.0 alike), not ``true`` nor ``"1"``."""
-    if isinstance(value, (bool, str)):
-        raise ValueError("Input should be a whole number")
+    """A JSON integer as written: not ``true``, not ``"1"``, and not ``11.0`` nor ``1e1`` (a number
+    with a fraction or an exponent is refused even when it is whole: an id is never read from one)."""
+    if isinstance(value, (bool, str, float)):
+        raise ValueError("Input should be an integer (a JSON number without a fraction or an exponent)")
+    return value
+
+
+_DIGITS = re.compile(r"-?[0-9]{1,30}")
+
+
+def _number_text(value: object) -> object:
+    """A whole number given as text (a path, query or form value): decimal digits, an optional
+    minus, nothing else (not ``11.0``, ``1_000``, `` 11`` nor ``+11``)."""
+    if isinstance(value, str) and not _DIGITS.fullmatch(value):
+        raise ValueError("Input should be an integer written in decimal digits")
+    return value
+
+
+def _flag_text(value: object) -> object:
+    """A flag given as text: ``true`` or ``false`` (not ``1``, ``yes`` nor ``on``)."""
+    if isinstance(value, str) and value.lower() not in ("true", "false"):
+        raise ValueError("Input should be true or false")
     return value
 
 
 def textual(metadata: list[Any]) -> list[Any]:
-    """A field's checks that hold for a value given as text (a path, query or form value): those
-    that refuse a JSON value's kind (``"1"`` for a number, ``"true"`` for a flag) would refuse every
-    such value, so they are left to the JSON body."""
-    return [m for m in metadata if not isinstance(m, Strict)
-            and not (isinstance(m, BeforeValidator) and m.func is _number)]
+    """A field's checks for a value given as text (a path, query or form value): a JSON value's kind
+    (``"1"`` is not a number, ``"true"`` not a flag) would refuse every such value, so it is checked as
+    text instead: a number in decimal digits, a flag ``true`` or ``false``."""
+    out: list[Any] = []
+    for m in metadata:
+        if isinstance(m, Strict):
+            out.append(BeforeValidator(_flag_text))
+        elif isinstance(m, BeforeValidator) and m.func is _number:
+            out.append(BeforeValidator(_number_text))
+        else:
+            out.append(m)
+    return out
 
 
 # (bounds before the validator: pydantic reads a Field after a BeforeValidator as no constraint)

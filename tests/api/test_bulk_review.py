@@ -103,3 +103,135 @@ def test_bulk_review_route(twins):
         assert problem(m2.post("/api/v1/proposals/reviews", json={**body, "proposal_ids": []}), 422)
         assert problem(m2.post("/api/v1/proposals/reviews", json={**body, "comments": [" "]}), 422)
         assert "proposal 1 is approved, not open" in problem(m2.post("/api/v1/proposals/reviews", json=body), 409)
+
+
+def _served(db: str, log) -> tuple:
+    """`opgov serve` on ``db`` at a free port of 127.0.0.1, answering /healthz: (process, url)."""
+    import subprocess
+    import time
+
+    import httpx
+
+    from tests.api.test_api_serve import OPGOV, free_port
+
+    port = free_port()
+    process = subprocess.Popen([*OPGOV, "--db", db, "serve", "--host", "127.0.0.1", "--port", str(port)],
+                               stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90  # start-up on a loaded machine, not a timing assertion
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "opgov serve ended"
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    process.kill()
+    raise AssertionError("opgov serve did not answer /healthz")
+
+
+def _kill_all(main: int) -> None:
+    """SIGKILL a server's workers (on PostgreSQL it starts several) and then the process that started
+    them: the whole server dies at once, as in a crash, with no clean-up and no grace for a request."""
+    import os
+    import signal
+    from pathlib import Path
+
+    workers = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == main:  # its parent
+            workers.append(int(stat.parent.name))
+    for pid in (*workers, main):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_server_killed_during_a_bulk_triage_leaves_all_or_nothing(backend, tmp_path, pytorch_release):
+    """Issue 42: `triage --suggested --apply` (a proposal and an event for each of ~175 suggestions, one
+    transaction) sent to a real `opgov serve`, whose process is killed outright (SIGKILL: no clean-up
+    runs) at moments from just after the request left to after it could have been answered. After
+    each kill the database holds none of the proposals or all of them, each with its event, and the
+    log's chain is intact; the next server applies them."""
+    from tests.conftest import _missing, _postgres_admin_url, _throwaway_postgres
+
+    if backend == "sqlite":
+        urls = (url for url in [f"sqlite:///{tmp_path / 'opgov.db'}"])
+    else:
+        admin = _postgres_admin_url()
+        if admin is None:
+            _missing("PostgreSQL (OPGOV_TEST_POSTGRES_URL)", "OPGOV_REQUIRE_POSTGRES")
+        urls = _throwaway_postgres(admin)
+    db = next(urls)
+    try:
+        _kill_during_triage(db, tmp_path, pytorch_release)
+    finally:
+        urls.close()  # a PostgreSQL database of this test is dropped
+
+
+def _kill_during_triage(db: str, tmp_path, pytorch_release) -> None:
+    import threading
+    import time
+
+    import httpx
+
+    opgov(db, "db", "upgrade")
+    for version in ("2.0.0", "2.13.0"):  # 2.13.0's operators new since 2.0.0 wait in the queue
+        opgov(db, "import", str(pytorch_release(version) / "native_functions.yaml"), "--label", version, actor="bot")
+    opgov(db, "members", "add", "chair", "--role", "maintainer", actor="chair")
+    token = opgov(db, "tokens", "create", "chair", actor="chair").split()[0]
+    planned = json.loads(locally(db, "chair", "triage", "--suggested", "--json").stdout)["proposals"]
+    assert len(planned) > 100
+
+    def state() -> tuple[int, int]:
+        proposals = json.loads(locally(db, None, "proposals", "--json").stdout)
+        verified = locally(db, None, "log", "verify")
+        assert verified.returncode == 0 and "chain intact" in verified.stdout, verified.stdout + verified.stderr
+        return len(proposals), len(events(db, "proposal.open"))
+
+    cut, seen = 0, []
+    with (tmp_path / "server.log").open("w") as log:
+        for delay in (0.05, 0.2, 0.4, 0.7, 1.0, 1.5, 2.5, 4.0, 8.0):
+            process, url = _served(db, log)
+            answers: list = []
+
+            def send(url=url, answers=answers) -> None:
+                try:
+                    answers.append(httpx.post(f"{url}/api/v1/queue/triage", json={"apply": True}, timeout=120,
+                                              headers={"Authorization": f"Bearer {token}"}))
+                except httpx.TransportError as err:  # the server died with the request in hand
+                    answers.append(err)
+
+            client = threading.Thread(target=send)
+            client.start()
+            time.sleep(delay)
+            _kill_all(process.pid)
+            process.wait(timeout=30)
+            client.join(timeout=150)
+            if answers and isinstance(answers[0], httpx.TransportError):
+                cut += 1
+            proposals, opened = state()
+            seen.append((delay, repr(answers)[:80], proposals))
+            assert (proposals, opened) in ((0, 0), (len(planned), len(planned))), (delay, proposals, opened)
+            if proposals:
+                assert answers and not isinstance(answers[0], Exception) and answers[0].status_code == 200
+                break
+    assert cut >= 1, seen  # at least one kill took the server down with the request in hand
+    if not proposals:  # every attempt was cut short: the next server applies them, whole
+        with (tmp_path / "server.log").open("a") as log:
+            process, url = _served(db, log)
+            try:
+                answer = httpx.post(f"{url}/api/v1/queue/triage", json={"apply": True}, timeout=120,
+                                    headers={"Authorization": f"Bearer {token}"})
+                assert answer.status_code == 200, answer.text
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+    assert state() == (len(planned), len(planned))

@@ -244,6 +244,90 @@ def test_deep_and_loose_json_is_refused_and_records_nothing(hostile):
         assert len(answer.json()[0]["approvals"]) == 1
 
 
+def _kind_of(annotation) -> tuple[type, bool] | None:
+    """``(int or bool, a list of them)`` for a whole-number or flag field (optional or not), else None."""
+    import types
+    import typing
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)] \
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType) else [annotation]
+    if len(args) != 1:
+        return None
+    (one,) = args
+    if typing.get_origin(one) is typing.Annotated:
+        one = typing.get_args(one)[0]
+    if one in (int, bool):
+        return one, False
+    if typing.get_origin(one) is list:
+        (item,) = typing.get_args(one) or (None,)
+        if typing.get_origin(item) is typing.Annotated:
+            item = typing.get_args(item)[0]
+        if item in (int, bool):
+            return item, True
+    return None
+
+
+# what a careless or hostile client sends for a whole number and for a flag: in a JSON body, and as
+# text (a path, query or form value)
+LOOSE_JSON = {int: [11.0, 1e1, True, "11"], bool: [1, 0.0, "true", "yes"]}
+LOOSE_TEXT = {int: ["11.0", "1e1", "1_000", "+11", " 11"], bool: ["1", "yes", "on", "t"]}
+
+
+def test_every_request_model_s_ids_and_flags_are_strict_as_served(hostile):
+    """Issue 42: every declared request model's whole numbers and flags, wherever the served route
+    takes them (a JSON body, a path, a query, a form), each sent loose values: 422 problem+json naming
+    the field, nothing recorded. `{"proposal_ids": [11.0]}` once voted on proposal 11."""
+    from opgov.usecases import declared
+
+    chair = hostile.client("chair")
+    with chair:
+        before = chair.get("/api/v1/events", params={"limit": 1}).json()
+        walked = set()
+        for use_case in declared():
+            model = use_case.request
+            if model is None:
+                continue
+            in_path, uploads = use_case.path_fields, use_case.upload_fields
+            for name, field in model.model_fields.items():
+                kind = _kind_of(field.annotation)
+                if kind is None or name in use_case.local_fields:
+                    continue
+                item, many = kind
+                text = name in in_path or use_case.method == "GET" or bool(uploads)
+                for loose in (LOOSE_TEXT if text else LOOSE_JSON)[item]:
+                    value = [loose] if many and not text else loose
+                    path = use_case.path
+                    for other in in_path:  # the other path fields: a value of their kind
+                        filled = value if other == name else (
+                            "1" if _kind_of(model.model_fields[other].annotation) else "aten::add.Tensor")
+                        path = path.replace("{" + other + "}", str(filled))
+                    options: dict = {}
+                    if name not in in_path:
+                        if use_case.method == "GET":
+                            options["params"] = {name: value}
+                        elif uploads:
+                            options["data"] = {name: value}
+                            options["files"] = {upload: ("x.txt", b"aten::add.Tensor\n") for upload in uploads}
+                        else:
+                            options["json"] = {name: value}
+                    answer = chair.request(use_case.method, path, **options)
+                    if name in in_path:  # a whole number in a path matches digits only: no such route
+                        _problem(answer, 404)
+                        walked.add(f"{use_case.name}.{name}")
+                        continue
+                    assert answer.status_code == 422, (use_case.name, path, name, loose, answer.text[:200])
+                    detail = _problem(answer, 422)
+                    about = [part for part in detail.split("; ") if part.split(":")[0].split(".")[0] == name]
+                    assert about and not any("Field required" in part for part in about), \
+                        (use_case.name, name, loose, detail)
+                walked.add(f"{use_case.name}.{name}")
+        after = chair.get("/api/v1/events", params={"limit": 1}).json()
+    assert after == before  # nothing recorded from a loose value
+    # the fields the issue named are among those walked (the walk found them, not a list of them)
+    assert {"review many.proposal_ids", "review many.approve"} <= walked, sorted(walked)
+    assert len(walked) >= 10, sorted(walked)
+
+
 def test_the_server_ends_as_it_began(hostile, bombs):
     """After every request above (a module: they ran first): alive, answering, within its limit."""
     _post_model(hostile, bombs["inflated"])

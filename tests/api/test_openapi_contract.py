@@ -10,6 +10,7 @@ with its reason in tests/api/schemathesis.toml, the only place a schema-valid re
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -62,7 +63,10 @@ def fuzz(server, tmp_path: Path, *args: str) -> tuple[int, str]:
     argv = [str(SCHEMATHESIS), "--config-file", str(CONFIG), "run", f"{server.url}/openapi.json",
             "--seed", "1", "--generation-database", "none", "--workers", "1", "--request-timeout", "150",
             "--no-color", "-H", f"Authorization: Bearer {server.tokens['alice']}", *args]
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=1500)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks",  # 415.0 sent as 415
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=1500, env=env)
     return done.returncode, done.stdout + done.stderr
 
 

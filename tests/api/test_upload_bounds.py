@@ -70,6 +70,73 @@ def test_a_body_that_arrives_too_slowly_is_cut_off_with_408(served):
             sock.close()
 
 
+
+def _trickle(sock: socket.socket, data: bytes, every: float) -> tuple[int, bytes]:
+    """Send ``data`` a byte at a time, ``every`` seconds apart, until the server answers or closes:
+    (bytes sent, what it answered)."""
+    sock.setblocking(False)
+    sent = 0
+    try:
+        for byte in data:
+            try:
+                sock.sendall(bytes([byte]))
+            except (BrokenPipeError, ConnectionResetError, BlockingIOError):
+                break
+            sent += 1
+            time.sleep(every)
+            try:
+                answer = sock.recv(65536)
+            except BlockingIOError:
+                continue
+            except ConnectionResetError:
+                return sent, b""
+            return sent, answer  # an answer, or b"": closed
+        sock.settimeout(30)
+        try:
+            return sent, sock.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            return sent, b""
+    finally:
+        sock.close()
+
+
+def test_a_body_trickled_a_byte_at_a_time_is_cut_off_with_408(served):
+    """Issue 42, slowloris: a body that never stops arriving but never arrives (a byte every 0.2 s of
+    a declared 1,000: 200 s) is answered 408 and closed at the body timeout (3 s here), long
+    before the client has sent it, and the worker answers others meanwhile."""
+    port = int(served.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(("POST /api/v1/check-model HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  "Content-Length: 1000\r\n\r\n").encode())
+    with ThreadPoolExecutor(1) as pool:
+        trickled = pool.submit(_trickle, sock, b'{"operators": ["' + b"x" * 983 + b'"]}', 0.2)
+        with httpx.Client(base_url=served.url, timeout=30) as anyone:
+            assert anyone.get("/healthz").status_code == 200  # the worker is not held by it
+        sent, answer = trickled.result(timeout=120)
+    assert answer.startswith(b"HTTP/1.1 408 ") and b"problem+json" in answer, answer[:200]
+    assert sent < 1000  # cut off while the client was still sending
+
+
+def test_a_request_head_trickled_a_byte_at_a_time_is_closed(served):
+    """Slowloris on the request's head (a header line a byte every 0.2 s, never ending): the
+    connection is closed at the body timeout (3 s here), before the head is complete; the worker
+    answers others meanwhile. So does a connection that sends nothing at all."""
+    port = int(served.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    silent = socket.create_connection(("127.0.0.1", port), timeout=30)
+    head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"y" * 1000 + b"\r\n\r\n"
+    with ThreadPoolExecutor(1) as pool:
+        trickled = pool.submit(_trickle, sock, head, 0.2)
+        with httpx.Client(base_url=served.url, timeout=30) as anyone:
+            assert anyone.get("/healthz").status_code == 200
+        sent, answer = trickled.result(timeout=120)
+    assert answer == b"" and sent < len(head)  # closed, not answered, long before the head's end
+    try:
+        assert silent.recv(1) == b""  # closed too (the socket's own timeout, 30 s, bounds the wait)
+    finally:
+        silent.close()
+
+
 def test_every_upload_counts_against_the_worker_s_budget_and_reads_stay_answered(served):
     token = served.tokens["chair"]
     holding = _slow(served, MAX_UPLOAD, token)  # a member's upload: not capped by the anonymous slots

@@ -79,8 +79,9 @@ def test_the_registry_builds_the_same_ops_as_the_dataclass():
 
     from opgov.formats.registry import RegistryOp, _op
 
-    for args in (("aten::add.Tensor", "add.Tensor", "add.Tensor(Tensor self) -> Tensor", "functional", ("core",), 7,
-                  None, True), ("aten::x.out", "x.out", None, "out", (), 9, "aten::x")):
+    for args in (("aten::add.Tensor", "add.Tensor(Tensor self) -> Tensor", "functional", ("core",), 7, None, True),
+                 ("aten::x.out", None, "out", (), 9, "aten::x")):
         fast, slow = _op(*args), RegistryOp(*args)
+        assert fast.func_name == args[0].removeprefix("aten::")
         assert (fast == slow, hash(fast) == hash(slow), repr(fast) == repr(slow)) == (True, True, True)
         assert [getattr(fast, f.name) for f in fields(RegistryOp)] == [getattr(slow, f.name) for f in fields(RegistryOp)]

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from typing import Annotated
+
 from fastapi import APIRouter, Query, Request, Response
+from pydantic import BeforeValidator
 
 from opgov.api.deps import Reader
 from opgov.api.fields import OperatorQuery
+from opgov.usecases.fields import _number_text
 
 router = APIRouter(tags=["events"])
 
@@ -19,7 +23,7 @@ ATOM = "http://www.w3.org/2005/Atom"
 @router.get("/feeds/events.atom", response_class=Response,
             responses={200: {"content": {"application/atom+xml": {}}, "description": "an Atom 1.0 feed"}})
 def events_feed(request: Request, ctx: Reader, operator: OperatorQuery = None,
-                limit: int = Query(50, ge=1, le=500)) -> Response:
+                limit: Annotated[int, BeforeValidator(_number_text)] = Query(50, ge=1, le=500)) -> Response:
     """The newest events (about ``operator``), newest first, as an Atom feed.
 
     Links and ids never come from the request's Host header: with the server's public URL

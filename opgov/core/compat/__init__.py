@@ -35,8 +35,9 @@ Standard library only; the JSON shapes and renderers live in :mod:`opgov.render.
 
 from __future__ import annotations
 
-from opgov.core.compat.checker import Break, RawFinding, bc_breaks, compare, fc_breaks, own_entry_message
-from opgov.core.compat.policy import BcException, Finding, apply_policy, expired_exceptions
+from opgov.core.compat.checker import (Break, RawFinding, bc_breaks, compare, fc_breaks, iter_compare,
+                                       own_entry_message)
+from opgov.core.compat.policy import BcException, Finding, apply_policy, expired_exceptions, iter_policy
 from opgov.core.compat.rules import RULES, Rule, rules_for
 from opgov.core.vocab import Severity
 
@@ -53,6 +54,8 @@ __all__ = [
     "compare",
     "expired_exceptions",
     "fc_breaks",
+    "iter_compare",
+    "iter_policy",
     "own_entry_message",
     "rules_for",
 ]

@@ -138,6 +138,12 @@ def own_entry_message(declared_by: str) -> str:
 
 def compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema],
             old_autogen: Mapping[str, str] | None = None) -> list[RawFinding]:
+    """Every finding of :func:`iter_compare`, as a list."""
+    return list(iter_compare(old, new, old_autogen))
+
+
+def iter_compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema],
+                 old_autogen: Mapping[str, str] | None = None) -> Iterator[RawFinding]:
     """Check every operator of ``old`` against ``new``; keys are canonical names.
 
     BC: an old schema is fine when some overload of the same name in ``new`` is backward
@@ -151,7 +157,6 @@ def compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema]
     overloads: dict[str, list[str]] = {}
     for name in new:
         overloads.setdefault(_base_key(name), []).append(name)
-    findings: list[RawFinding] = []
     for name, old_schema in old.items():
         new_schema = new.get(name)
         if new_schema is not None and str(new_schema) == str(old_schema):
@@ -166,16 +171,15 @@ def compare(old: Mapping[str, FunctionSchema], new: Mapping[str, FunctionSchema]
                         f"; no remaining overload ({remaining}) is backward compatible with it."
                         if remaining else ".")
                     bc = [Break(BC, "operator-removed", message)]
-                findings.append(_finding(name, BC, bc, old_schema, new_schema))
+                yield _finding(name, BC, bc, old_schema, new_schema)
         if new_schema is not None:
             fc = fc_breaks(old_schema, new_schema)
             if fc:
-                findings.append(_finding(name, FC, fc, old_schema, new_schema))
+                yield _finding(name, FC, fc, old_schema, new_schema)
     for name, new_schema in new.items():
         if name not in old:
             if old_autogen and name in old_autogen:
-                findings.append(RawFinding(name, NEW, "operator-own-entry", own_entry_message(old_autogen[name]),
-                                           None, str(new_schema)))
+                yield RawFinding(name, NEW, "operator-own-entry", own_entry_message(old_autogen[name]), None,
+                                 str(new_schema))
             else:
-                findings.append(RawFinding(name, NEW, "operator-added", "New operator.", None, str(new_schema)))
-    return findings
+                yield RawFinding(name, NEW, "operator-added", "New operator.", None, str(new_schema))

@@ -5,7 +5,7 @@ Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from fnmatch import fnmatchcase
@@ -62,7 +62,7 @@ def expired_exceptions(exceptions: Iterable[BcException], today: date) -> list[B
     return [e for e in exceptions if e.expired(today)]
 
 
-def apply_policy(
+def iter_policy(
     raw: Iterable[RawFinding],
     *,
     core: Callable[[str], bool] | Collection[str],
@@ -70,7 +70,7 @@ def apply_policy(
     completed_deletions: Collection[str] = frozenset(),
     today: date,
     locate: Callable[[RawFinding], tuple[str | None, int | None]] | None = None,
-) -> list[Finding]:
+) -> Iterator[Finding]:
     """Give each raw finding a severity under the core ATen policy.
 
     * BC break of a core operator (``core`` is judged on the old side): ``error``, never waived;
@@ -82,12 +82,12 @@ def apply_policy(
       have covered says so. An error's message says how to let such a change through.
     * FC break: ``warning``. New operator: ``info``.
 
-    ``locate`` gives each finding its file and line (e.g. the entry in the new yaml).
+    ``locate`` gives each finding its file and line (e.g. the entry in the new yaml). One at a
+    time, in the order of ``raw`` (:func:`apply_policy`: all of them).
     """
     is_core = core if callable(core) else core.__contains__
     active = [e for e in exceptions if not e.expired(today)]
     expired = [e for e in exceptions if e.expired(today)]
-    findings: list[Finding] = []
     for f in raw:
         message = f.message
         if f.kind == FindingKind.new:
@@ -120,6 +120,9 @@ def apply_policy(
                     message += (f" {f.operator} is not core: if the break is intended, record an exception "
                                 "(opgov exceptions add).")
         file, line = locate(f) if locate is not None else (None, None)
-        findings.append(Finding(f.operator, f.kind, f.rule, severity, message, f.old_schema,
-                                f.new_schema, file, line))
-    return findings
+        yield Finding(f.operator, f.kind, f.rule, severity, message, f.old_schema, f.new_schema, file, line)
+
+
+def apply_policy(raw: Iterable[RawFinding], **options) -> list[Finding]:
+    """Every raw finding with its severity (:func:`iter_policy`), as a list."""
+    return list(iter_policy(raw, **options))

@@ -32,7 +32,7 @@ def _strict_items(annotation: Any) -> Any:
     origin = typing.get_origin(annotation)
     if origin is list:
         (item,) = typing.get_args(annotation) or (Any,)
-        return list[Annotated[item, _mark(item)]] if item in _KINDS else None
+        return list[Annotated[item, _mark(_bare(item))]] if _bare(item) in _KINDS else None
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(annotation)
         strict = [_strict_items(arg) for arg in args]
@@ -42,8 +42,9 @@ def _strict_items(annotation: Any) -> Any:
 
 
 def _mark(kind: Any) -> Any:
-    """A flag is a JSON boolean (Strict); a whole number is a JSON number, not ``true`` nor ``"1"``
-    (``11.0`` is the integer 11 to JSON Schema, and so to the OpenAPI document: it is read as 11)."""
+    """A flag is a JSON boolean (Strict); a whole number is a JSON integer, not ``true``, ``"1"`` nor
+    ``11.0`` (JSON Schema would call 11.0 an integer; opgov refuses it, 422 naming the field: an id
+    or a count is written as one)."""
     from pydantic import BeforeValidator
 
     from opgov.usecases.fields import _number
@@ -51,12 +52,17 @@ def _mark(kind: Any) -> Any:
     return Strict() if kind is bool else BeforeValidator(_number)
 
 
+def _bare(annotation: Any) -> Any:
+    """``Annotated[int, Field(ge=1)]`` → ``int``."""
+    return typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
+
+
 def _holds_kind(annotation: Any) -> bool:
-    """Whether a field is a whole number or a flag, optional or not."""
+    """Whether a field is a whole number or a flag, optional or not (``Annotated[int, ...] | None`` too)."""
     if annotation in _KINDS:
         return True
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        args = [_bare(arg) for arg in typing.get_args(annotation) if arg is not type(None)]
         return bool(args) and all(arg in _KINDS for arg in args)
     return False
 
@@ -76,7 +82,7 @@ class Request(BaseModel):
         changed = False
         for field in cls.model_fields.values():
             if _holds_kind(field.annotation):
-                kinds = {a for a in typing.get_args(field.annotation) if a is not type(None)} or {field.annotation}
+                kinds = {_bare(a) for a in typing.get_args(field.annotation) if a is not type(None)} or {field.annotation}
                 mark = _mark(bool if kinds == {bool} else int)
                 if not any(isinstance(meta, Strict) or getattr(meta, "func", None) is getattr(mark, "func", 0)
                            for meta in field.metadata):
