@@ -72,6 +72,11 @@ class TorchRule:
     kind: str
     reason: str | None = None
     in_default: bool = True
+    #: for an operator the default table lacks (``into`` is then what torch._decomp's rule makes of
+    #: it when a table adds that rule): what export with the default table alone leaves of it
+    exported: tuple[str, ...] | None = None
+    #: where the sample inputs that exported came from (``3 OpInfo, 1 captured``)
+    inputs: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -101,6 +106,8 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
     holds; a partial table (``--only``) of the ``previous`` facts' release adds to them."""
     targets: dict[str, list[str] | None] = {}
     reasons: dict[str, str] = {}
+    exported: dict[str, list[str]] = {}
+    inputs: dict[str, str] = {}
     forced: dict[str, str] = dict(table.forced)
     preservable = set(table.preservable)
     complete = whole
@@ -108,17 +115,31 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
         complete = complete or previous.complete
         targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
         reasons = dict(previous.reasons)
+        exported = {op: list(t) for op, t in getattr(previous, "exported", {}).items()}
+        inputs = dict(getattr(previous, "inputs", {}))
         forced = {**previous.forced, **forced}
         preservable |= previous.preservable
     for rule in table.rules:
         targets[rule.op] = list(rule.into) if rule.into is not None else None
+        exported.pop(rule.op, None)
+        inputs.pop(rule.op, None)
         if rule.into is None:
             reasons[rule.op] = rule.reason or "not traced"
         else:
             reasons.pop(rule.op, None)
+            if rule.inputs:
+                inputs[rule.op] = rule.inputs
+        if rule.exported is not None:
+            exported[rule.op] = list(rule.exported)
     return {"version": table.version, "default": sorted(table.default), "targets": dict(sorted(targets.items())),
             "reasons": dict(sorted(reasons.items())), "complete": complete, "forced": dict(sorted(forced.items())),
-            "preservable": sorted(preservable)}
+            "preservable": sorted(preservable), "exported": dict(sorted(exported.items())),
+            "inputs": dict(sorted(inputs.items())), "method": METHOD}
+
+
+#: how the facts were made (the ``method`` key of their JSON form)
+METHOD = ("torch.export.export(strict=False) of a module calling the operator on torch's OpInfo sample inputs "
+          "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions())")
 
 
 def facts_file_text(table) -> str:
@@ -227,18 +248,33 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             text=True,
         )
-        timer = threading.Timer(remaining, proc.kill)
-        timer.start()
+        heard = [time.monotonic(), False]  # (last line, the plan was read)
+        finished = threading.Event()
+
+        def watch(proc=proc, heard=heard, finished=finished) -> None:
+            # kill the child at the deadline, or when one operator takes longer than its cap
+            # (a kernel that hangs); the first line waits for torch's import and the plan
+            while not finished.wait(1.0):
+                now = time.monotonic()
+                cap = _OP_CAP_S if heard[1] else _START_CAP_S
+                if now >= deadline or now - heard[0] > cap:
+                    proc.kill()
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         try:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(json.dumps(request))
             proc.stdin.close()
             for line in proc.stdout:
+                heard[0] = time.monotonic()
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError:
                     continue
                 if "names" in row:  # the child's plan: what it traces, what the table lacks
+                    heard[1] = True
                     pending = [n for n in row["names"] if n not in results]
                     absent.extend(row.get("absent", []))
                     default.update(row.get("default", []))
@@ -247,12 +283,14 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
                 if pending is None or row.get("op") not in pending:
                     continue
                 into = row.get("into")
+                exported = row.get("exported")
                 results[row["op"]] = TorchRule(
                     op=row["op"], into=tuple(into) if into is not None else None,
-                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default)
+                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default,
+                    exported=tuple(exported) if exported is not None else None, inputs=row.get("inputs"))
             code = proc.wait()
         finally:
-            timer.cancel()
+            finished.set()
         if pending is None:  # the child died before reading the table
             if code != 0 and time.monotonic() < deadline:
                 raise BadInput(f"torch could not read its decomposition table (exit code {code})")
@@ -263,13 +301,18 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
         if time.monotonic() < deadline:
             # the first unreported operator is the one the child was tracing when it died
             crashed = pending.pop(0)
-            results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed),
-                                         f"tracing crashed the process (exit code {code})", crashed in default)
+            why = (f"tracing took longer than {_OP_CAP_S:.0f} s" if code == -9 else
+                   f"tracing crashed the process (exit code {code})")
+            results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed), why, crashed in default)
             request = pending
     for name in pending or ():
         results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
                                   name in default)
     return results, absent, default, plan
+
+
+#: seconds one operator may take before its child is killed (a kernel that hangs), and the child's start
+_OP_CAP_S, _START_CAP_S = 60.0, 180.0
 
 
 def _kind_from_name(name: str) -> str:
@@ -296,6 +339,7 @@ def _worker_main() -> None:
     import torch  # noqa: PLC0415
     from torch._decomp import core_aten_decompositions, decomposition_table  # noqa: PLC0415
 
+    torch.manual_seed(0)
     core = {overload_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
             if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     # torch's other decompositions, which a table can add (the default table's win)
@@ -303,10 +347,8 @@ def _worker_main() -> None:
              if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     table.update(core)
     forced, preservable = _export_forced(torch)
-    cia = torch._C.DispatchKey.CompositeImplicitAutograd
     for name, (op, _) in forced.items():
-        # what export runs: its CompositeImplicitAutograd kernel, Python's where torch registers one
-        table[name] = (op, op.py_kernels.get(cia) or op.decompose)
+        table[name] = (op, None)  # export decomposes it while tracing: no table entry needed
     if isinstance(request, dict):
         names, absent = sorted(table)[request["part"]::request["of"]], []
     else:
@@ -316,16 +358,17 @@ def _worker_main() -> None:
                                  "forced": {name: why for name, (_, why) in sorted(forced.items())},
                                  "preservable": sorted(preservable)}) + "\n")
     sys.stdout.flush()
+    samples = _Samples(torch)
     for name in names:
         op, fn = table[name]
         kind = _schema_kind(op)
+        by_default = name in core or name in forced
         try:
-            # an operator export always decomposes: what every example input gives (batch_norm with
-            # and without running statistics), so that a model's call is covered whatever it passes
-            into, reason = _trace(op, fn, kind, every=name in forced)
+            into, exported, inputs, reason = _trace(torch, samples, op, None if by_default else fn)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
-            into, reason = None, f"{type(exc).__name__}: {_first_line(exc)}"
-        sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason}) + "\n")
+            into, exported, inputs, reason = None, None, None, f"{type(exc).__name__}: {_first_line(exc)}"
+        sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason,
+                                     "exported": exported, "inputs": inputs}) + "\n")
         sys.stdout.flush()
 
 
@@ -395,126 +438,268 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:160]
 
 
-def _trace(op, fn, kind: str, *, every: bool = False) -> tuple[list[str] | None, str | None]:
-    """Call ``fn`` on example inputs until one call succeeds (``every``: on each example input, keeping
-    every operator any of them calls); return (targets, None) or (None, why)."""
-    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+#: samples exported per operator (their targets are united), samples tried at most, seconds per operator
+_WANTED, _TRIES, _OP_SECONDS = 3, 16, 20.0
 
-    class Recorder(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen: list[str] = []
-            self.depth = 0
 
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if func is op and self.depth < 4:
-                # the decomposition calls its own operator (roll flattens, then rolls again):
-                # run_decompositions decomposes that call too, so follow it
-                self.depth += 1
-                try:
-                    with self:
-                        out = fn(*args, **(kwargs or {}))
-                finally:
-                    self.depth -= 1
-                if out is not NotImplemented:
-                    return out
-            self.seen.append(overload_name(func))
-            return func(*args, **(kwargs or {}))
+def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None, str | None, str | None]:
+    """Export a module calling ``op`` on each of its sample inputs and run the default
+    decompositions (with ``rule`` added to the table, for an operator the default table lacks).
+    Returns (the union of the operators the decomposed programs hold, what the default table alone
+    leaves of ``op`` when ``rule`` is given, where the inputs came from, None) or (None, None,
+    None, why) when no sample exports."""
+    from torch.export import default_decompositions, export  # noqa: PLC0415
 
-    first: str | None = None  # the error of the most ordinary example explains best
-    name = overload_name(op)
-    examples = _examples(op._schema)
-    found: set[str] | None = None  # with ``every``: the targets of the examples that worked so far
-    while True:
-        try:
-            args, kwargs = next(examples)
-        except StopIteration:
+    start = time.monotonic()
+    into: set[str] = set()
+    exported: set[str] | None = None if rule is None else set()
+    first: str | None = None
+    done = tried = 0
+    used: dict[str, int] = {}
+    for source, args, kwargs in samples(op, start + _OP_SECONDS):
+        if done >= _WANTED or tried >= _TRIES or time.monotonic() - start > _OP_SECONDS:
             break
-        except _Unsupported as exc:
-            if found is not None:
-                break
-            return None, f"opgov builds no example value of the argument type {exc}"
-        recorder = Recorder()
+        tried += 1
         try:
-            with recorder:
-                out = fn(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001
+            program = export(_Call(op, args, kwargs), _tensor_leaves(torch, (args, kwargs)), strict=False)
+            table = default_decompositions()
+            if rule is not None:
+                if exported is not None and done == 0:
+                    exported |= _program_ops(torch, program.run_decompositions(default_decompositions()))
+                table[op] = rule
+            found = _program_ops(torch, program.run_decompositions(table))
+        except Exception as exc:  # noqa: BLE001 - that input does not export
             first = first or f"{type(exc).__name__}: {_first_line(exc)}"
             continue
-        if out is NotImplemented:
-            first = first or "the decomposition returned NotImplemented (declined the input)"
+        into |= found
+        done += 1
+        used[source] = used.get(source, 0) + 1
+    if not done:
+        if first is None:
+            return None, None, None, "no sample input: torch's OpInfo has none and opgov builds none"
+        return None, None, None, f"no sample input exported; first error: {first}"
+    inputs = ", ".join(f"{n} {s}" for s, n in used.items())
+    return sorted(into), sorted(exported) if exported is not None else None, inputs, None
+
+
+class _Call:
+    """Built on demand as a ``torch.nn.Module`` (torch is imported in the child only): calls one
+    operator on the sample's tensors (module inputs) and its other arguments (constants)."""
+
+    def __new__(cls, op, args, kwargs):
+        import torch  # noqa: PLC0415
+        from torch.utils import _pytree  # noqa: PLC0415
+
+        leaves, spec = _pytree.tree_flatten((args, kwargs))
+        where = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
+
+        class Call(torch.nn.Module):
+            def forward(self, *tensors):
+                filled = list(leaves)
+                for i, t in zip(where, tensors, strict=True):
+                    filled[i] = t
+                a, k = _pytree.tree_unflatten(filled, spec)
+                out = op(*a, **k)
+                return tuple(x for x in _pytree.tree_leaves(out) if isinstance(x, torch.Tensor))
+
+        return Call()
+
+
+def _tensor_leaves(torch, value) -> tuple:
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    return tuple(leaf for leaf in _pytree.tree_leaves(value) if isinstance(leaf, torch.Tensor))
+
+
+def _program_ops(torch, program) -> set[str]:
+    """The ATen (and other) operators an exported program calls, without graph operators
+    (assertions, symbolic sizes: :mod:`opgov.core.graph_ops`) and Python's own (``getitem``)."""
+    from opgov.core.graph_ops import GRAPH_OPS  # noqa: PLC0415
+
+    found = set()
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
-        seen = set(recorder.seen)
-        # a decomposition may branch on a flag left at its default (var with keepdim=True
-        # broadcasts): run it again with each such flag flipped, and keep every operator seen;
-        # with ``every`` also each flag the call must pass (dropout's train, batch_norm's training)
-        variants = [(args, v) for v in _flag_variants(op._schema, kwargs)]
-        if every:
-            variants += list(_required_flag_variants(op._schema, args, kwargs))
-        for positional, variant in variants:
-            again = Recorder()
+        name = overload_name(node.target)
+        if name in GRAPH_OPS or _schema_is_graph(node.target._schema):
+            continue
+        found.add(name)
+    return found
+
+
+def _schema_is_graph(schema) -> bool:
+    """As :func:`opgov.core.graph_ops.schema_reason` decides it: only symbolic returns, or no
+    return and no argument written."""
+    returns = [str(r.type) for r in schema.returns]
+    if returns:
+        return all(t.startswith("Sym") for t in returns)
+    return not schema.is_mutable
+
+
+class _Samples:
+    """Sample inputs for an ATen operator, most trusted first: torch's own OpInfo samples
+    (``common_methods_invocations.op_db``) of the operators of its name; the calls of that
+    operator made while those run forwards and backwards (``native_batch_norm_backward``,
+    ``col2im`` from ``fold``); then opgov's own examples built from the schema."""
+
+    def __init__(self, torch) -> None:
+        self.torch = torch
+        self._index: dict[str, list] | None = None
+
+    def index(self) -> dict[str, list]:
+        if self._index is None:
+            index: dict[str, list] = {}
             try:
-                with again:
-                    fn(*positional, **variant)
-            except Exception:  # noqa: BLE001, S112 - that input is not valid for the operator
-                continue
-            seen |= set(again.seen)
-        targets = {_functional_name(t) for t in seen}
-        if kind != "functional":
-            targets -= _WRITE_BACK
-        targets.discard(name)
-        if kind != "functional":
-            targets.discard(_functional_name(name))
-        if not every:
-            return sorted(targets), None
-        found = (found or set()) | targets
-    if found is not None:
-        return sorted(found), None
-    return None, f"no example input worked; first error: {first}"
+                from torch.testing._internal.common_methods_invocations import op_db  # noqa: PLC0415
+            except ImportError:  # torch's test helpers need numpy and expecttest: opgov's examples only
+                op_db = []
+            for info in op_db:
+                keys = {info.name.replace(".", "_"), info.name.rpartition(".")[2], info.aten_name or ""}
+                keys |= {a.name.replace(".", "_") for a in info.aliases}
+                keys |= {a.name.rpartition(".")[2] for a in info.aliases}
+                for key in keys - {""}:
+                    index.setdefault(key, []).append(info)
+            self._index = index
+        return self._index
+
+    def infos(self, base: str) -> list:
+        index = self.index()
+        stem = base.rstrip("_") if not base.endswith("__") else base
+        found: list = []
+        for key in (stem, stem.lstrip("_"), stem.removeprefix("native_"), stem.removeprefix("_native_")):
+            for info in index.get(key, ()):
+                if info not in found:
+                    found.append(info)
+        return found
+
+    def related(self, base: str) -> list:
+        """OpInfos whose forward or backward may call ``base`` (``x_backward`` → ``x``)."""
+        stem = base.lstrip("_")
+        for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
+                       "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
+            stem = stem.replace(suffix, "")
+        names = {stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
+                 stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
+                 "unfold" if stem == "im2col" else stem, "interpolate" if stem.startswith("upsample") else stem}
+        found: list = []
+        for name in names:
+            for info in self.infos(name):
+                if info not in found:
+                    found.append(info)
+        return found
+
+    def raw(self, info, dtype):
+        torch = self.torch
+        try:
+            yield from info.sample_inputs("cpu", dtype, requires_grad=False)
+        except Exception:  # noqa: BLE001 - an OpInfo that cannot build its samples here
+            return
+
+    def dtype_of(self, info):
+        torch = self.torch
+        try:
+            dtypes = info.supported_dtypes("cpu")
+        except Exception:  # noqa: BLE001
+            return torch.float32
+        for dtype in (torch.float32, torch.int64, torch.bool, torch.float64):
+            if dtype in dtypes:
+                return dtype
+        return next(iter(dtypes), torch.float32)
+
+    def __call__(self, op, until: float):
+        torch = self.torch
+        base = op._opname
+        kind = _schema_kind(op)
+        for info in self.infos(base)[:4]:
+            for sample in _take(self.raw(info, self.dtype_of(info)), 8):
+                if time.monotonic() > until:
+                    return
+                args = [sample.input, *sample.args]
+                call = _fit(torch, op, kind, args, dict(sample.kwargs))
+                if call is not None:
+                    yield ("OpInfo", *call)
+        for info in self.related(base):
+            if time.monotonic() > until:
+                return
+            for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
+                yield ("captured", args, kwargs)
+        examples = _examples(op._schema, device="cpu")
+        while True:
+            try:
+                args, kwargs = next(examples)
+            except (StopIteration, _Unsupported):
+                return
+            call = _fit(torch, op, kind, args, kwargs)
+            if call is not None:
+                yield ("opgov", *call)
 
 
-def _flag_variants(schema, kwargs: dict):
-    """``kwargs`` with one defaulted ``bool`` argument flipped, for each such argument; then with
-    a defaulted optional ``dim`` given."""
-    for arg in schema.arguments:
-        if not arg.has_default_value() or arg.is_out:
+def _take(iterable, n: int):
+    for i, item in enumerate(iterable):
+        if i >= n:
+            return
+        yield item
+
+
+def _fit(torch, op, kind: str, args: list, kwargs: dict):
+    """(args, kwargs) that run ``op`` eagerly, or None: a sample of the functional form gets
+    fresh result tensors for an ``out=`` overload; copies for an in-place one."""
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    args, kwargs = _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
+    if kind == "out":
+        outs = [a.name for a in op._schema.arguments if a.is_out]
+        kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+        packet = getattr(torch.ops.aten, op._opname)
+        try:
+            result = packet(*args, **kwargs)
+        except Exception:  # noqa: BLE001
+            return None
+        results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
+        if len(results) != len(outs):
+            return None
+        kwargs.update({name: torch.empty_like(r) for name, r in zip(outs, results, strict=True)})
+    try:
+        with torch.no_grad():
+            op(*_pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, args),
+               **_pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, kwargs))
+    except Exception:  # noqa: BLE001 - the sample does not fit this overload
+        return None
+    return args, kwargs
+
+
+def _capture(torch, op, info, samples):
+    """The calls of ``op`` (a non-composite operator reaches the dispatcher) made while ``info``'s
+    samples run forwards and backwards."""
+    from torch.utils import _pytree  # noqa: PLC0415
+    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+
+    calls: list = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func is op and len(calls) < 4:
+                calls.append(_pytree.tree_map(
+                    lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, (list(args), dict(kwargs))))
+            return func(*args, **kwargs)
+
+    for sample in _take(samples, 4):
+        def grad(x):
+            if isinstance(x, torch.Tensor) and x.is_floating_point():
+                return x.detach().clone().requires_grad_(True)
+            return x
+        a, k = _pytree.tree_map(grad, ([sample.input, *sample.args], dict(sample.kwargs)))
+        try:
+            with Record():
+                out = info.op(*a, **k)
+                leaves = [t for t in _pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
+                if leaves:
+                    sum(t.float().sum() for t in leaves).backward()
+        except Exception:  # noqa: BLE001, S112 - that sample fails here
             continue
-        typ = str(arg.type)
-        if typ == "bool" and isinstance(arg.default_value, bool):
-            yield {**kwargs, arg.name: not arg.default_value}
-        elif arg.name == "dim" and arg.default_value is None and "int" in typ:
-            yield {**kwargs, arg.name: [0] if "List" in typ or "[]" in typ else 0}
-
-
-def _required_flag_variants(schema, args: list, kwargs: dict):
-    """(args, kwargs) with one ``bool`` argument that has no default flipped, for each such argument
-    (:func:`_build` passes those positionally unless keyword-only)."""
-    index = 0
-    for arg in schema.arguments:
-        if arg.has_default_value():
-            continue
-        positional = not arg.kwarg_only
-        if str(arg.type) == "bool" and not arg.is_out:
-            if positional and index < len(args) and isinstance(args[index], bool):
-                yield [*args[:index], not args[index], *args[index + 1:]], kwargs
-            elif not positional and isinstance(kwargs.get(arg.name), bool):
-                yield args, {**kwargs, arg.name: not kwargs[arg.name]}
-        index += positional
-
-
-def _functional_name(name: str) -> str:
-    """``aten::mul_.Tensor`` → ``aten::mul.Tensor`` when torch has that overload."""
-    import torch  # noqa: PLC0415
-
-    ns, _, rest = name.partition("::")
-    base, _, overload = rest.partition(".")
-    if not base.endswith("_") or base.endswith("__"):
-        return name
-    functional = base[:-1]
-    packet = getattr(getattr(torch.ops, ns), functional, None)
-    if packet is None or (overload or "default") not in packet.overloads():
-        return name
-    return f"{ns}::{functional}" + (f".{overload}" if overload else "")
+        while calls:
+            yield calls.pop(0)
 
 
 _SHAPES = ((2, 2), (2, 2, 2, 2), (2, 2, 2), (2,), (2, 2, 2, 2, 2))
@@ -526,32 +711,41 @@ _STRINGS = {"padding": "valid", "reduce": "sum", "approximate": "none", "roundin
             "interpolation_mode": "bilinear", "mode": "bilinear", "side": "left", "indexing": "ij"}
 
 
-def _examples(schema):
-    """Candidate (args, kwargs) for ``schema``: shapes × per-channel parameters × dtype."""
+def _examples(schema, device: str = "meta"):
+    """Candidate (args, kwargs) for ``schema``: shapes × per-channel parameters × dtype (tensors on
+    ``device``: ``meta`` has no values, ``cpu`` small random ones)."""
     for dtype_name in ("float32", "int64"):
         for shape in _SHAPES:
             for per_channel in (False, True):
                 for optional_tensors in (False, True):
-                    yield _build(schema, shape, dtype_name, per_channel, optional_tensors)
+                    yield _build(schema, shape, dtype_name, per_channel, optional_tensors, device)
 
 
 class _Unsupported(Exception):
     pass
 
 
-def _build(schema, shape, dtype_name, per_channel, optional_tensors):
+def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="meta"):
     import torch  # noqa: PLC0415
 
     dtype = getattr(torch, dtype_name)
 
+    def make(size, kind):
+        if device == "meta" or kind is torch.bool:
+            return torch.empty(size, dtype=kind, device=device) if kind is not torch.bool else \
+                torch.ones(size, dtype=kind, device=device)
+        if kind.is_floating_point:
+            return torch.rand(size, dtype=kind, device=device) + 0.5
+        return torch.zeros(size, dtype=kind, device=device)
+
     def tensor(arg_name: str):
         if arg_name in _INDEX_NAMES:
-            return torch.zeros(shape[:1], dtype=torch.int64, device="meta")
+            return make(shape[:1], torch.int64)
         if "mask" in arg_name:
-            return torch.empty(shape, dtype=torch.bool, device="meta")
+            return make(shape, torch.bool)
         if per_channel and arg_name in _PER_CHANNEL:
-            return torch.empty((shape[1] if len(shape) > 1 else shape[0],), dtype=dtype, device="meta")
-        return torch.empty(shape, dtype=dtype, device="meta")
+            return make((shape[1] if len(shape) > 1 else shape[0],), dtype)
+        return make(shape, dtype)
 
     spatial = max(len(shape) - 2, 1)
     args: list = []
@@ -564,13 +758,13 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors):
         optional = typ.startswith("Optional[") or typ.endswith("?")
         inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
         if arg.is_out:
-            value = torch.empty((0,), dtype=dtype, device="meta")
+            value = torch.empty((0,), dtype=dtype, device=device)
         elif inner == "Tensor":
             value = tensor(name) if (not optional or optional_tensors) else None
         elif inner in ("List[Tensor]", "Tensor[]"):
             value = [tensor(name), tensor(name)]
         elif inner in ("List[Optional[Tensor]]", "Tensor?[]"):
-            value = [torch.zeros((1,), dtype=torch.int64, device="meta")]
+            value = [torch.zeros((1,), dtype=torch.int64, device=device)]
         elif optional:
             value = None
         elif inner in ("int", "SymInt"):
@@ -595,7 +789,7 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors):
         elif inner == "float":
             value = 0.5
         elif inner in ("number", "Scalar", "complex"):
-            value = 1
+            value = 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
         elif inner == "bool":
             value = False
         elif inner == "str":
@@ -605,7 +799,7 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors):
         elif inner == "Layout":
             value = torch.strided
         elif inner in ("Device", "DeviceObjType"):
-            value = torch.device("meta")
+            value = torch.device(device)
         elif inner == "MemoryFormat":
             value = torch.contiguous_format
         else:
