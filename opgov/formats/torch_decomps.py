@@ -236,6 +236,7 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
     # the names still to trace; for a part of the table, unknown until the child lists them
     pending: list[str] | None = list(job) if isinstance(job, list) else None
     request = job
+    log = os.environ.get("OPGOV_TORCH_TRACE_LOG")  # each operator's line, as it comes (scripts/build_torch_facts.py)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.setdefault("PYTHONWARNINGS", "ignore")
@@ -269,6 +270,9 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
             proc.stdin.close()
             for line in proc.stdout:
                 heard[0] = time.monotonic()
+                if log:
+                    with open(log, "a", encoding="utf-8") as f:
+                        f.write(line)
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError:
@@ -438,8 +442,8 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:160]
 
 
-#: samples exported per operator (their targets are united), samples tried at most, seconds per operator
-_WANTED, _TRIES, _OP_SECONDS = 3, 16, 20.0
+#: samples exported per operator (their targets are united), seconds spent finding them
+_WANTED, _OP_SECONDS = 3, 20.0
 
 
 def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None, str | None, str | None]:
@@ -447,50 +451,71 @@ def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None
     decompositions (with ``rule`` added to the table, for an operator the default table lacks).
     Returns (the union of the operators the decomposed programs hold, what the default table alone
     leaves of ``op`` when ``rule`` is given, where the inputs came from, None) or (None, None,
-    None, why) when no sample exports."""
-    from torch.export import default_decompositions, export  # noqa: PLC0415
+    None, why) when no sample exports.
 
+    The samples that run eagerly are exported together first (one program calling the operator
+    on each: one export, one decomposition run); when that fails, one by one."""
     start = time.monotonic()
-    into: set[str] = set()
-    exported: set[str] | None = None if rule is None else set()
     first: str | None = None
-    done = tried = 0
-    used: dict[str, int] = {}
+    chosen: list = []
     for source, args, kwargs in samples(op, start + _OP_SECONDS):
-        if done >= _WANTED or tried >= _TRIES or time.monotonic() - start > _OP_SECONDS:
+        chosen.append((source, args, kwargs))
+        if len(chosen) >= _WANTED or time.monotonic() - start > _OP_SECONDS:
             break
-        tried += 1
+    if not chosen:
+        return None, None, None, "no sample input runs the operator (torch's OpInfo samples, opgov's examples)"
+    groups = [chosen] if len(chosen) > 1 else []
+    groups += [[one] for one in chosen]
+    for group in groups:
         try:
-            program = export(_Call(op, args, kwargs), _tensor_leaves(torch, (args, kwargs)), strict=False)
-            table = default_decompositions()
-            if rule is not None:
-                if exported is not None and done == 0:
-                    exported |= _program_ops(torch, program.run_decompositions(default_decompositions()))
-                table[op] = rule
-            found = _program_ops(torch, program.run_decompositions(table))
-        except Exception as exc:  # noqa: BLE001 - that input does not export
+            into, exported = _export_group(torch, op, rule, [(a, k) for _, a, k in group])
+        except Exception as exc:  # noqa: BLE001 - those inputs do not export
             first = first or f"{type(exc).__name__}: {_first_line(exc)}"
             continue
-        into |= found
-        done += 1
-        used[source] = used.get(source, 0) + 1
-    if not done:
-        if first is None:
-            return None, None, None, "no sample input: torch's OpInfo has none and opgov builds none"
-        return None, None, None, f"no sample input exported; first error: {first}"
-    inputs = ", ".join(f"{n} {s}" for s, n in used.items())
-    return sorted(into), sorted(exported) if exported is not None else None, inputs, None
+        if len(group) == 1 and len(chosen) > 1:
+            # the group failed: unite what every sample that exports alone gives
+            done = [group[0]]
+            for other in chosen[chosen.index(group[0]) + 1:]:
+                try:
+                    more, more_exported = _export_group(torch, op, rule, [(other[1], other[2])])
+                except Exception:  # noqa: BLE001, S112
+                    continue
+                into |= more
+                if exported is not None and more_exported is not None:
+                    exported |= more_exported
+                done.append(other)
+            group = done
+        used: dict[str, int] = {}
+        for source, _, _ in group:
+            used[source] = used.get(source, 0) + 1
+        inputs = ", ".join(f"{n} {s}" for s, n in used.items())
+        return sorted(into), sorted(exported) if exported is not None else None, inputs, None
+    return None, None, None, f"no sample input exported; first error: {first}"
+
+
+def _export_group(torch, op, rule, calls) -> tuple[set[str], set[str] | None]:
+    """(what ``op`` called on each of ``calls`` becomes in an exported program decomposed by the
+    default table, with ``rule`` added when given; when given, what the default table alone leaves)."""
+    from torch.export import default_decompositions, export  # noqa: PLC0415
+
+    program = export(_Call(op, calls), _tensor_leaves(torch, calls), strict=False)
+    table = default_decompositions()
+    exported = None
+    if rule is not None:
+        exported = _program_ops(torch, program.run_decompositions(default_decompositions()))
+        table[op] = rule
+    return _program_ops(torch, program.run_decompositions(table)), exported
 
 
 class _Call:
     """Built on demand as a ``torch.nn.Module`` (torch is imported in the child only): calls one
-    operator on the sample's tensors (module inputs) and its other arguments (constants)."""
+    operator on each sample's tensors (module inputs) and its other arguments (constants)."""
 
-    def __new__(cls, op, args, kwargs):
+    def __new__(cls, op, calls):
         import torch  # noqa: PLC0415
         from torch.utils import _pytree  # noqa: PLC0415
 
-        leaves, spec = _pytree.tree_flatten((args, kwargs))
+        leaves, spec = _pytree.tree_flatten(calls)
         where = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
 
         class Call(torch.nn.Module):
@@ -498,9 +523,11 @@ class _Call:
                 filled = list(leaves)
                 for i, t in zip(where, tensors, strict=True):
                     filled[i] = t
-                a, k = _pytree.tree_unflatten(filled, spec)
-                out = op(*a, **k)
-                return tuple(x for x in _pytree.tree_leaves(out) if isinstance(x, torch.Tensor))
+                outs = []
+                for a, k in _pytree.tree_unflatten(filled, spec):
+                    out = op(*a, **k)
+                    outs += [x for x in _pytree.tree_leaves(out) if isinstance(x, torch.Tensor)]
+                return tuple(outs)
 
         return Call()
 
@@ -580,7 +607,7 @@ class _Samples:
             stem = stem.replace(suffix, "")
         names = {stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
-                 "unfold" if stem == "im2col" else stem, "interpolate" if stem.startswith("upsample") else stem}
+                 "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
         found: list = []
         for name in names:
             for info in self.infos(name):
