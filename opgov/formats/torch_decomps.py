@@ -458,7 +458,7 @@ def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None
     start = time.monotonic()
     first: str | None = None
     chosen: list = []
-    for source, args, kwargs in samples(op, start + _OP_SECONDS):
+    for source, args, kwargs in _guarded(samples(op, start + _OP_SECONDS)):
         chosen.append((source, args, kwargs))
         if len(chosen) >= _WANTED or time.monotonic() - start > _OP_SECONDS:
             break
@@ -491,6 +491,17 @@ def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None
         inputs = ", ".join(f"{n} {s}" for s, n in used.items())
         return sorted(into), sorted(exported) if exported is not None else None, inputs, None
     return None, None, None, f"no sample input exported; first error: {first}"
+
+
+def _guarded(generator):
+    """``generator``'s items until it raises (a sample input builder that fails ends the samples)."""
+    while True:
+        try:
+            yield next(generator)
+        except StopIteration:
+            return
+        except Exception:  # noqa: BLE001
+            return
 
 
 def _export_group(torch, op, rule, calls) -> tuple[set[str], set[str] | None]:
@@ -595,7 +606,7 @@ class _Samples:
         found: list = []
         for key in (stem, stem.lstrip("_"), stem.removeprefix("native_"), stem.removeprefix("_native_")):
             for info in index.get(key, ()):
-                if info not in found:
+                if all(info is not known for known in found):  # (OpInfo == compares fields)
                     found.append(info)
         return found
 
@@ -611,7 +622,7 @@ class _Samples:
         found: list = []
         for name in names:
             for info in self.infos(name):
-                if info not in found:
+                if all(info is not known for known in found):  # (OpInfo == compares fields)
                     found.append(info)
         return found
 
@@ -669,29 +680,31 @@ def _take(iterable, n: int):
 
 
 def _fit(torch, op, kind: str, args: list, kwargs: dict):
-    """(args, kwargs) that run ``op`` eagerly, or None: a sample of the functional form gets
-    fresh result tensors for an ``out=`` overload; copies for an in-place one."""
+    """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
+    no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
+    the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
+    from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
 
     args, kwargs = _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
-    if kind == "out":
-        outs = [a.name for a in op._schema.arguments if a.is_out]
-        kwargs = {k: v for k, v in kwargs.items() if k not in outs}
-        packet = getattr(torch.ops.aten, op._opname)
-        try:
-            result = packet(*args, **kwargs)
-        except Exception:  # noqa: BLE001
-            return None
-        results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
-        if len(results) != len(outs):
-            return None
-        kwargs.update({name: torch.empty_like(r) for name, r in zip(outs, results, strict=True)})
     try:
-        with torch.no_grad():
-            op(*_pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, args),
-               **_pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, kwargs))
+        with FakeTensorMode() as mode:
+            def fake(value):
+                return _pytree.tree_map(lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x, value)
+
+            if kind == "out":
+                outs = [a.name for a in op._schema.arguments if a.is_out]
+                kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+                result = getattr(torch.ops.aten, op._opname)(*fake(args), **fake(kwargs))
+                results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
+                if len(results) != len(outs):
+                    return None
+                shapes = [(tuple(r.shape), r.dtype) for r in results]
+            op(*fake(args), **fake(kwargs)) if kind != "out" else None
     except Exception:  # noqa: BLE001 - the sample does not fit this overload
         return None
+    if kind == "out":
+        kwargs.update({name: torch.empty(shape, dtype=dtype) for name, (shape, dtype) in zip(outs, shapes, strict=True)})
     return args, kwargs
 
 
