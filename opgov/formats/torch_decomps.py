@@ -1,42 +1,45 @@
-"""The decompositions torch.export applies by default, read from an installed PyTorch.
+"""What torch.export's default decompositions make of each ATen operator, asked of an installed PyTorch.
 
-``torch_decomposition_rules()`` answers two questions for ``opgov decomps import-torch``:
+``read_torch_table()`` answers, for ``opgov decomps import-torch`` and for the facts opgov ships
+(``scripts/build_torch_facts.py``, the same code):
 
-1. **Which operators does torch.export's core ATen decomposition table decompose?**
-   Derived exactly: the ATen ``OpOverload`` keys of ``torch._decomp.core_aten_decompositions()``
-   (in 2.13 the same table as ``torch.export.default_decompositions()``: PyTorch's hand-written
-   decompositions plus every CompositeImplicitAutograd ATen operator it does not preserve).
-   Keys outside the ``aten`` namespace (test and TorchBind operators) are left out.
+1. **Which operators does torch.export's default table decompose?** Derived exactly: the ATen
+   ``OpOverload`` keys of ``torch._decomp.core_aten_decompositions()`` (in 2.13 the same table as
+   ``torch.export.default_decompositions()``), and the operators export decomposes whatever the
+   table says (``forced``: CompositeImplicitAutograd ones it cannot preserve, with why).
 
-2. **Into which operators?** Not stored anywhere in PyTorch: a decomposition is a Python function.
-   opgov *observes* it: it calls the function once on small example inputs built from the
-   operator's schema (tensors on the ``meta`` device, so no real arithmetic happens) under a
-   ``TorchDispatchMode`` that records every operator reaching the dispatcher. The targets are
-   therefore
+2. **Into which operators?** Asked of torch.export itself. For each operator, a small module
+   calling it on sample inputs is exported (``torch.export.export(strict=False)``) and decomposed
+   with ``run_decompositions(default_decompositions())``; the targets are the operators the
+   decomposed program holds, without graph operators (assertions, symbolic sizes:
+   :mod:`opgov.core.graph_ops`). The samples, a few per operator, their targets united:
 
-   - one step deep: an operator the decomposition calls is recorded as it is, even when the table
-     decomposes it further (opgov follows the chain itself, as ``check-decomps`` does);
-   - after CompositeImplicitAutograd: a composite operator called inside the decomposition shows
-     up as the operators its composite kernel calls, as it does during export;
-   - true for the example inputs only: a decomposition that branches on dtype, rank or argument
-     values may call other operators for other inputs;
-   - for an in-place or ``out=`` key, functionalized: an in-place target ``aten::foo_`` is
-     recorded as its functional form ``aten::foo``, and the write-back into the mutated argument
-     (``copy_``, ``resize_``, ``_resize_output_``) is dropped, as torch.export's
-     functionalization does.
+   - torch's own: the OpInfo samples of ``torch.testing._internal.common_methods_invocations``
+     whose name is the operator's (``linalg.cross`` → ``linalg_cross``; an in-place or ``out=``
+     overload takes the functional form's samples, with result tensors for ``out=``);
+   - else the calls of the operator made while related OpInfo samples run forwards and backwards
+     (``col2im`` from ``unfold``'s backward, a ``*_backward`` operator from its forward);
+   - else opgov's examples built from the schema.
 
-   What is *not* derived: operators the decomposition calls only for other inputs, and targets of
-   operators whose example call fails (a schema type opgov cannot build, shape checks no example
-   satisfies, a decomposition that reads tensor values, which ``meta`` tensors do not have).
-   Those operators are still returned, with ``into=None`` and the reason.
+   A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
+   the samples are exported together, else one by one. The targets are therefore what an exported
+   (functionalized) program holds after the whole table: in-place forms become functional, what
+   the table decomposes further is decomposed, and an operator whose decomposition declines its
+   input (``upsample_nearest2d``) is among its own targets: export keeps it.
 
-Tracing runs in child processes (``workers``, default 2): a C++ kernel given an odd example input
-can crash its process, and that must cost one operator, not the import. A crashed operator is
-recorded with the reason and the worker restarts after it. The whole run is bounded by
-``time_budget_s``; operators not reached in time are returned with that reason.
+   For an operator only ``torch._decomp.decomposition_table`` decomposes (``elu``, ``embedding``,
+   ``any``), the targets are what its rule makes of it when a table adds the rule to the default
+   table, and ``exported`` what the default table alone leaves of it (itself: export keeps it).
+   An operator no sample exports is recorded with ``into=None`` and torch's error.
+
+Tracing runs in child processes (``workers``, default 2): a kernel can crash or hang its process,
+and that must cost one operator, not the import. A crashed operator, or one silent longer than
+``_OP_CAP_S``, is recorded with the reason and the worker restarts after it. The whole run is
+bounded by ``time_budget_s``; operators not reached in time are returned with that reason.
 
 torch is imported only in the child processes: importing it costs seconds, and the parent needs
-nothing from it (the version comes from the package metadata).
+nothing from it (the version comes from the package metadata). torch's test helpers (the OpInfo
+samples) need numpy and expecttest; without them only opgov's examples are used.
 """
 
 from __future__ import annotations
@@ -47,16 +50,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from opgov.core.errors import BadInput
-
-# Operators an in-place or out= decomposition calls to write its result back into the mutated
-# argument. Functionalization removes them, so they are not targets.
-_WRITE_BACK = frozenset({"aten::copy_", "aten::copy", "aten::resize_", "aten::resize",
-                         "aten::_resize_output_", "aten::_resize_output"})
-
 
 @dataclass(frozen=True)
 class TorchRule:
@@ -115,8 +113,8 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
         complete = complete or previous.complete
         targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
         reasons = dict(previous.reasons)
-        exported = {op: list(t) for op, t in getattr(previous, "exported", {}).items()}
-        inputs = dict(getattr(previous, "inputs", {}))
+        exported = {op: list(t) for op, t in previous.exported.items()}
+        inputs = dict(previous.inputs)
         forced = {**previous.forced, **forced}
         preservable |= previous.preservable
     for rule in table.rules:
@@ -170,13 +168,18 @@ def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
 
 
 def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
-                     only: Iterable[str] | None = None) -> TorchTable:
+                     only: Iterable[str] | None = None, shipped: Mapping[str, Path] | None = None) -> TorchTable:
     """Like :func:`torch_decomposition_rules`, with the torch version, the absent names, the
     default table's operators, and also the decompositions of ``torch._decomp.decomposition_table``
     outside the default table (``in_default=False``): those a table can add.
 
     This process never imports torch (that costs seconds): the child processes read the table
     themselves, each tracing its share (``part i of n``) or the names it is given.
+
+    ``shipped`` (release → facts file, :func:`opgov.resources.shipped_torch_facts`): for the whole
+    table of a release opgov ships facts for, made by this same code (their ``method`` is
+    :data:`METHOD`), those facts are read instead of tracing again (the same answer, an hour of CPU
+    sooner). ``scripts/build_torch_facts.py``, which writes them, always traces.
     """
     import importlib.metadata  # noqa: PLC0415
     import importlib.util  # noqa: PLC0415
@@ -190,6 +193,11 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
         version = importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a torch without metadata
         version = "unknown"
+    release = version.split("+")[0]
+    if only is None and shipped is not None and release in shipped:
+        table = shipped_table(shipped[release], version)
+        if table is not None:
+            return table
     deadline = time.monotonic() + time_budget_s
     if only is not None:
         names = sorted(set(only))
@@ -223,6 +231,23 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
     return TorchTable(version=version, rules=tuple(results[n] for n in sorted(results)),
                       absent=tuple(sorted(absent)), default=frozenset(default), forced=dict(sorted(forced.items())),
                       preservable=frozenset(preservable))
+
+
+def shipped_table(path: Path, version: str) -> TorchTable | None:
+    """The :class:`TorchTable` a facts file made by :func:`facts_file_text` with this code's
+    :data:`METHOD` holds, as the installed torch ``version``; None for a file made otherwise."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("method") != METHOD or not data.get("complete"):
+        return None
+    default = frozenset(data["default"])
+    exported = data.get("exported", {})
+    rules = tuple(
+        TorchRule(op, tuple(into) if into is not None else None, _kind_from_name(op),
+                  data["reasons"].get(op) if into is None else None, op in default,
+                  tuple(exported[op]) if op in exported else None, data.get("inputs", {}).get(op))
+        for op, into in sorted(data["targets"].items()))
+    return TorchTable(version=version, rules=rules, default=default, forced=dict(data.get("forced", {})),
+                      preservable=frozenset(data.get("preservable", ())))
 
 
 def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str], set[str], dict]:
@@ -627,7 +652,6 @@ class _Samples:
         return found
 
     def raw(self, info, dtype):
-        torch = self.torch
         try:
             yield from info.sample_inputs("cpu", dtype, requires_grad=False)
         except Exception:  # noqa: BLE001 - an OpInfo that cannot build its samples here
