@@ -140,10 +140,11 @@ METHOD = ("torch.export.export(strict=False) of a module calling the operator on
           "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions())")
 
 
-def facts_file_text(table) -> str:
-    """The shipped facts file of a whole ``table`` (``scripts/build_torch_facts.py``): its JSON form,
-    one operator to a line (readable diffs)."""
-    data = facts_json(table, whole=True)
+def facts_file_text(table, previous=None) -> str:
+    """The shipped facts file of a whole ``table`` (``scripts/build_torch_facts.py``), or of a part
+    of it traced again over the ``previous`` facts: its JSON form, one operator to a line (readable
+    diffs)."""
+    data = facts_json(table, previous, whole=previous is None)
     lines = []
     for key, value in data.items():
         if isinstance(value, dict):
@@ -723,12 +724,11 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict):
                 results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
                 if len(results) != len(outs):
                     return None
-                shapes = [(tuple(r.shape), r.dtype) for r in results]
-            op(*fake(args), **fake(kwargs)) if kind != "out" else None
+                kwargs.update({name: torch.empty(tuple(r.shape), dtype=r.dtype)
+                               for name, r in zip(outs, results, strict=True)})
+            op(*fake(args), **fake(kwargs))
     except Exception:  # noqa: BLE001 - the sample does not fit this overload
         return None
-    if kind == "out":
-        kwargs.update({name: torch.empty(shape, dtype=dtype) for name, (shape, dtype) in zip(outs, shapes, strict=True)})
     return args, kwargs
 
 
