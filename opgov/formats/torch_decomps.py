@@ -489,7 +489,8 @@ def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None
         if len(chosen) >= _WANTED or time.monotonic() - start > _OP_SECONDS:
             break
     if not chosen:
-        return None, None, None, "no sample input runs the operator (torch's OpInfo samples, opgov's examples)"
+        why = f"; the first error: {samples.errors[0]}" if samples.errors else ""
+        return None, None, None, f"no sample input fits the operator (torch's OpInfo samples, opgov's examples){why}"
     groups = [chosen] if len(chosen) > 1 else []
     groups += [[one] for one in chosen]
     for group in groups:
@@ -609,6 +610,7 @@ class _Samples:
     def __init__(self, torch) -> None:
         self.torch = torch
         self._index: dict[str, list] | None = None
+        self.errors: list[str] = []
 
     def index(self) -> dict[str, list]:
         if self._index is None:
@@ -642,7 +644,7 @@ class _Samples:
         for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
                        "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
             stem = stem.replace(suffix, "")
-        names = {stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
+        names = {stem, stem.rpartition("_")[0], stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
                  "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
         found: list = []
@@ -671,6 +673,7 @@ class _Samples:
 
     def __call__(self, op, until: float):
         torch = self.torch
+        self.errors = []  # the first error of a sample that does not fit
         base = op._opname
         kind = _schema_kind(op)
         for info in self.infos(base)[:4]:
@@ -678,7 +681,7 @@ class _Samples:
                 if time.monotonic() > until:
                     return
                 args = [sample.input, *sample.args]
-                call = _fit(torch, op, kind, args, dict(sample.kwargs))
+                call = _fit(torch, op, kind, args, dict(sample.kwargs), self.errors)
                 if call is not None:
                     yield ("OpInfo", *call)
         for info in self.related(base):
@@ -692,7 +695,7 @@ class _Samples:
                 args, kwargs = next(examples)
             except (StopIteration, _Unsupported):
                 return
-            call = _fit(torch, op, kind, args, kwargs)
+            call = _fit(torch, op, kind, args, kwargs, self.errors)
             if call is not None:
                 yield ("opgov", *call)
 
@@ -704,16 +707,18 @@ def _take(iterable, n: int):
         yield item
 
 
-def _fit(torch, op, kind: str, args: list, kwargs: dict):
+def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None):
     """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
     no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
     the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
     from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
 
     args, kwargs = _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
     try:
-        with FakeTensorMode() as mode:
+        # a shape environment, as export has: data-dependent sizes (argwhere) become symbols
+        with FakeTensorMode(shape_env=ShapeEnv()) as mode:
             def fake(value):
                 return _pytree.tree_map(lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x, value)
 
@@ -727,7 +732,9 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict):
                 kwargs.update({name: torch.empty(tuple(r.shape), dtype=r.dtype)
                                for name, r in zip(outs, results, strict=True)})
             op(*fake(args), **fake(kwargs))
-    except Exception:  # noqa: BLE001 - the sample does not fit this overload
+    except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
+        if errors is not None and not errors:
+            errors.append(f"{type(exc).__name__}: {_first_line(exc)}")
         return None
     return args, kwargs
 
@@ -782,14 +789,15 @@ def _examples(schema, device: str = "meta"):
         for shape in _SHAPES:
             for per_channel in (False, True):
                 for optional_tensors in (False, True):
-                    yield _build(schema, shape, dtype_name, per_channel, optional_tensors, device)
+                    for fill in (0, 1, 2):
+                        yield _build(schema, shape, dtype_name, per_channel, optional_tensors, device, fill)
 
 
 class _Unsupported(Exception):
     pass
 
 
-def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="meta"):
+def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="meta", fill=0):
     import torch  # noqa: PLC0415
 
     dtype = getattr(torch, dtype_name)
@@ -812,8 +820,50 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
         return make(shape, dtype)
 
     spatial = max(len(shape) - 2, 1)
+
+    def plain(inner: str, name: str, typ: str):
+        """A value of the non-optional type ``inner``."""
+        if inner in ("int", "SymInt"):
+            return 0 if "dim" in name else 1
+        if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
+            if name in ("dim", "dims"):
+                return [0]
+            if name in ("size", "shape", "sizes"):
+                return list(shape)
+            if name == "normalized_shape":
+                return list(shape[-1:])
+            if "padding" in name:
+                return [0] * spatial
+            if name == "pad":  # (before, after) per padded dimension
+                return [0, 0] * spatial
+            return [1] * spatial
+        if inner in ("List[bool]", "bool[]"):
+            return [True, True, True]  # output_mask of the *_backward operators
+        if inner in ("List[float]", "float[]"):
+            return [1.0] * spatial
+        if inner in ("List[number]", "Scalar[]"):
+            return [1, 1]
+        if inner == "float":
+            return 0.5
+        if inner in ("number", "Scalar", "complex"):
+            return 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
+        if inner == "bool":
+            return False
+        if inner == "str":
+            return _STRINGS.get(name, "none")
+        if inner == "ScalarType":
+            return dtype
+        if inner == "Layout":
+            return torch.strided
+        if inner in ("Device", "DeviceObjType"):
+            return torch.device(device)
+        if inner == "MemoryFormat":
+            return torch.contiguous_format
+        raise _Unsupported(typ)
+
     args: list = []
     kwargs: dict = {}
+    optionals = 0  # the optional arguments that are not tensors met so far
     for arg in schema.arguments:
         if arg.has_default_value():
             continue
@@ -830,44 +880,12 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
         elif inner in ("List[Optional[Tensor]]", "Tensor?[]"):
             value = [torch.zeros((1,), dtype=torch.int64, device=device)]
         elif optional:
-            value = None
-        elif inner in ("int", "SymInt"):
-            value = 0 if "dim" in name else 1
-        elif inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
-            if name in ("dim", "dims"):
-                value = [0]
-            elif name in ("size", "shape", "sizes"):
-                value = list(shape)
-            elif name == "normalized_shape":
-                value = list(shape[-1:])
-            elif "padding" in name:
-                value = [0] * spatial
-            else:
-                value = [1] * spatial
-        elif inner in ("List[bool]", "bool[]"):
-            value = [True, True, True]  # output_mask of the *_backward operators
-        elif inner in ("List[float]", "float[]"):
-            value = [1.0] * spatial
-        elif inner in ("List[number]", "Scalar[]"):
-            value = [1, 1]
-        elif inner == "float":
-            value = 0.5
-        elif inner in ("number", "Scalar", "complex"):
-            value = 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
-        elif inner == "bool":
-            value = False
-        elif inner == "str":
-            value = _STRINGS.get(name, "none")
-        elif inner == "ScalarType":
-            value = dtype
-        elif inner == "Layout":
-            value = torch.strided
-        elif inner in ("Device", "DeviceObjType"):
-            value = torch.device(device)
-        elif inner == "MemoryFormat":
-            value = torch.contiguous_format
+            # ``fill``: the one optional argument given a value (``upsample_*.vec`` takes exactly one
+            # of output_size and scale_factors); 0: none
+            optionals += 1
+            value = plain(inner, name, typ) if optionals == fill else None
         else:
-            raise _Unsupported(typ)
+            value = plain(inner, name, typ)
         if arg.kwarg_only:
             kwargs[name] = value
         else:
