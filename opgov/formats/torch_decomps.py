@@ -684,11 +684,15 @@ class _Samples:
                 call = _fit(torch, op, kind, args, dict(sample.kwargs), self.errors)
                 if call is not None:
                     yield ("OpInfo", *call)
-        for info in self.related(base):
+        related = self.infos(base)[:4]
+        related += [info for info in self.related(base) if all(info is not known for known in related)]
+        for info in related:
             if time.monotonic() > until:
                 return
             for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
-                yield ("captured", args, kwargs)
+                call = _fit(torch, op, kind, args, kwargs, self.errors)
+                if call is not None:
+                    yield ("captured", *call)
         examples = _examples(op._schema, device="cpu")
         while True:
             try:
@@ -740,19 +744,32 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
 
 
 def _capture(torch, op, info, samples):
-    """The calls of ``op`` (a non-composite operator reaches the dispatcher) made while ``info``'s
-    samples run forwards and backwards."""
+    """The calls of ``op`` made while ``info``'s samples run forwards and backwards: as the
+    dispatcher sees them (an operator that is not CompositeImplicitAutograd), and the calls of the
+    Python function or method of its name (``torch.einsum`` inside an OpInfo's lambda)."""
+    from torch.overrides import TorchFunctionMode  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
     from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
 
     calls: list = []
 
-    class Record(TorchDispatchMode):
+    def keep(args, kwargs) -> None:
+        if len(calls) < 4:
+            calls.append(_pytree.tree_map(
+                lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, (list(args), dict(kwargs))))
+
+    class Dispatched(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if func is op and len(calls) < 4:
-                calls.append(_pytree.tree_map(
-                    lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, (list(args), dict(kwargs))))
+            if func is op:
+                keep(args, kwargs)
+            return func(*args, **kwargs)
+
+    class Called(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if getattr(func, "__name__", None) == op._opname:
+                keep(args, kwargs)
             return func(*args, **kwargs)
 
     for sample in _take(samples, 4):
@@ -762,12 +779,13 @@ def _capture(torch, op, info, samples):
             return x
         a, k = _pytree.tree_map(grad, ([sample.input, *sample.args], dict(sample.kwargs)))
         try:
-            with Record():
+            with Called(), Dispatched():
                 out = info.op(*a, **k)
                 leaves = [t for t in _pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
                 if leaves:
                     sum(t.float().sum() for t in leaves).backward()
         except Exception:  # noqa: BLE001, S112 - that sample fails here
+            calls.clear()
             continue
         while calls:
             yield calls.pop(0)
