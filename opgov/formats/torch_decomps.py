@@ -644,7 +644,7 @@ class _Samples:
         for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
                        "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
             stem = stem.replace(suffix, "")
-        names = {stem, stem.rpartition("_")[0], stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
+        names = {stem, stem.rpartition("_")[0], "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
                  "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
         found: list = []
@@ -850,6 +850,8 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
                 return list(shape)
             if name == "normalized_shape":
                 return list(shape[-1:])
+            if name == "padding" and "_pad" in str(schema.name):  # reflection_pad2d: (left, right) per dimension
+                return [1, 1] * spatial
             if "padding" in name:
                 return [0] * spatial
             if name == "pad":  # (before, after) per padded dimension
