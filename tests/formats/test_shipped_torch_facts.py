@@ -110,7 +110,7 @@ def test_targets_are_what_torch_export_leaves(facts, torch_mod):
     core = _core(torch)
     decomposed = sorted(set(facts["default"]) | set(facts["forced"]))
     checked, exact, contradicted = 0, 0, []
-    for name in decomposed[::7]:
+    for name in decomposed[::6]:
         targets = facts["targets"].get(name)
         base, _, overload = name.removeprefix("aten::").partition(".")
         op = getattr(getattr(torch.ops.aten, base), overload or "default")
@@ -123,8 +123,8 @@ def test_targets_are_what_torch_export_leaves(facts, torch_mod):
             contradicted.append((name, sorted(found - set(targets))))
         elif set(targets) <= core and not found <= core:
             contradicted.append((name, sorted(found - core)))
-    assert checked > 40 and contradicted == [], contradicted
-    assert exact > checked // 2
+    assert checked > 30 and contradicted == [], contradicted
+    assert exact > checked // 2, (exact, checked)
 
 
 def test_the_operators_a_maintainer_named(facts, torch_mod):

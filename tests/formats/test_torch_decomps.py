@@ -39,7 +39,9 @@ def torch_rules(torch_mod):
 def test_every_asked_operator_is_listed_and_says_how_it_was_traced(torch_rules, torch_mod):
     from torch._decomp import core_aten_decompositions
 
-    table = {str(op) for op in core_aten_decompositions() if isinstance(op, torch_mod._ops.OpOverload)
+    from opgov.formats.torch_decomps import overload_name
+
+    table = {overload_name(op) for op in core_aten_decompositions() if isinstance(op, torch_mod._ops.OpOverload)
              and op.namespace == "aten"}
     assert set(torch_rules) == set(ASKED) - {"aten::not_in_the_table"}
     assert all(canonical(op) == op for op in torch_rules)
