@@ -27,6 +27,10 @@
    the table decomposes further is decomposed, and an operator whose decomposition declines its
    input (``upsample_nearest2d``) is among its own targets: export keeps it.
 
+   For an operator export decomposes whatever the table says (``forced``) and that the table
+   lacks, the targets are what an empty table leaves of it (``adjoint`` → ``transpose.int``,
+   which a table may keep): an opset with another table follows them from there.
+
    For an operator only ``torch._decomp.decomposition_table`` decomposes (``elu``, ``embedding``,
    ``any``), the targets are what its rule makes of it when a table adds the rule to the default
    table, and ``exported`` what the default table alone leaves of it (itself: export keeps it).
@@ -394,7 +398,10 @@ def _worker_main() -> None:
         kind = _schema_kind(op)
         by_default = name in core or name in forced
         try:
-            into, exported, inputs, reason = _trace(torch, samples, op, None if by_default else fn)
+            # an operator export decomposes whatever the table says, outside the table: what an empty
+            # table leaves of it (adjoint → transpose.int, which a table may keep or decompose)
+            into, exported, inputs, reason = _trace(torch, samples, op, None if by_default else fn,
+                                                    alone=name in forced and name not in core)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
             into, exported, inputs, reason = None, None, None, f"{type(exc).__name__}: {_first_line(exc)}"
         sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason,
@@ -472,9 +479,11 @@ def _first_line(exc: BaseException) -> str:
 _WANTED, _OP_SECONDS = 3, 20.0
 
 
-def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None, str | None, str | None]:
+def _trace(torch, samples, op, rule, *, alone: bool = False
+           ) -> tuple[list[str] | None, list[str] | None, str | None, str | None]:
     """Export a module calling ``op`` on each of its sample inputs and run the default
-    decompositions (with ``rule`` added to the table, for an operator the default table lacks).
+    decompositions (with ``rule`` added to the table, for an operator the default table lacks;
+    ``alone``: an empty table, for an operator export decomposes by itself).
     Returns (the union of the operators the decomposed programs hold, what the default table alone
     leaves of ``op`` when ``rule`` is given, where the inputs came from, None) or (None, None,
     None, why) when no sample exports.
@@ -495,7 +504,7 @@ def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None
     groups += [[one] for one in chosen]
     for group in groups:
         try:
-            into, exported = _export_group(torch, op, rule, [(a, k) for _, a, k in group])
+            into, exported = _export_group(torch, op, rule, [(a, k) for _, a, k in group], alone)
         except Exception as exc:  # noqa: BLE001 - those inputs do not export
             first = first or f"{type(exc).__name__}: {_first_line(exc)}"
             continue
@@ -504,7 +513,7 @@ def _trace(torch, samples, op, rule) -> tuple[list[str] | None, list[str] | None
             done = [group[0]]
             for other in chosen[chosen.index(group[0]) + 1:]:
                 try:
-                    more, more_exported = _export_group(torch, op, rule, [(other[1], other[2])])
+                    more, more_exported = _export_group(torch, op, rule, [(other[1], other[2])], alone)
                 except Exception:  # noqa: BLE001, S112
                     continue
                 into |= more
@@ -531,13 +540,14 @@ def _guarded(generator):
             return
 
 
-def _export_group(torch, op, rule, calls) -> tuple[set[str], set[str] | None]:
+def _export_group(torch, op, rule, calls, alone: bool = False) -> tuple[set[str], set[str] | None]:
     """(what ``op`` called on each of ``calls`` becomes in an exported program decomposed by the
-    default table, with ``rule`` added when given; when given, what the default table alone leaves)."""
+    default table (``alone``: by an empty one), with ``rule`` added when given; when given, what the
+    default table alone leaves)."""
     from torch.export import default_decompositions, export  # noqa: PLC0415
 
     program = export(_Call(op, calls), _tensor_leaves(torch, calls), strict=False)
-    table = default_decompositions()
+    table = {} if alone else default_decompositions()
     exported = None
     if rule is not None:
         exported = _program_ops(torch, program.run_decompositions(default_decompositions()))
