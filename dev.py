@@ -34,6 +34,8 @@ PY = BIN / "python"
 SAMPLE = ROOT / "data" / "sample"
 BUNDLED = ROOT / "tests" / "data"  # copies of the real data, with their licences (tests/data/README.md)
 TORCH = "torch==2.13.0"  # the tests' oracle (a CPU build); opgov itself never imports torch
+# what torch's own test helpers need: `decomps import-torch` exports each operator on their OpInfo samples
+TORCH_HELPERS = ["numpy", "expecttest"]
 OPGOV = [str(BIN / "opgov")]  # the command the demo runs (see setup)
 
 
@@ -57,9 +59,10 @@ def setup(extras: str = "test") -> None:
     print("installing opgov and its dependencies into .venv", flush=True)
     subprocess.run([str(PY), "-m", "pip", "install", "-qq", "--upgrade", "pip"], check=True)
     subprocess.run([str(PY), "-m", "pip", "install", "-qq", "-e", f"{ROOT}[{extras}]"], check=True)
-    if extras == "test" and subprocess.run([str(PY), "-c", "import torch"], capture_output=True).returncode:
+    if extras == "test" and subprocess.run([str(PY), "-c", "import torch, numpy, expecttest"],
+                                           capture_output=True).returncode:
         print(f"installing {TORCH} into .venv (the tests' oracle for BC/FC verdicts and torch.export)", flush=True)
-        if subprocess.run([str(PY), "-m", "pip", "install", "-qq", TORCH]).returncode:
+        if subprocess.run([str(PY), "-m", "pip", "install", "-qq", TORCH, *TORCH_HELPERS]).returncode:
             print(f"could not install {TORCH}: the tests that ask torch will skip", flush=True)
     stamp.write_text(digest)
 

@@ -1,6 +1,8 @@
 """Write the torch facts opgov ships: what one torch release's export does, traced from that torch.
 
-    .venv/bin/python scripts/build_torch_facts.py [--out data/torch] [--budget 900]
+    .venv/bin/python scripts/build_torch_facts.py [--out data/torch] [--budget 3600] [--workers 2]
+    .venv/bin/python scripts/build_torch_facts.py --retrace-unknown   # again, the operators no sample exported
+    .venv/bin/python scripts/build_torch_facts.py --retrace-forced    # again, those export decomposes by itself
 
 Run it with the torch release to record installed (in any virtual environment where opgov is
 importable: ``PYTHONPATH=. /other/venv/bin/python scripts/build_torch_facts.py``). It traces the
@@ -23,16 +25,34 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from opgov.formats.torch_decomps import facts_file_text, read_torch_table  # noqa: E402
+from opgov.services.decomps import facts_of  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "data" / "torch")
-    parser.add_argument("--budget", type=float, default=900.0, help="seconds for the whole trace")
+    parser.add_argument("--budget", type=float, default=3600.0, help="seconds for the whole trace")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--retrace-unknown", action="store_true",
+                        help="trace again only the operators export decomposes that the release's file records as "
+                             "unknown, keeping the rest")
+    parser.add_argument("--retrace-forced", action="store_true",
+                        help="trace again only the operators export decomposes whatever the table says, keeping the rest")
     args = parser.parse_args()
-    table = read_torch_table(time_budget_s=args.budget, workers=args.workers)
-    text = facts_file_text(table)
+    previous = None
+    only = None
+    if args.retrace_unknown or args.retrace_forced:
+        import importlib.metadata
+
+        release = importlib.metadata.version("torch").split("+")[0]
+        path = args.out / f"torch-{release}.json"
+        previous = facts_of(json.loads(path.read_text()), source="shipped")
+        # the operators export decomposes (the closure proof's): the others wait for a whole run
+        only = sorted(op for op, into in previous.targets.items()
+                      if (args.retrace_unknown and into is None and (op in previous.default or op in previous.forced))
+                      or (args.retrace_forced and op in previous.forced))
+    table = read_torch_table(time_budget_s=args.budget, workers=args.workers, only=only)
+    text = facts_file_text(table, previous)
     facts = json.loads(text)
     untraced = sum(1 for t in facts["targets"].values() if t is None)
     if any("time budget" in why for why in facts["reasons"].values()):

@@ -568,17 +568,17 @@ def run_opgov(*argv) -> None:
 @pytest.fixture(scope="session")
 def torch_table(torch_mod, tmp_path_factory):
     """torch.export's default decomposition table as ``opgov decomps import-torch`` reads it
-    (:func:`opgov.formats.torch_decomps.read_torch_table`, the whole table, the installed torch),
-    traced once per test run: tracing costs a minute of CPU, and the table of one torch is the
-    same for every module that records it. The first worker to need it traces it (with the
-    suite's largest budget) and leaves it beside the workers' temporary folders; the others read
-    that, waiting while it is traced."""
+    (:func:`opgov.formats.torch_decomps.read_torch_table`, the whole table, the installed torch):
+    for a release opgov ships facts for (made by the same code) those facts, else traced — the
+    better part of an hour — once per test run: the first worker to need it traces it and leaves
+    it beside the workers' temporary folders; the others read that, waiting while it is traced."""
     import pickle
 
     from opgov.formats.torch_decomps import read_torch_table
+    from opgov.resources import shipped_torch_facts
 
     def trace():
-        return read_torch_table(time_budget_s=1200)
+        return read_torch_table(time_budget_s=3600, shipped=shipped_torch_facts())
 
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: this session is the test run
         return trace()
@@ -612,10 +612,10 @@ def reusing(table):
 
     real = torch_decomps.read_torch_table
 
-    def read(*, time_budget_s: float = 50.0, workers: int = 2, only=None):
+    def read(*, only=None, **options):
         if only is None:
             return table
-        return real(time_budget_s=time_budget_s, workers=workers, only=only)
+        return real(only=only, **options)
 
     torch_decomps.read_torch_table = read
     try:

@@ -134,6 +134,9 @@ def _why(op: str, not_core: tuple[str, ...], untraced: tuple[tuple[str, str], ..
         else:
             more = f" (and {len(untraced) - 1} more)" if len(untraced) > 1 else ""
             parts.append(f"reaches {first}, whose decomposition could not be traced ({reason}){more}")
+    if op in not_core:
+        parts.append("torch.export keeps it: its decomposition declines some of torch's sample inputs")
+        not_core = tuple(t for t in not_core if t != op)
     if not_core:
         named = [t + (f" ({_KIND_WORDS[k]})" if kind and (k := kind(t)) in _KIND_WORDS else "") for t in not_core]
         parts.append(f"ends in {len(not_core)} non-core operator{'s' if len(not_core) > 1 else ''}: "
@@ -175,7 +178,8 @@ class _Walker:
         untraced: dict[str, str] = {}
         cycle = depends = False
         for target in into:
-            if not self.expands(target):
+            if not self.expands(target) or target == op:
+                # (itself: export keeps the operator, its decomposition declined the input)
                 leaves.add(target)
             elif target in here:
                 leaves.add(target)

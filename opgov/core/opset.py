@@ -142,8 +142,9 @@ class TorchFacts:
 
     ``version``: the torch release. ``default``: the operators its default core-ATen table
     (``torch.export.default_decompositions()``) decomposes. ``targets``: every operator torch has
-    a decomposition for (that table or ``torch._decomp.decomposition_table``) → the operators it
-    was traced to call, any namespace (``prims::var``), or ``None`` when tracing failed;
+    a decomposition for (that table or ``torch._decomp.decomposition_table``) → the operators an
+    exported program holds of it after the default table (with torch's rule added for one outside
+    it), any namespace (``prims::var``), or ``None`` when no sample input exported;
     ``reasons`` says why for those. ``complete``: the whole table was traced (an ``--only`` import
     alone records the default table but few targets: enough for ``check-decomps``, not for an opset).
     """
@@ -159,6 +160,11 @@ class TorchFacts:
     forced: Mapping[str, str] = field(default_factory=dict)
     #: the CompositeImplicitAutograd operators export keeps when the table lacks them
     preservable: frozenset[str] = frozenset()
+    #: an operator only ``torch._decomp`` decomposes (its ``targets``: what that rule makes of it once a
+    #: table adds it) → what export with the default table alone leaves of it (itself: export keeps it)
+    exported: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: operator → where the sample inputs its targets were observed on came from (``3 OpInfo``)
+    inputs: Mapping[str, str] = field(default_factory=dict)
     #: where these facts come from: ``import-torch`` (the user's own torch) or ``shipped`` (opgov's
     #: package data, generated from that torch release)
     source: str = "import-torch"

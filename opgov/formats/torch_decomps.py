@@ -1,42 +1,49 @@
-"""The decompositions torch.export applies by default, read from an installed PyTorch.
+"""What torch.export's default decompositions make of each ATen operator, asked of an installed PyTorch.
 
-``torch_decomposition_rules()`` answers two questions for ``opgov decomps import-torch``:
+``read_torch_table()`` answers, for ``opgov decomps import-torch`` and for the facts opgov ships
+(``scripts/build_torch_facts.py``, the same code):
 
-1. **Which operators does torch.export's core ATen decomposition table decompose?**
-   Derived exactly: the ATen ``OpOverload`` keys of ``torch._decomp.core_aten_decompositions()``
-   (in 2.13 the same table as ``torch.export.default_decompositions()``: PyTorch's hand-written
-   decompositions plus every CompositeImplicitAutograd ATen operator it does not preserve).
-   Keys outside the ``aten`` namespace (test and TorchBind operators) are left out.
+1. **Which operators does torch.export's default table decompose?** Derived exactly: the ATen
+   ``OpOverload`` keys of ``torch._decomp.core_aten_decompositions()`` (in 2.13 the same table as
+   ``torch.export.default_decompositions()``), and the operators export decomposes whatever the
+   table says (``forced``: CompositeImplicitAutograd ones it cannot preserve, with why).
 
-2. **Into which operators?** Not stored anywhere in PyTorch: a decomposition is a Python function.
-   opgov *observes* it: it calls the function once on small example inputs built from the
-   operator's schema (tensors on the ``meta`` device, so no real arithmetic happens) under a
-   ``TorchDispatchMode`` that records every operator reaching the dispatcher. The targets are
-   therefore
+2. **Into which operators?** Asked of torch.export itself. For each operator, a small module
+   calling it on sample inputs is exported (``torch.export.export(strict=False)``) and decomposed
+   with ``run_decompositions(default_decompositions())``; the targets are the operators the
+   decomposed program holds, without graph operators (assertions, symbolic sizes:
+   :mod:`opgov.core.graph_ops`). The samples, a few per operator, their targets united:
 
-   - one step deep: an operator the decomposition calls is recorded as it is, even when the table
-     decomposes it further (opgov follows the chain itself, as ``check-decomps`` does);
-   - after CompositeImplicitAutograd: a composite operator called inside the decomposition shows
-     up as the operators its composite kernel calls, as it does during export;
-   - true for the example inputs only: a decomposition that branches on dtype, rank or argument
-     values may call other operators for other inputs;
-   - for an in-place or ``out=`` key, functionalized: an in-place target ``aten::foo_`` is
-     recorded as its functional form ``aten::foo``, and the write-back into the mutated argument
-     (``copy_``, ``resize_``, ``_resize_output_``) is dropped, as torch.export's
-     functionalization does.
+   - torch's own: the OpInfo samples of ``torch.testing._internal.common_methods_invocations``
+     whose name is the operator's (``linalg.cross`` → ``linalg_cross``; an in-place or ``out=``
+     overload takes the functional form's samples, with result tensors for ``out=``);
+   - else the calls of the operator made while related OpInfo samples run forwards and backwards
+     (``col2im`` from ``unfold``'s backward, a ``*_backward`` operator from its forward);
+   - else opgov's examples built from the schema.
 
-   What is *not* derived: operators the decomposition calls only for other inputs, and targets of
-   operators whose example call fails (a schema type opgov cannot build, shape checks no example
-   satisfies, a decomposition that reads tensor values, which ``meta`` tensors do not have).
-   Those operators are still returned, with ``into=None`` and the reason.
+   A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
+   the samples are exported together, else one by one. The targets are therefore what an exported
+   (functionalized) program holds after the whole table: in-place forms become functional, what
+   the table decomposes further is decomposed, and an operator whose decomposition declines its
+   input (``upsample_nearest2d``) is among its own targets: export keeps it.
 
-Tracing runs in child processes (``workers``, default 2): a C++ kernel given an odd example input
-can crash its process, and that must cost one operator, not the import. A crashed operator is
-recorded with the reason and the worker restarts after it. The whole run is bounded by
-``time_budget_s``; operators not reached in time are returned with that reason.
+   For an operator export decomposes whatever the table says (``forced``) and that the table
+   lacks, the targets are what an empty table leaves of it (``adjoint`` → ``transpose.int``,
+   which a table may keep): an opset with another table follows them from there.
+
+   For an operator only ``torch._decomp.decomposition_table`` decomposes (``elu``, ``embedding``,
+   ``any``), the targets are what its rule makes of it when a table adds the rule to the default
+   table, and ``exported`` what the default table alone leaves of it (itself: export keeps it).
+   An operator no sample exports is recorded with ``into=None`` and torch's error.
+
+Tracing runs in child processes (``workers``, default 2): a kernel can crash or hang its process,
+and that must cost one operator, not the import. A crashed operator, or one silent longer than
+``_OP_CAP_S``, is recorded with the reason and the worker restarts after it. The whole run is
+bounded by ``time_budget_s``; operators not reached in time are returned with that reason.
 
 torch is imported only in the child processes: importing it costs seconds, and the parent needs
-nothing from it (the version comes from the package metadata).
+nothing from it (the version comes from the package metadata). torch's test helpers (the OpInfo
+samples) need numpy and expecttest; without them only opgov's examples are used.
 """
 
 from __future__ import annotations
@@ -47,16 +54,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from opgov.core.errors import BadInput
-
-# Operators an in-place or out= decomposition calls to write its result back into the mutated
-# argument. Functionalization removes them, so they are not targets.
-_WRITE_BACK = frozenset({"aten::copy_", "aten::copy", "aten::resize_", "aten::resize",
-                         "aten::_resize_output_", "aten::_resize_output"})
-
 
 @dataclass(frozen=True)
 class TorchRule:
@@ -72,6 +74,11 @@ class TorchRule:
     kind: str
     reason: str | None = None
     in_default: bool = True
+    #: for an operator the default table lacks (``into`` is then what torch._decomp's rule makes of
+    #: it when a table adds that rule): what export with the default table alone leaves of it
+    exported: tuple[str, ...] | None = None
+    #: where the sample inputs that exported came from (``3 OpInfo, 1 captured``)
+    inputs: str | None = None
 
     @property
     def traced(self) -> bool:
@@ -101,6 +108,8 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
     holds; a partial table (``--only``) of the ``previous`` facts' release adds to them."""
     targets: dict[str, list[str] | None] = {}
     reasons: dict[str, str] = {}
+    exported: dict[str, list[str]] = {}
+    inputs: dict[str, str] = {}
     forced: dict[str, str] = dict(table.forced)
     preservable = set(table.preservable)
     complete = whole
@@ -108,23 +117,38 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
         complete = complete or previous.complete
         targets = {op: list(t) if t is not None else None for op, t in previous.targets.items()}
         reasons = dict(previous.reasons)
+        exported = {op: list(t) for op, t in previous.exported.items()}
+        inputs = dict(previous.inputs)
         forced = {**previous.forced, **forced}
         preservable |= previous.preservable
     for rule in table.rules:
         targets[rule.op] = list(rule.into) if rule.into is not None else None
+        exported.pop(rule.op, None)
+        inputs.pop(rule.op, None)
         if rule.into is None:
             reasons[rule.op] = rule.reason or "not traced"
         else:
             reasons.pop(rule.op, None)
+            if rule.inputs:
+                inputs[rule.op] = rule.inputs
+        if rule.exported is not None:
+            exported[rule.op] = list(rule.exported)
     return {"version": table.version, "default": sorted(table.default), "targets": dict(sorted(targets.items())),
             "reasons": dict(sorted(reasons.items())), "complete": complete, "forced": dict(sorted(forced.items())),
-            "preservable": sorted(preservable)}
+            "preservable": sorted(preservable), "exported": dict(sorted(exported.items())),
+            "inputs": dict(sorted(inputs.items())), "method": METHOD}
 
 
-def facts_file_text(table) -> str:
-    """The shipped facts file of a whole ``table`` (``scripts/build_torch_facts.py``): its JSON form,
-    one operator to a line (readable diffs)."""
-    data = facts_json(table, whole=True)
+#: how the facts were made (the ``method`` key of their JSON form)
+METHOD = ("torch.export.export(strict=False) of a module calling the operator on torch's OpInfo sample inputs "
+          "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions())")
+
+
+def facts_file_text(table, previous=None) -> str:
+    """The shipped facts file of a whole ``table`` (``scripts/build_torch_facts.py``), or of a part
+    of it traced again over the ``previous`` facts: its JSON form, one operator to a line (readable
+    diffs)."""
+    data = facts_json(table, previous, whole=previous is None)
     lines = []
     for key, value in data.items():
         if isinstance(value, dict):
@@ -149,13 +173,18 @@ def torch_decomposition_rules(*, time_budget_s: float = 50.0, workers: int = 2,
 
 
 def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
-                     only: Iterable[str] | None = None) -> TorchTable:
+                     only: Iterable[str] | None = None, shipped: Mapping[str, Path] | None = None) -> TorchTable:
     """Like :func:`torch_decomposition_rules`, with the torch version, the absent names, the
     default table's operators, and also the decompositions of ``torch._decomp.decomposition_table``
     outside the default table (``in_default=False``): those a table can add.
 
     This process never imports torch (that costs seconds): the child processes read the table
     themselves, each tracing its share (``part i of n``) or the names it is given.
+
+    ``shipped`` (release → facts file, :func:`opgov.resources.shipped_torch_facts`): for the whole
+    table of a release opgov ships facts for, made by this same code (their ``method`` is
+    :data:`METHOD`), those facts are read instead of tracing again (the same answer, an hour of CPU
+    sooner). ``scripts/build_torch_facts.py``, which writes them, always traces.
     """
     import importlib.metadata  # noqa: PLC0415
     import importlib.util  # noqa: PLC0415
@@ -169,6 +198,11 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
         version = importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a torch without metadata
         version = "unknown"
+    release = version.split("+")[0]
+    if only is None and shipped is not None and release in shipped:
+        table = shipped_table(shipped[release], version)
+        if table is not None:
+            return table
     deadline = time.monotonic() + time_budget_s
     if only is not None:
         names = sorted(set(only))
@@ -204,6 +238,23 @@ def read_torch_table(*, time_budget_s: float = 50.0, workers: int = 2,
                       preservable=frozenset(preservable))
 
 
+def shipped_table(path: Path, version: str) -> TorchTable | None:
+    """The :class:`TorchTable` a facts file made by :func:`facts_file_text` with this code's
+    :data:`METHOD` holds, as the installed torch ``version``; None for a file made otherwise."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("method") != METHOD or not data.get("complete"):
+        return None
+    default = frozenset(data["default"])
+    exported = data.get("exported", {})
+    rules = tuple(
+        TorchRule(op, tuple(into) if into is not None else None, _kind_from_name(op),
+                  data["reasons"].get(op) if into is None else None, op in default,
+                  tuple(exported[op]) if op in exported else None, data.get("inputs", {}).get(op))
+        for op, into in sorted(data["targets"].items()))
+    return TorchTable(version=version, rules=rules, default=default, forced=dict(data.get("forced", {})),
+                      preservable=frozenset(data.get("preservable", ())))
+
+
 def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, TorchRule], list[str], set[str], dict]:
     """Trace ``job`` (names, or ``{"part": i, "of": n}`` of the table) in a child process,
     restarting after a crash, until done or out of time. Returns (rules, names not in the table,
@@ -215,6 +266,7 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
     # the names still to trace; for a part of the table, unknown until the child lists them
     pending: list[str] | None = list(job) if isinstance(job, list) else None
     request = job
+    log = os.environ.get("OPGOV_TORCH_TRACE_LOG")  # each operator's line, as it comes (scripts/build_torch_facts.py)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.setdefault("PYTHONWARNINGS", "ignore")
@@ -227,18 +279,36 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             text=True,
         )
-        timer = threading.Timer(remaining, proc.kill)
-        timer.start()
+        heard = [time.monotonic(), False]  # (last line, the plan was read)
+        finished = threading.Event()
+
+        def watch(proc=proc, heard=heard, finished=finished) -> None:
+            # kill the child at the deadline, or when one operator takes longer than its cap
+            # (a kernel that hangs); the first line waits for torch's import and the plan
+            while not finished.wait(1.0):
+                now = time.monotonic()
+                cap = _OP_CAP_S if heard[1] else _START_CAP_S
+                if now >= deadline or now - heard[0] > cap:
+                    proc.kill()
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         try:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(json.dumps(request))
             proc.stdin.close()
             for line in proc.stdout:
+                heard[0] = time.monotonic()
+                if log:
+                    with open(log, "a", encoding="utf-8") as f:
+                        f.write(line)
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError:
                     continue
                 if "names" in row:  # the child's plan: what it traces, what the table lacks
+                    heard[1] = True
                     pending = [n for n in row["names"] if n not in results]
                     absent.extend(row.get("absent", []))
                     default.update(row.get("default", []))
@@ -247,12 +317,14 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
                 if pending is None or row.get("op") not in pending:
                     continue
                 into = row.get("into")
+                exported = row.get("exported")
                 results[row["op"]] = TorchRule(
                     op=row["op"], into=tuple(into) if into is not None else None,
-                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default)
+                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default,
+                    exported=tuple(exported) if exported is not None else None, inputs=row.get("inputs"))
             code = proc.wait()
         finally:
-            timer.cancel()
+            finished.set()
         if pending is None:  # the child died before reading the table
             if code != 0 and time.monotonic() < deadline:
                 raise BadInput(f"torch could not read its decomposition table (exit code {code})")
@@ -263,13 +335,18 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
         if time.monotonic() < deadline:
             # the first unreported operator is the one the child was tracing when it died
             crashed = pending.pop(0)
-            results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed),
-                                         f"tracing crashed the process (exit code {code})", crashed in default)
+            why = (f"tracing took longer than {_OP_CAP_S:.0f} s" if code == -9 else
+                   f"tracing crashed the process (exit code {code})")
+            results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed), why, crashed in default)
             request = pending
     for name in pending or ():
         results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
                                   name in default)
     return results, absent, default, plan
+
+
+#: seconds one operator may take before its child is killed (a kernel that hangs), and the child's start
+_OP_CAP_S, _START_CAP_S = 60.0, 180.0
 
 
 def _kind_from_name(name: str) -> str:
@@ -296,6 +373,7 @@ def _worker_main() -> None:
     import torch  # noqa: PLC0415
     from torch._decomp import core_aten_decompositions, decomposition_table  # noqa: PLC0415
 
+    torch.manual_seed(0)
     core = {overload_name(op): (op, fn) for op, fn in core_aten_decompositions().items()
             if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     # torch's other decompositions, which a table can add (the default table's win)
@@ -303,10 +381,8 @@ def _worker_main() -> None:
              if isinstance(op, torch._ops.OpOverload) and op.namespace == "aten"}
     table.update(core)
     forced, preservable = _export_forced(torch)
-    cia = torch._C.DispatchKey.CompositeImplicitAutograd
     for name, (op, _) in forced.items():
-        # what export runs: its CompositeImplicitAutograd kernel, Python's where torch registers one
-        table[name] = (op, op.py_kernels.get(cia) or op.decompose)
+        table[name] = (op, None)  # export decomposes it while tracing: no table entry needed
     if isinstance(request, dict):
         names, absent = sorted(table)[request["part"]::request["of"]], []
     else:
@@ -316,16 +392,20 @@ def _worker_main() -> None:
                                  "forced": {name: why for name, (_, why) in sorted(forced.items())},
                                  "preservable": sorted(preservable)}) + "\n")
     sys.stdout.flush()
+    samples = _Samples(torch)
     for name in names:
         op, fn = table[name]
         kind = _schema_kind(op)
+        by_default = name in core or name in forced
         try:
-            # an operator export always decomposes: what every example input gives (batch_norm with
-            # and without running statistics), so that a model's call is covered whatever it passes
-            into, reason = _trace(op, fn, kind, every=name in forced)
+            # an operator export decomposes whatever the table says, outside the table: what an empty
+            # table leaves of it (adjoint → transpose.int, which a table may keep or decompose)
+            into, exported, inputs, reason = _trace(torch, samples, op, None if by_default else fn,
+                                                    alone=name in forced and name not in core)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
-            into, reason = None, f"{type(exc).__name__}: {_first_line(exc)}"
-        sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason}) + "\n")
+            into, exported, inputs, reason = None, None, None, f"{type(exc).__name__}: {_first_line(exc)}"
+        sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason,
+                                     "exported": exported, "inputs": inputs}) + "\n")
         sys.stdout.flush()
 
 
@@ -395,126 +475,330 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:160]
 
 
-def _trace(op, fn, kind: str, *, every: bool = False) -> tuple[list[str] | None, str | None]:
-    """Call ``fn`` on example inputs until one call succeeds (``every``: on each example input, keeping
-    every operator any of them calls); return (targets, None) or (None, why)."""
-    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+#: samples exported per operator (their targets are united), seconds spent finding them
+_WANTED, _OP_SECONDS = 3, 20.0
 
-    class Recorder(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen: list[str] = []
-            self.depth = 0
 
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if func is op and self.depth < 4:
-                # the decomposition calls its own operator (roll flattens, then rolls again):
-                # run_decompositions decomposes that call too, so follow it
-                self.depth += 1
-                try:
-                    with self:
-                        out = fn(*args, **(kwargs or {}))
-                finally:
-                    self.depth -= 1
-                if out is not NotImplemented:
-                    return out
-            self.seen.append(overload_name(func))
-            return func(*args, **(kwargs or {}))
+def _trace(torch, samples, op, rule, *, alone: bool = False
+           ) -> tuple[list[str] | None, list[str] | None, str | None, str | None]:
+    """Export a module calling ``op`` on each of its sample inputs and run the default
+    decompositions (with ``rule`` added to the table, for an operator the default table lacks;
+    ``alone``: an empty table, for an operator export decomposes by itself).
+    Returns (the union of the operators the decomposed programs hold, what the default table alone
+    leaves of ``op`` when ``rule`` is given, where the inputs came from, None) or (None, None,
+    None, why) when no sample exports.
 
-    first: str | None = None  # the error of the most ordinary example explains best
-    name = overload_name(op)
-    examples = _examples(op._schema)
-    found: set[str] | None = None  # with ``every``: the targets of the examples that worked so far
-    while True:
-        try:
-            args, kwargs = next(examples)
-        except StopIteration:
+    The samples that run eagerly are exported together first (one program calling the operator
+    on each: one export, one decomposition run); when that fails, one by one."""
+    start = time.monotonic()
+    first: str | None = None
+    chosen: list = []
+    for source, args, kwargs in _guarded(samples(op, start + _OP_SECONDS)):
+        chosen.append((source, args, kwargs))
+        if len(chosen) >= _WANTED or time.monotonic() - start > _OP_SECONDS:
             break
-        except _Unsupported as exc:
-            if found is not None:
-                break
-            return None, f"opgov builds no example value of the argument type {exc}"
-        recorder = Recorder()
+    if not chosen:
+        why = f"; the first error: {samples.errors[0]}" if samples.errors else ""
+        return None, None, None, f"no sample input fits the operator (torch's OpInfo samples, opgov's examples){why}"
+    groups = [chosen] if len(chosen) > 1 else []
+    groups += [[one] for one in chosen]
+    for group in groups:
         try:
-            with recorder:
-                out = fn(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001
+            into, exported = _export_group(torch, op, rule, [(a, k) for _, a, k in group], alone)
+        except Exception as exc:  # noqa: BLE001 - those inputs do not export
             first = first or f"{type(exc).__name__}: {_first_line(exc)}"
             continue
-        if out is NotImplemented:
-            first = first or "the decomposition returned NotImplemented (declined the input)"
+        if len(group) == 1 and len(chosen) > 1:
+            # the group failed: unite what every sample that exports alone gives
+            done = [group[0]]
+            for other in chosen[chosen.index(group[0]) + 1:]:
+                try:
+                    more, more_exported = _export_group(torch, op, rule, [(other[1], other[2])], alone)
+                except Exception:  # noqa: BLE001, S112
+                    continue
+                into |= more
+                if exported is not None and more_exported is not None:
+                    exported |= more_exported
+                done.append(other)
+            group = done
+        used: dict[str, int] = {}
+        for source, _, _ in group:
+            used[source] = used.get(source, 0) + 1
+        inputs = ", ".join(f"{n} {s}" for s, n in used.items())
+        return sorted(into), sorted(exported) if exported is not None else None, inputs, None
+    return None, None, None, f"no sample input exported; first error: {first}"
+
+
+def _guarded(generator):
+    """``generator``'s items until it raises (a sample input builder that fails ends the samples)."""
+    while True:
+        try:
+            yield next(generator)
+        except StopIteration:
+            return
+        except Exception:  # noqa: BLE001
+            return
+
+
+def _export_group(torch, op, rule, calls, alone: bool = False) -> tuple[set[str], set[str] | None]:
+    """(what ``op`` called on each of ``calls`` becomes in an exported program decomposed by the
+    default table (``alone``: by an empty one), with ``rule`` added when given; when given, what the
+    default table alone leaves)."""
+    from torch.export import default_decompositions, export  # noqa: PLC0415
+
+    program = export(_Call(op, calls), _tensor_leaves(torch, calls), strict=False)
+    table = {} if alone else default_decompositions()
+    exported = None
+    if rule is not None:
+        exported = _program_ops(torch, program.run_decompositions(default_decompositions()))
+        table[op] = rule
+    return _program_ops(torch, program.run_decompositions(table)), exported
+
+
+class _Call:
+    """Built on demand as a ``torch.nn.Module`` (torch is imported in the child only): calls one
+    operator on each sample's tensors (module inputs) and its other arguments (constants)."""
+
+    def __new__(cls, op, calls):
+        import torch  # noqa: PLC0415
+        from torch.utils import _pytree  # noqa: PLC0415
+
+        leaves, spec = _pytree.tree_flatten(calls)
+        where = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
+
+        class Call(torch.nn.Module):
+            def forward(self, *tensors):
+                filled = list(leaves)
+                for i, t in zip(where, tensors, strict=True):
+                    filled[i] = t
+                outs = []
+                for a, k in _pytree.tree_unflatten(filled, spec):
+                    out = op(*a, **k)
+                    outs += [x for x in _pytree.tree_leaves(out) if isinstance(x, torch.Tensor)]
+                return tuple(outs)
+
+        return Call()
+
+
+def _tensor_leaves(torch, value) -> tuple:
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    return tuple(leaf for leaf in _pytree.tree_leaves(value) if isinstance(leaf, torch.Tensor))
+
+
+def _program_ops(torch, program) -> set[str]:
+    """The ATen (and other) operators an exported program calls, without graph operators
+    (assertions, symbolic sizes: :mod:`opgov.core.graph_ops`) and Python's own (``getitem``)."""
+    from opgov.core.graph_ops import GRAPH_OPS  # noqa: PLC0415
+
+    found = set()
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
-        seen = set(recorder.seen)
-        # a decomposition may branch on a flag left at its default (var with keepdim=True
-        # broadcasts): run it again with each such flag flipped, and keep every operator seen;
-        # with ``every`` also each flag the call must pass (dropout's train, batch_norm's training)
-        variants = [(args, v) for v in _flag_variants(op._schema, kwargs)]
-        if every:
-            variants += list(_required_flag_variants(op._schema, args, kwargs))
-        for positional, variant in variants:
-            again = Recorder()
+        name = overload_name(node.target)
+        if name in GRAPH_OPS or _schema_is_graph(node.target._schema):
+            continue
+        found.add(name)
+    return found
+
+
+def _schema_is_graph(schema) -> bool:
+    """As :func:`opgov.core.graph_ops.schema_reason` decides it: only symbolic returns, or no
+    return and no argument written."""
+    returns = [str(r.type) for r in schema.returns]
+    if returns:
+        return all(t.startswith("Sym") for t in returns)
+    return not schema.is_mutable
+
+
+class _Samples:
+    """Sample inputs for an ATen operator, most trusted first: torch's own OpInfo samples
+    (``common_methods_invocations.op_db``) of the operators of its name; the calls of that
+    operator made while those run forwards and backwards (``native_batch_norm_backward``,
+    ``col2im`` from ``fold``); then opgov's own examples built from the schema."""
+
+    def __init__(self, torch) -> None:
+        self.torch = torch
+        self._index: dict[str, list] | None = None
+        self.errors: list[str] = []
+
+    def index(self) -> dict[str, list]:
+        if self._index is None:
+            index: dict[str, list] = {}
             try:
-                with again:
-                    fn(*positional, **variant)
-            except Exception:  # noqa: BLE001, S112 - that input is not valid for the operator
-                continue
-            seen |= set(again.seen)
-        targets = {_functional_name(t) for t in seen}
-        if kind != "functional":
-            targets -= _WRITE_BACK
-        targets.discard(name)
-        if kind != "functional":
-            targets.discard(_functional_name(name))
-        if not every:
-            return sorted(targets), None
-        found = (found or set()) | targets
-    if found is not None:
-        return sorted(found), None
-    return None, f"no example input worked; first error: {first}"
+                from torch.testing._internal.common_methods_invocations import op_db  # noqa: PLC0415
+            except ImportError:  # torch's test helpers need numpy and expecttest: opgov's examples only
+                op_db = []
+            for info in op_db:
+                keys = {info.name.replace(".", "_"), info.name.rpartition(".")[2], info.aten_name or ""}
+                keys |= {a.name.replace(".", "_") for a in info.aliases}
+                keys |= {a.name.rpartition(".")[2] for a in info.aliases}
+                for key in keys - {""}:
+                    index.setdefault(key, []).append(info)
+            self._index = index
+        return self._index
+
+    def infos(self, base: str) -> list:
+        index = self.index()
+        stem = base.rstrip("_") if not base.endswith("__") else base
+        found: list = []
+        for key in (stem, stem.lstrip("_"), stem.removeprefix("native_"), stem.removeprefix("_native_")):
+            for info in index.get(key, ()):
+                if all(info is not known for known in found):  # (OpInfo == compares fields)
+                    found.append(info)
+        return found
+
+    def related(self, base: str) -> list:
+        """OpInfos whose forward or backward may call ``base`` (``x_backward`` → ``x``)."""
+        stem = base.lstrip("_")
+        for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
+                       "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
+            stem = stem.replace(suffix, "")
+        names = {stem, stem.rpartition("_")[0], "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
+                 stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
+                 "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
+        found: list = []
+        for name in names:
+            for info in self.infos(name):
+                if all(info is not known for known in found):  # (OpInfo == compares fields)
+                    found.append(info)
+        return found
+
+    def raw(self, info, dtype):
+        try:
+            yield from info.sample_inputs("cpu", dtype, requires_grad=False)
+        except Exception:  # noqa: BLE001 - an OpInfo that cannot build its samples here
+            return
+
+    def dtype_of(self, info):
+        torch = self.torch
+        try:
+            dtypes = info.supported_dtypes("cpu")
+        except Exception:  # noqa: BLE001
+            return torch.float32
+        for dtype in (torch.float32, torch.int64, torch.bool, torch.float64):
+            if dtype in dtypes:
+                return dtype
+        return next(iter(dtypes), torch.float32)
+
+    def __call__(self, op, until: float):
+        torch = self.torch
+        self.errors = []  # the first error of a sample that does not fit
+        base = op._opname
+        kind = _schema_kind(op)
+        for info in self.infos(base)[:4]:
+            for sample in _take(self.raw(info, self.dtype_of(info)), 8):
+                if time.monotonic() > until:
+                    return
+                args = [sample.input, *sample.args]
+                call = _fit(torch, op, kind, args, dict(sample.kwargs), self.errors)
+                if call is not None:
+                    yield ("OpInfo", *call)
+        related = self.infos(base)[:4]
+        related += [info for info in self.related(base) if all(info is not known for known in related)]
+        for info in related:
+            if time.monotonic() > until:
+                return
+            for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
+                call = _fit(torch, op, kind, args, kwargs, self.errors)
+                if call is not None:
+                    yield ("captured", *call)
+        examples = _examples(op._schema, device="cpu")
+        while True:
+            try:
+                args, kwargs = next(examples)
+            except (StopIteration, _Unsupported):
+                return
+            call = _fit(torch, op, kind, args, kwargs, self.errors)
+            if call is not None:
+                yield ("opgov", *call)
 
 
-def _flag_variants(schema, kwargs: dict):
-    """``kwargs`` with one defaulted ``bool`` argument flipped, for each such argument; then with
-    a defaulted optional ``dim`` given."""
-    for arg in schema.arguments:
-        if not arg.has_default_value() or arg.is_out:
+def _take(iterable, n: int):
+    for i, item in enumerate(iterable):
+        if i >= n:
+            return
+        yield item
+
+
+def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None):
+    """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
+    no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
+    the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
+    from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv  # noqa: PLC0415
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    args, kwargs = _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
+    try:
+        # a shape environment, as export has: data-dependent sizes (argwhere) become symbols
+        with FakeTensorMode(shape_env=ShapeEnv()) as mode:
+            def fake(value):
+                return _pytree.tree_map(lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x, value)
+
+            if kind == "out":
+                outs = [a.name for a in op._schema.arguments if a.is_out]
+                kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+                result = getattr(torch.ops.aten, op._opname)(*fake(args), **fake(kwargs))
+                results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
+                if len(results) != len(outs):
+                    return None
+                kwargs.update({name: torch.empty(tuple(r.shape), dtype=r.dtype)
+                               for name, r in zip(outs, results, strict=True)})
+            op(*fake(args), **fake(kwargs))
+    except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
+        if errors is not None and not errors:
+            errors.append(f"{type(exc).__name__}: {_first_line(exc)}")
+        return None
+    return args, kwargs
+
+
+def _capture(torch, op, info, samples):
+    """The calls of ``op`` made while ``info``'s samples run forwards and backwards: as the
+    dispatcher sees them (an operator that is not CompositeImplicitAutograd), and the calls of the
+    Python function or method of its name (``torch.einsum`` inside an OpInfo's lambda)."""
+    from torch.overrides import TorchFunctionMode  # noqa: PLC0415
+    from torch.utils import _pytree  # noqa: PLC0415
+    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+
+    calls: list = []
+
+    def keep(args, kwargs) -> None:
+        if len(calls) < 4:
+            calls.append(_pytree.tree_map(
+                lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, (list(args), dict(kwargs))))
+
+    class Dispatched(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func is op:
+                keep(args, kwargs)
+            return func(*args, **kwargs)
+
+    class Called(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if getattr(func, "__name__", None) == op._opname:
+                keep(args, kwargs)
+            return func(*args, **kwargs)
+
+    for sample in _take(samples, 4):
+        def grad(x):
+            if isinstance(x, torch.Tensor) and x.is_floating_point():
+                return x.detach().clone().requires_grad_(True)
+            return x
+        a, k = _pytree.tree_map(grad, ([sample.input, *sample.args], dict(sample.kwargs)))
+        try:
+            with Called(), Dispatched():
+                out = info.op(*a, **k)
+                leaves = [t for t in _pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
+                if leaves:
+                    sum(t.float().sum() for t in leaves).backward()
+        except Exception:  # noqa: BLE001, S112 - that sample fails here
+            calls.clear()
             continue
-        typ = str(arg.type)
-        if typ == "bool" and isinstance(arg.default_value, bool):
-            yield {**kwargs, arg.name: not arg.default_value}
-        elif arg.name == "dim" and arg.default_value is None and "int" in typ:
-            yield {**kwargs, arg.name: [0] if "List" in typ or "[]" in typ else 0}
-
-
-def _required_flag_variants(schema, args: list, kwargs: dict):
-    """(args, kwargs) with one ``bool`` argument that has no default flipped, for each such argument
-    (:func:`_build` passes those positionally unless keyword-only)."""
-    index = 0
-    for arg in schema.arguments:
-        if arg.has_default_value():
-            continue
-        positional = not arg.kwarg_only
-        if str(arg.type) == "bool" and not arg.is_out:
-            if positional and index < len(args) and isinstance(args[index], bool):
-                yield [*args[:index], not args[index], *args[index + 1:]], kwargs
-            elif not positional and isinstance(kwargs.get(arg.name), bool):
-                yield args, {**kwargs, arg.name: not kwargs[arg.name]}
-        index += positional
-
-
-def _functional_name(name: str) -> str:
-    """``aten::mul_.Tensor`` → ``aten::mul.Tensor`` when torch has that overload."""
-    import torch  # noqa: PLC0415
-
-    ns, _, rest = name.partition("::")
-    base, _, overload = rest.partition(".")
-    if not base.endswith("_") or base.endswith("__"):
-        return name
-    functional = base[:-1]
-    packet = getattr(getattr(torch.ops, ns), functional, None)
-    if packet is None or (overload or "default") not in packet.overloads():
-        return name
-    return f"{ns}::{functional}" + (f".{overload}" if overload else "")
+        while calls:
+            yield calls.pop(0)
 
 
 _SHAPES = ((2, 2), (2, 2, 2, 2), (2, 2, 2), (2,), (2, 2, 2, 2, 2))
@@ -526,36 +810,90 @@ _STRINGS = {"padding": "valid", "reduce": "sum", "approximate": "none", "roundin
             "interpolation_mode": "bilinear", "mode": "bilinear", "side": "left", "indexing": "ij"}
 
 
-def _examples(schema):
-    """Candidate (args, kwargs) for ``schema``: shapes × per-channel parameters × dtype."""
+def _examples(schema, device: str = "meta"):
+    """Candidate (args, kwargs) for ``schema``: shapes × per-channel parameters × dtype (tensors on
+    ``device``: ``meta`` has no values, ``cpu`` small random ones)."""
     for dtype_name in ("float32", "int64"):
         for shape in _SHAPES:
             for per_channel in (False, True):
                 for optional_tensors in (False, True):
-                    yield _build(schema, shape, dtype_name, per_channel, optional_tensors)
+                    for fill in (0, 1, 2):
+                        yield _build(schema, shape, dtype_name, per_channel, optional_tensors, device, fill)
 
 
 class _Unsupported(Exception):
     pass
 
 
-def _build(schema, shape, dtype_name, per_channel, optional_tensors):
+def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="meta", fill=0):
     import torch  # noqa: PLC0415
 
     dtype = getattr(torch, dtype_name)
 
+    def make(size, kind):
+        if device == "meta" or kind is torch.bool:
+            return torch.empty(size, dtype=kind, device=device) if kind is not torch.bool else \
+                torch.ones(size, dtype=kind, device=device)
+        if kind.is_floating_point:
+            return torch.rand(size, dtype=kind, device=device) + 0.5
+        return torch.zeros(size, dtype=kind, device=device)
+
     def tensor(arg_name: str):
         if arg_name in _INDEX_NAMES:
-            return torch.zeros(shape[:1], dtype=torch.int64, device="meta")
+            return make(shape[:1], torch.int64)
         if "mask" in arg_name:
-            return torch.empty(shape, dtype=torch.bool, device="meta")
+            return make(shape, torch.bool)
         if per_channel and arg_name in _PER_CHANNEL:
-            return torch.empty((shape[1] if len(shape) > 1 else shape[0],), dtype=dtype, device="meta")
-        return torch.empty(shape, dtype=dtype, device="meta")
+            return make((shape[1] if len(shape) > 1 else shape[0],), dtype)
+        return make(shape, dtype)
 
     spatial = max(len(shape) - 2, 1)
+
+    def plain(inner: str, name: str, typ: str):
+        """A value of the non-optional type ``inner``."""
+        if inner in ("int", "SymInt"):
+            return 0 if "dim" in name else 1
+        if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
+            if name in ("dim", "dims"):
+                return [0]
+            if name in ("size", "shape", "sizes"):
+                return list(shape)
+            if name == "normalized_shape":
+                return list(shape[-1:])
+            if name == "padding" and "_pad" in str(schema.name):  # reflection_pad2d: (left, right) per dimension
+                return [1, 1] * spatial
+            if "padding" in name:
+                return [0] * spatial
+            if name == "pad":  # (before, after) per padded dimension
+                return [0, 0] * spatial
+            return [1] * spatial
+        if inner in ("List[bool]", "bool[]"):
+            return [True, True, True]  # output_mask of the *_backward operators
+        if inner in ("List[float]", "float[]"):
+            return [1.0] * spatial
+        if inner in ("List[number]", "Scalar[]"):
+            return [1, 1]
+        if inner == "float":
+            return 0.5
+        if inner in ("number", "Scalar", "complex"):
+            return 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
+        if inner == "bool":
+            return False
+        if inner == "str":
+            return _STRINGS.get(name, "none")
+        if inner == "ScalarType":
+            return dtype
+        if inner == "Layout":
+            return torch.strided
+        if inner in ("Device", "DeviceObjType"):
+            return torch.device(device)
+        if inner == "MemoryFormat":
+            return torch.contiguous_format
+        raise _Unsupported(typ)
+
     args: list = []
     kwargs: dict = {}
+    optionals = 0  # the optional arguments that are not tensors met so far
     for arg in schema.arguments:
         if arg.has_default_value():
             continue
@@ -564,52 +902,20 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors):
         optional = typ.startswith("Optional[") or typ.endswith("?")
         inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
         if arg.is_out:
-            value = torch.empty((0,), dtype=dtype, device="meta")
+            value = torch.empty((0,), dtype=dtype, device=device)
         elif inner == "Tensor":
             value = tensor(name) if (not optional or optional_tensors) else None
         elif inner in ("List[Tensor]", "Tensor[]"):
             value = [tensor(name), tensor(name)]
         elif inner in ("List[Optional[Tensor]]", "Tensor?[]"):
-            value = [torch.zeros((1,), dtype=torch.int64, device="meta")]
+            value = [torch.zeros((1,), dtype=torch.int64, device=device)]
         elif optional:
-            value = None
-        elif inner in ("int", "SymInt"):
-            value = 0 if "dim" in name else 1
-        elif inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
-            if name in ("dim", "dims"):
-                value = [0]
-            elif name in ("size", "shape", "sizes"):
-                value = list(shape)
-            elif name == "normalized_shape":
-                value = list(shape[-1:])
-            elif "padding" in name:
-                value = [0] * spatial
-            else:
-                value = [1] * spatial
-        elif inner in ("List[bool]", "bool[]"):
-            value = [True, True, True]  # output_mask of the *_backward operators
-        elif inner in ("List[float]", "float[]"):
-            value = [1.0] * spatial
-        elif inner in ("List[number]", "Scalar[]"):
-            value = [1, 1]
-        elif inner == "float":
-            value = 0.5
-        elif inner in ("number", "Scalar", "complex"):
-            value = 1
-        elif inner == "bool":
-            value = False
-        elif inner == "str":
-            value = _STRINGS.get(name, "none")
-        elif inner == "ScalarType":
-            value = dtype
-        elif inner == "Layout":
-            value = torch.strided
-        elif inner in ("Device", "DeviceObjType"):
-            value = torch.device("meta")
-        elif inner == "MemoryFormat":
-            value = torch.contiguous_format
+            # ``fill``: the one optional argument given a value (``upsample_*.vec`` takes exactly one
+            # of output_size and scale_factors); 0: none
+            optionals += 1
+            value = plain(inner, name, typ) if optionals == fill else None
         else:
-            raise _Unsupported(typ)
+            value = plain(inner, name, typ)
         if arg.kwarg_only:
             kwargs[name] = value
         else:

@@ -143,6 +143,8 @@ def facts_of(data: dict, *, source: str):
                       targets={op: tuple(t) if t is not None else None for op, t in data["targets"].items()},
                       reasons=data.get("reasons", {}), complete=data.get("complete", False),
                       forced=data.get("forced", {}), preservable=frozenset(data.get("preservable", ())),
+                      exported={op: tuple(t) for op, t in data.get("exported", {}).items()},
+                      inputs=data.get("inputs", {}),
                       source=source)
 
 
@@ -365,7 +367,9 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
     known = _known_operators(session)
     known_set = set(known)
     if table is None:
-        table = read_torch_table(time_budget_s=time_budget_s, only=wanted)
+        from opgov.resources import shipped_torch_facts
+
+        table = read_torch_table(time_budget_s=time_budget_s, only=wanted, shipped=shipped_torch_facts())
     if table.default:  # a run that read torch's table (not one out of time before it began)
         _save_torch_facts(session, table, whole=wanted is None)
     # the rules torch.export applies by default; the rest of torch._decomp is kept as facts only
@@ -415,7 +419,9 @@ def import_torch(begin: Callable[[], Any], *, budget: float = 50.0,
 
     with begin() as ctx:
         wanted = torch_import_selection(ctx, list(only) or None)
-    table = read_torch_table(time_budget_s=budget, only=wanted)
+    from opgov.resources import shipped_torch_facts
+
+    table = read_torch_table(time_budget_s=budget, only=wanted, shipped=shipped_torch_facts())
     with begin() as ctx:
         return import_torch_rules(ctx, only=wanted, table=table)
 

@@ -47,3 +47,13 @@ def test_a_change_between_two_closures_is_found():
     assert change.stopped == ("aten::a",) and change.started == ()
     assert change.added == ("aten::e",) and change.removed == () and change.ends_changed == ("aten::d",)
     assert compare(after, before).started == ("aten::a",)
+
+
+def test_an_operator_export_keeps_ends_in_itself_not_in_a_cycle():
+    # torch.export leaves upsample_nearest2d where its decomposition declines the input: the
+    # recorded targets hold the operator itself, which is not core, so it does not close
+    c = _closure({"aten::up": ("aten::up", "aten::mul.Tensor"), "aten::via": ("aten::up",)})
+    up = c.item("aten::up")
+    assert not up.closed and not up.cycle and up.not_core == ("aten::up",)
+    assert up.why.startswith("torch.export keeps it")
+    assert not c.item("aten::via").closed and c.item("aten::via").not_core == ("aten::up",)
