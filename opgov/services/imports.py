@@ -243,8 +243,12 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
         functional = op.kind == "functional"
         if row is None:
             if baseline:
+                # the first snapshot's functional operators PyTorch does not tag core are undecided:
+                # the category is the import's guess until the committee decides (so a history
+                # that starts at any release can be reviewed); a core tag is PyTorch's own record
                 category, source = next_category(None, None, op.suggested_category)
-                review, reason = False, None
+                review = functional and category != "core"
+                reason = f"new in {label} (the first snapshot)" if review else None
             else:
                 verdict = judge_tags(name, label, None, op.tags, category=None, category_source=None,
                                      suggested=op.suggested_category, needs_review=functional,
