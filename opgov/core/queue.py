@@ -297,10 +297,9 @@ def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()
     3. without torch's facts → human.
     4. torch.export decomposes it (its default table, or CompositeImplicitAutograd it cannot
        preserve) into core operators only → decompose, into what the exported graph holds; a
-       CompositeImplicitAutograd one that ends in nothing or in what was not traced → decompose
-       with no targets (its kernel is the decomposition, as the policy accepts); when the yaml
-       tags it core, or it ends in non-core operators, in nothing, or in what was not traced →
-       human. A CompositeImplicitAutograd operator the release's facts do not know → decompose
+       CompositeImplicitAutograd one that ends in no operator → decompose with no targets (its
+       kernel is the decomposition, as the policy accepts); when the yaml tags it core, or it
+       ends in non-core operators, in nothing, or in what was not traced → human. A CompositeImplicitAutograd operator the release's facts do not know → decompose
        with no targets.
     5. export keeps it (no decomposition, or one its default table does not apply): runtimes
        implement it or models use it → core; neither → custom, or core when the yaml tags it
@@ -311,7 +310,13 @@ def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()
     if ev.kind.kind != "functional":
         return Advice(Suggestion.human, f"a {ev.kind.kind} variant: it follows its functional operator's category")
     if ev.kind.graph is not None:
-        held = f"a graph operator ({ev.kind.graph}): torch.export holds it, no kernel runs it"
+        held = f"a graph operator ({ev.kind.graph}): no kernel runs it"
+        if "symbolic" in ev.kind.graph:  # a size of a dynamic shape: export records it whatever the table says
+            held += ", torch.export holds it in a graph of dynamic shapes"
+        elif torch is not None and torch.export_decomposes:
+            held += f"; torch.export (torch {torch.release}) decomposes it ({torch.export_how})"
+        elif torch is not None:
+            held += f"; torch.export (torch {torch.release}) holds it, lowering strips it"
         if tagged_core:
             return Advice(Suggestion.core, f"{held}; native_functions.yaml tags it core")
         return Advice(Suggestion.custom, f"{held}; native_functions.yaml does not tag it core")
@@ -327,8 +332,6 @@ def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()
     if torch.export_decomposes:
         how = f"{export} decomposes it ({torch.export_how})"
         if torch.traced is None:
-            if implicit and not tagged_core:
-                return Advice(Suggestion.decompose, f"{how}; what into was not recorded ({torch.untraced}); {kernel}")
             return Advice(Suggestion.human, f"{how}, but into what was not recorded ({torch.untraced})")
         if not torch.ends_in:
             if implicit and not tagged_core:

@@ -48,6 +48,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     labels in history order; each label's place; and what the evidence was read from."""
     from opgov.core.graph_ops import graph_ops_of
     from opgov.core.schema import OperatorName
+    from opgov.services.closure import functional_form
     from opgov.services.decomps import current_rules, opset_facts
     from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
 
@@ -76,16 +77,8 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
 
     kinds = {r.qualname: r.kind for r in rows if r.present}
 
-    def functional(op: str) -> str:
-        """What functionalization turns ``op`` into: a mutable operator's ``_functional`` sibling
-        (autogen), an in-place one's functional form; else ``op``."""
-        kind = kinds.get(op)
-        if kind not in ("mutable", "inplace"):
-            return op
-        namespace, _, rest = op.partition("::")
-        base, dot, overload = rest.partition(".")
-        form = f"{namespace}::{base.rstrip('_') if kind == 'inplace' else base + '_functional'}{dot}{overload}"
-        return form if kinds.get(form) == "functional" else op
+    def functional(op: str) -> str:  # what functionalization turns a target into, as the closure says
+        return functional_form(op, kinds)
 
     families: dict[tuple[str, str], list[Relative]] = {}
     base_of: dict[int, tuple[str, str]] = {}
@@ -278,15 +271,16 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
 AGENDA_SHOWN = 10  # operators the weekly report's agenda names in each of its two lists
 
 
-def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
+def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN, read: tuple | None = None) -> Agenda:
     """The weekly report's agenda: the queue's counts by suggestion, the oldest waiting, and those
-    with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``)."""
+    with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``); ``read``: what
+    :func:`queue_items` answered, when the caller has it."""
     def entry(i: QueueItem) -> AgendaItem:
         return AgendaItem(operator=i.operator, waiting_since=i.waiting_since, suggestion=i.suggestion,
                           because=i.because, runtimes=len(i.evidence.runtimes.implemented_by),
                           models=len(i.evidence.models.used_by))
 
-    read = queue_items(ctx)
+    read = read if read is not None else queue_items(ctx)
     oldest = _view(read, sort="waiting", limit=shown)
     impact = _view(read, sort="impact", limit=shown)
     return Agenda(total=oldest.total, counts=oldest.counts, oldest=tuple(entry(i) for i in oldest.items),
