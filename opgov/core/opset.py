@@ -369,8 +369,14 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
 
     entries: dict[str, dict] = {}
 
+    left_out = frozenset(not_functional)
+
     def add(op: str, why: str, source: str | None = None) -> None:
-        if _graph(op, operators):
+        if why == "target" and preset != "no-decomp":
+            # functionalization: an exported graph holds a mutable target's functional sibling
+            # (``_native_batch_norm_legit`` → ``_native_batch_norm_legit_functional``), never the target
+            op = _functional_form(op, operators)
+        if _graph(op, operators) or op in left_out:  # an operator is listed, or left out: never both
             return
         info = operators.get(op)
         entry = entries.setdefault(op, {"why": why, "by": set(), "info": info})
@@ -484,6 +490,19 @@ def _candidate(preset: str, info: OpInfo) -> bool:
 def _drift(info: OpInfo) -> bool:
     """A core operator that is not functional: core-aten and full-decomp leave it out, with a note."""
     return info.kind != "functional" and info.category == "core"
+
+
+def _functional_form(op: str, operators: Mapping[str, OpInfo]) -> str:
+    """What functionalization turns ``op`` into: a mutable operator's ``_functional`` sibling
+    (torchgen's autogen), an in-place one's functional form, when the registry has it; else ``op``."""
+    info = operators.get(op)
+    if info is None or info.kind not in ("mutable", "inplace"):
+        return op
+    namespace, _, rest = op.partition("::")
+    base, dot, overload = rest.partition(".")
+    form = f"{namespace}::{base.rstrip('_') if info.kind == 'inplace' else base + '_functional'}{dot}{overload}"
+    sibling = operators.get(form)
+    return form if sibling is not None and sibling.kind == "functional" else op
 
 
 def _present(info: OpInfo | None) -> bool:
