@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import Callable
 
@@ -282,6 +283,10 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                              lifecycle=row.lifecycle, needs_review=row.needs_review, review_reason=row.review_reason,
                              decided=row.category if row.category_source == "decision" else None,
                              functional=functional)
+        if not functional and verdict.needs_review and (verdict.review_reason or "").startswith("new in "):
+            # it became a variant (rrelu_with_noise now writes to noise): it follows its functional
+            # operator's category, nothing for the committee to decide of it alone
+            verdict = dataclasses.replace(verdict, needs_review=False, review_reason=None)
         change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
                         "last_snapshot_id": snapshot_id, "kind": op.kind,
                         "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
