@@ -89,12 +89,12 @@ def closure(*, version: str, default: Iterable[str], targets: Mapping[str, tuple
     against the ``core`` operators. ``kind(op)`` names an operator's kind (``out``, ``inplace``,
     ``functional``) for the words of ``why``. ``forced``: the operators export decomposes whatever
     the table says (followed as the table's are); ``graph``: the graph operators of the snapshot
-    (opgov.core.graph_ops: a symbolic size, an assertion), which export holds and no kernel runs:
-    never followed, never an item, never a non-core end."""
+    (opgov.core.graph_ops: a symbolic size, an assertion), which no kernel runs: never followed as
+    a target, never a non-core end (the table's own entries for them are listed as the table has them)."""
     held = frozenset(graph) | frozenset(op for op in default if is_graph_op(op))
-    table = frozenset(default) - held
+    table = frozenset(default)
     core_set = frozenset(core)
-    walker = _Walker(table | (frozenset(forced) - held), targets, reasons)
+    walker = _Walker((table | frozenset(forced)) - held, targets, reasons)
     items = []
     for op in sorted(table):
         leaves, untraced, cycle = walker(op)
