@@ -241,6 +241,9 @@ class WeeklyReport(_Row):
     since: datetime
     generated_by: str
     soon_days: int = field(default=7, metadata=_about("window of lifecycle_due_soon and exceptions_expiring", ge=1))
+    closure_facts: str | None = field(default=None, metadata=_about(
+        "which torch release's facts the closure section (and the queue) read, and from where; null when opgov "
+        "holds and ships none for the latest snapshot"))
 
     review_queue: tuple[ReviewItem, ...] = field(default=(), metadata=_about(
         "functional operators waiting for a category decision; the in-place, out= and other variants a release adds "
@@ -260,9 +263,6 @@ class WeeklyReport(_Row):
         "the closure proof of torch's default decomposition table (the latest release opgov holds facts of, else "
         "the facts it ships, as the queue reads them): the operators that stopped or started closing since the "
         "release before it, then those that do not close"))
-    closure_facts: str | None = field(default=None, metadata=_about(
-        "which torch release's facts the closure section (and the queue) read, and from where; null when opgov "
-        "holds and ships none for the latest snapshot"))
     compat_findings: tuple[CompatFinding, ...] = ()
     removed_without_deprecation: tuple[RemovedOp, ...] = ()
     exceptions_expired: tuple[ExceptionEntry, ...] = ()

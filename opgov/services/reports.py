@@ -192,7 +192,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     findings = [f for f in findings if f.kind != "policy"]
     drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
-    closure_facts, closure_rows = _closure_rows(session)
+    closure_facts, closure_rows = _closure_rows(session) if snapshots else (None, [])
 
     today = as_of.date()
     expired, expiring = [], []
