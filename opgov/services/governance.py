@@ -406,10 +406,7 @@ def _set_rule(ctx: Ctx, qualname: str, kind: str, targets: list[str], detail: st
     """A decomposition decision records its rule; leaving "decomposable" drops the rule."""
     session = ctx.session
     rule = session.scalars(select(DecompRule).where(DecompRule.operator == qualname)).first()
-    if kind == "decompose" and not targets:  # a CompositeImplicitAutograd kernel is the decomposition
-        if rule is not None:
-            session.delete(rule)
-    elif kind == "decompose":
+    if kind == "decompose":
         if rule is None:
             session.add(DecompRule(operator=qualname, targets=targets, source="decision", source_detail=detail,
                                    created_at=ctx.now(), created_by=ctx.actor))
@@ -474,8 +471,8 @@ def load_decisions(ctx: Ctx, file: str | Content, *, shown_as: str | None = None
         for name in (record.op, *record.into):
             try:
                 found = find_operator(session, name)
-            except NotFound:
-                missing.append(name)
+            except NotFound as err:  # not in this database (yet): the decision is skipped, with why
+                missing.append(err.message if name == record.op else f"its target: {err.message}")
             except BadInput as err:  # a name opgov cannot read: the file is wrong
                 raise BadInput(err.message if name == record.op else f"target of {record.op}: {err.message}",
                                file=shown, line=record.line) from None
@@ -484,9 +481,7 @@ def load_decisions(ctx: Ctx, file: str | Content, *, shown_as: str | None = None
                     ops[record.op] = found
         if missing:
             ops.pop(record.op, None)
-            absent[record.op] = f"{shown}:{record.line}: " + (
-                "the database does not know it" if record.op in missing
-                else f"the database does not know its target{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+            absent[record.op] = f"{shown}:{record.line}: {'; '.join(missing)}"
     records = [r for r in records if r.op not in absent]
     # lock the operators whose categories are about to be written, in the order tick locks them
     session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
