@@ -139,6 +139,7 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
                                evidence=evidence, suggestion=advice.suggestion.value, because=advice.because,
                                targets=tuple(advice.targets), impact=len(implemented) + len(used)))
     items = _screened(ctx, items)
+    items = _waiting_on(items)
     items.sort(key=lambda i: i.operator)
     return items, history, place, {"torch": facts.version if facts is not None else None, "runtimes": registered,
                                    "models": location}
@@ -162,6 +163,25 @@ def _screened(ctx: Ctx, items: list[QueueItem]) -> list[QueueItem]:
     return [replace(i, suggestion=Suggestion.human.value, targets=(),
                     because=f"the policy refuses {i.suggestion}: {refused[i.operator]} (the evidence: {i.because})")
             if i.operator in refused else i for i in items]
+
+
+def _waiting_on(items: list[QueueItem]) -> list[QueueItem]:
+    """A human's call only because export's decomposition ends in operators the queue suggests core
+    says so: decided core, those operators make it a decomposition the policy accepts (the next
+    `triage --suggested` proposes it)."""
+    from dataclasses import replace
+
+    suggested = {i.operator: i.suggestion for i in items}
+    out = []
+    for i in items:
+        torch = i.evidence.torch
+        if (i.suggestion == Suggestion.human and torch is not None and torch.export_decomposes and torch.not_core
+                and all(suggested.get(op) == Suggestion.core for op in torch.not_core)):
+            ops = ", ".join(torch.not_core)
+            i = replace(i, because=f"{i.because} (the queue suggests {ops} core: once the committee decides so, "
+                                   "this decomposition is one the policy accepts)")
+        out.append(i)
+    return out
 
 
 def snapshot_history(ctx: Ctx) -> tuple[str, ...]:
