@@ -375,7 +375,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         if why == "target" and preset != "no-decomp":
             # functionalization: an exported graph holds a mutable target's functional sibling
             # (``_native_batch_norm_legit`` → ``_native_batch_norm_legit_functional``), never the target
-            form = _functional_form(op, operators)
+            form = functional_form(op, operators)
             if form != op:
                 functionalized[op], op = form, form
         if _graph(op, operators):
@@ -500,7 +500,7 @@ def _drift(info: OpInfo) -> bool:
     return info.kind != "functional" and info.category == "core"
 
 
-def _functional_form(op: str, operators: Mapping[str, OpInfo]) -> str:
+def functional_form(op: str, operators: Mapping[str, OpInfo]) -> str:
     """What functionalization turns ``op`` into: a mutable operator's ``_functional`` sibling
     (torchgen's autogen), an in-place one's functional form, when the registry has it; else ``op``."""
     info = operators.get(op)
