@@ -106,8 +106,10 @@ def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = R
 
 @app.command("propose-decompose")
 def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
-                      into: str = typer.Option(..., "--into", metavar="OP[,OP…]",
-                                               help="Target operators: core, or decomposing into core."),
+                      into: str = typer.Option("", "--into", metavar="OP[,OP…]",
+                                               help="Target operators: core, or decomposing into core. "
+                                                    "Needed unless the operator's kernel is "
+                                                    "CompositeImplicitAutograd (the kernel is the decomposition)."),
                       rationale: str = RationaleOpt, json_out: bool = JsonOpt) -> None:
     """Propose that an operator decomposes into (core) operators."""
     targets = [t for t in into.split(",") if t.strip()]
@@ -234,6 +236,9 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")
         + (f"; {len(result.superseded)} on record only, superseded by a newer snapshot that tags the operator "
            f"core: {', '.join(result.superseded)}" if result.superseded else ""))
+    if not json_out and result.skipped:
+        say(f"{len(result.skipped)} skipped, not in this database yet (load the file again once a snapshot holds "
+            f"them): " + "; ".join(f"{op} ({why})" for op, why in result.skipped.items()))
     if not json_out and result.decomposition_errors:
         errors = result.decomposition_errors
         say(f"{len(errors)} of these rules end in operators that are neither core nor decomposed, e.g. {errors[0]}; "

@@ -82,18 +82,23 @@ class ClosureChange:
 
 def closure(*, version: str, default: Iterable[str], targets: Mapping[str, tuple[str, ...] | None],
             reasons: Mapping[str, str], core: Collection[str], snapshot: str | None = None,
-            kind: Callable[[str], str] | None = None) -> Closure:
+            kind: Callable[[str], str] | None = None, forced: Collection[str] = (),
+            graph: Collection[str] = ()) -> Closure:
     """The closure of the table ``default`` (the operators it decomposes) whose decompositions
     call ``targets`` (one step, as traced; ``None`` or missing: not traced, ``reasons`` says why)
     against the ``core`` operators. ``kind(op)`` names an operator's kind (``out``, ``inplace``,
-    ``functional``) for the words of ``why``."""
+    ``functional``) for the words of ``why``. ``forced``: the operators export decomposes whatever
+    the table says (followed as the table's are); ``graph``: the graph operators of the snapshot
+    (opgov.core.graph_ops: a symbolic size, an assertion), which no kernel runs: never followed as
+    a target, never a non-core end (the table's own entries for them are listed as the table has them)."""
+    held = frozenset(graph) | frozenset(op for op in default if is_graph_op(op))
     table = frozenset(default)
     core_set = frozenset(core)
-    walker = _Walker(table, targets, reasons)
+    walker = _Walker((table | frozenset(forced)) - held, targets, reasons)
     items = []
     for op in sorted(table):
         leaves, untraced, cycle = walker(op)
-        not_core = tuple(sorted(t for t in leaves if t not in core_set and not is_graph_op(t)))
+        not_core = tuple(sorted(t for t in leaves if t not in core_set and not is_graph_op(t) and t not in held))
         closed = not not_core and not untraced and not cycle
         path: tuple[str, ...] = ()
         why = None

@@ -264,6 +264,8 @@ class Opset:
     torch_removes: tuple[tuple[str, str], ...] = ()
     torch_facts: str | None = None  # which release's facts, from where (:meth:`TorchFacts.describe`)
     graph_reasons: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)  # op → why
+    #: a decomposition's mutable or in-place target → what functionalization makes of it, the operator listed
+    functionalized: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def operators(self) -> frozenset[str]:
@@ -369,13 +371,19 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     candidates = [op for op, i in live.items() if _candidate(preset, i)]
     if PRESET_POLICY[preset]["drift"]:
         not_functional = sorted(op for op, i in live.items() if _drift(i) and op not in kept)
-        if not_functional:
-            notes.append(fill(TEXTS["not_functional"], n=len(not_functional), ops=", ".join(not_functional)))
     leaves = _Leaves(follow, does)
 
     entries: dict[str, dict] = {}
 
+    functionalized: dict[str, str] = {}
+
     def add(op: str, why: str, source: str | None = None) -> None:
+        if why == "target" and preset != "no-decomp":
+            # functionalization: an exported graph holds a mutable target's functional sibling
+            # (``_native_batch_norm_legit`` → ``_native_batch_norm_legit_functional``), never the target
+            form = functional_form(op, operators)
+            if form != op:
+                functionalized[op], op = form, form
         if _graph(op, operators):
             return
         info = operators.get(op)
@@ -416,6 +424,11 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
     without_rule -= set(entries)
     for op in [op for op in entries if _graph(op, operators)]:  # a rule's target may be one: still no kernel
         del entries[op]
+    # an operator is listed or left out, never both: a non-functional core operator a decomposition
+    # produces (and functionalization has no form for in this registry) is listed, not left out
+    not_functional = [op for op in not_functional if op not in entries]
+    if not_functional:
+        notes.append(fill(TEXTS["not_functional"], n=len(not_functional), ops=", ".join(not_functional)))
     built = tuple(OpsetEntry(op=op, category=e["info"].category if e["info"] else None, why=e["why"],
                              produced_by=tuple(sorted(e["by"])),
                              lifecycle=e["info"].lifecycle if e["info"] else "unknown")
@@ -428,6 +441,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
                  not_functional=tuple(not_functional), graph_ops=graph,
                  graph_reasons={op: operators[op].graph or graph_op_reason(op) or "" for op in graph},
+                 functionalized=functionalized,
                  torch_version=torch.version if torch is not None else None, code_keep=code_keep,
                  code_decompose=code_decompose, rules=follow,
                  torch_removes=tuple((op, torch.forced[op]) for op in sorted(
@@ -490,6 +504,19 @@ def _candidate(preset: str, info: OpInfo) -> bool:
 def _drift(info: OpInfo) -> bool:
     """A core operator that is not functional: core-aten and full-decomp leave it out, with a note."""
     return info.kind != "functional" and info.category == "core"
+
+
+def functional_form(op: str, operators: Mapping[str, OpInfo]) -> str:
+    """What functionalization turns ``op`` into: a mutable operator's ``_functional`` sibling
+    (torchgen's autogen), an in-place one's functional form, when the registry has it; else ``op``."""
+    info = operators.get(op)
+    if info is None or info.kind not in ("mutable", "inplace"):
+        return op
+    namespace, _, rest = op.partition("::")
+    base, dot, overload = rest.partition(".")
+    form = f"{namespace}::{base.rstrip('_') if info.kind == 'inplace' else base + '_functional'}{dot}{overload}"
+    sibling = operators.get(form)
+    return form if sibling is not None and sibling.kind == "functional" else op
 
 
 def _present(info: OpInfo | None) -> bool:
@@ -749,7 +776,8 @@ def coverage(opset: Opset, models: Mapping[str, ModelOps], rules: Mapping[str, S
         ops = list(model.exported_ops if start == "exported" else model.core_aten_ops)
         if start == "core-aten":
             ops += [op for op in model.exported_ops if op in kept]
-        needed = {op for op in leaves.of_all(ops) if op not in opset.graph_ops and not is_graph_op(op)}  # graph operators need no kernel
+        needed = {opset.functionalized.get(op, op) for op in leaves.of_all(ops)
+                  if op not in opset.graph_ops and not is_graph_op(op)}  # graph operators need no kernel
         results.append(ModelCoverage(model=key, family=model.family, needed=tuple(sorted(needed)),
                                      missing=tuple(sorted(needed - have))))
     unknown: tuple[str, ...] = ()

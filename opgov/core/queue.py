@@ -9,8 +9,14 @@ table, the targets traced, followed transitively to core), its CompositeImplicit
 the registered runtimes that implement it and the model corpora that use it.
 
 The suggestion (:func:`suggest`) follows from that evidence only. It is advice: shown, never
-applied by itself. An operator torch decomposes into core operators is never suggested core;
-a CompositeImplicitAutograd one is always suggested decompose (export never holds it).
+applied by itself. Every word it says about torch is what ``torch.export`` does: an operator
+"torch decomposes" is one export's default run decomposes (its default table, or a
+CompositeImplicitAutograd kernel export cannot preserve), into the operators the exported graph
+then holds; a decomposition torch._decomp has but export does not apply by default is said so,
+and the operator is judged as one export keeps. A graph operator (a symbolic size, an assertion:
+:mod:`opgov.core.graph_ops`) is never suggested decompose: export holds it, and the suggestion
+follows PyTorch's core tag. The services screen each suggestion through the policy: one it would
+refuse is not made (:mod:`opgov.services.queue`).
 
 Pure: plain values in, frozen dataclasses out.
 """
@@ -32,12 +38,15 @@ SHOWN = 6  # targets named in a reason before "and N more"
 @dataclass(frozen=True)
 class KindFact:
     """What the schema says the operator is: ``kind`` (functional, inplace, out, mutable, scratch),
-    a ``backward`` formula's operator, ``internal`` (a leading ``_``)."""
+    a ``backward`` formula's operator, ``internal`` (a leading ``_``); ``graph``: why it needs no
+    kernel when it is a graph operator (a symbolic size, an assertion: opgov.core.graph_ops, the
+    words ``opset build`` and the runtimes use), else None."""
 
     kind: str
     backward: bool
     internal: bool
     source: str
+    graph: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,8 +82,12 @@ class CompositeFact:
 class TorchFact:
     """What one torch release does with it: in its default decomposition table or not; the
     operators its decomposition was traced to call (``traced``; None: torch has no decomposition,
-    or the trace failed, ``untraced`` says why); whether those reach core transitively
-    (``reaches_core``; None when nothing was traced) and the operators the chain ends in."""
+    or the trace failed, ``untraced`` says why). ``export_decomposes``: torch.export's default run
+    decomposes it (``export_how`` says why: the default table, or a CompositeImplicitAutograd
+    kernel export cannot preserve). ``ends_in``: the operators that decomposition leaves once export
+    has decomposed, in turn, every target it decomposes (what the exported graph holds);
+    ``reaches_core``: all of them core (None when nothing was traced); ``not_core``: those that
+    are not."""
 
     release: str
     in_default_table: bool
@@ -85,6 +98,8 @@ class TorchFact:
     ends_in: tuple[str, ...]
     not_core: tuple[str, ...]
     source: str
+    export_decomposes: bool = False
+    export_how: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,34 +168,51 @@ class Advice:
 # --- computing facts --------------------------------------------------------------------------------
 
 
-def kind_fact(name: str, kind: str, schema: str | None) -> KindFact:
+def kind_fact(name: str, kind: str, schema: str | None, graph: str | None = None) -> KindFact:
     """The kind of ``name`` from its schema (the schema model: :class:`opgov.core.schema.FunctionSchema`);
-    an operator only ``autogen:`` declares (no schema) keeps the kind its import recorded."""
+    an operator only ``autogen:`` declares (no schema) keeps the kind its import recorded.
+    ``graph``: why it is a graph operator (:func:`opgov.core.graph_ops.graph_ops_of`), if it is."""
     from opgov.core.schema import FunctionSchema, OperatorName
 
     if schema:
         parsed = FunctionSchema.parse(schema)
         return KindFact(kind=str(parsed.kind), backward=parsed.name.backward, internal=parsed.name.internal,
-                        source=f"schema: {schema}")
+                        source=f"schema: {schema}", graph=graph)
     bare = OperatorName.parse(name.split("::", 1)[-1])
     return KindFact(kind=kind, backward=bare.backward, internal=bare.internal,
-                    source="the import (declared by an autogen: line, no schema of its own)")
+                    source="the import (declared by an autogen: line, no schema of its own)", graph=graph)
 
 
-def reach(op: str, targets: Mapping[str, tuple[str, ...] | None], is_core: Callable[[str], bool]
+def reach(op: str, targets: Mapping[str, tuple[str, ...] | None], is_core: Callable[[str], bool],
+          expands: Callable[[str], bool] | None = None, functional: Callable[[str], str] | None = None
           ) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
     """Follow ``op``'s traced targets transitively: (every leaf is core, the leaves, the non-core
-    leaves). A core target is a leaf; a target torch decomposes (traced) is followed; any other
-    is a leaf that is not core (an operator outside ATen, ``prims::var``, is never core)."""
+    leaves). ``expands``: the operators decomposed in turn (torch.export's: its default table and
+    what it decomposes whatever the table says); a target it expands is followed whether or not it
+    is core (export does), and one it expands whose decomposition was not traced is a leaf that is
+    not core (what it becomes is unknown). Without ``expands``, a core target is a leaf and any
+    traced target is followed. Any other target is a leaf, core or not (an operator outside ATen,
+    ``prims::var``, is never core). ``functional``: the operator functionalization turns a
+    target into (an exported program holds ``_native_batch_norm_legit_functional``, never the
+    mutable ``_native_batch_norm_legit``)."""
     leaves: dict[str, bool] = {}
     seen = {op}
     stack = list(targets.get(op) or ())
     while stack:
         target = stack.pop()
+        if functional is not None:
+            target = functional(target)
         if target in seen:
             continue
         seen.add(target)
-        if is_core(target):
+        if expands is not None:
+            if not expands(target):
+                leaves[target] = is_core(target)
+            elif targets.get(target) is None:
+                leaves[target] = False
+            else:
+                stack.extend(targets[target] or ())
+        elif is_core(target):
             leaves[target] = True
         elif targets.get(target):
             stack.extend(targets[target] or ())
@@ -191,20 +223,40 @@ def reach(op: str, targets: Mapping[str, tuple[str, ...] | None], is_core: Calla
     return not bad, ends, bad
 
 
-def torch_fact(op: str, facts, is_core: Callable[[str], bool]) -> TorchFact:
-    """What ``facts`` (an :class:`opgov.core.opset.TorchFacts`) say of ``op``."""
+def export_decomposes(op: str, facts) -> str | None:
+    """Why torch.export's default run decomposes ``op`` (``facts``: :class:`opgov.core.opset.TorchFacts`),
+    or None when it keeps it: in the default table (``torch.export.default_decompositions()``, which
+    holds the CompositeImplicitAutograd operators export can preserve), or an operator export
+    decomposes whatever the table says (``facts.forced``: its reason)."""
+    if op in facts.forced:
+        return facts.forced[op]
+    if op in facts.default:
+        return ("CompositeImplicitAutograd, in its default table" if op in facts.preservable
+                else "its default decomposition table")
+    return None
+
+
+def torch_fact(op: str, facts, is_core: Callable[[str], bool],
+               graph: Callable[[str], bool] = lambda _: False,
+               functional: Callable[[str], str] | None = None) -> TorchFact:
+    """What ``facts`` (an :class:`opgov.core.opset.TorchFacts`) say of ``op``, followed as torch.export
+    follows them (:func:`export_decomposes`); ``graph``: the graph operators, which export holds
+    (a symbolic size stays in the graph whatever the table says); ``functional``: as :func:`reach`."""
     traced = facts.targets.get(op)
     has = facts.has(op)
     source = facts.describe()
+    how = export_decomposes(op, facts)
     if traced is None:
         untraced = (facts.reasons.get(op) or "not traced") if op in facts.targets else (
             None if not has else "in the default table, its decomposition not traced")
         return TorchFact(release=facts.version, in_default_table=op in facts.default, has_decomposition=has,
-                         traced=None, untraced=untraced, reaches_core=None, ends_in=(), not_core=(), source=source)
-    closed, ends, bad = reach(op, facts.targets, is_core)
+                         traced=None, untraced=untraced, reaches_core=None, ends_in=(), not_core=(), source=source,
+                         export_decomposes=how is not None, export_how=how or "")
+    closed, ends, bad = reach(op, facts.targets, is_core,
+                              expands=lambda t: not graph(t) and export_decomposes(t, facts) is not None, functional=functional)
     return TorchFact(release=facts.version, in_default_table=op in facts.default, has_decomposition=True,
                      traced=tuple(traced), untraced=None, reaches_core=closed, ends_in=ends, not_core=bad,
-                     source=source)
+                     source=source, export_decomposes=how is not None, export_how=how or "")
 
 
 def family_fact(op: str, relatives: Iterable[Relative], snapshot: str | None) -> FamilyFact:
@@ -237,50 +289,76 @@ def _use(ev: Evidence) -> str:
 
 def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()) -> Advice:
     """The decision the evidence suggests, and why; ``tagged_core``: the latest snapshot tags it
-    core; ``rule``: the decomposition on record for it, if any (the targets a ``decompose``
-    records when torch traced none). In order:
+    core; ``rule``: the decomposition on record for it, if any. In order:
 
-    1. CompositeImplicitAutograd → decompose: export never holds it.
-    2. torch decomposes it into core operators (transitively) → decompose; but when the yaml tags
-       it core, the two disagree → human.
-    3. torch's default table decomposes it into operators that end outside core, or torch has a
-       decomposition it could not trace → human.
-    4. no decomposition (torch's facts say so), or one outside the default table that ends outside
-       core (export keeps it): runtimes implement it or models use it → core;
-       neither → custom, or core when the yaml tags it core; but a family member the committee
-       decided otherwise → human.
-    5. without torch's facts, or without any runtime or model to tell → human.
+    1. a variant (in-place, out=…) → human: it follows its functional operator.
+    2. a graph operator → core when PyTorch tags it core, else custom: export holds it, no
+       kernel runs it; never decompose.
+    3. without torch's facts → human.
+    4. torch.export decomposes it (its default table, or CompositeImplicitAutograd it cannot
+       preserve) into core operators only → decompose, into what the exported graph holds; a
+       CompositeImplicitAutograd one that ends in no operator → decompose with no targets (its
+       kernel is the decomposition, as the policy accepts); when the yaml tags it core, or it
+       ends in non-core operators, in nothing, or in what was not traced → human. A CompositeImplicitAutograd operator the release's facts do not know → decompose
+       with no targets.
+    5. export keeps it (no decomposition, or one its default table does not apply): runtimes
+       implement it or models use it → core; neither → custom, or core when the yaml tags it
+       core; but a family member the committee decided otherwise, or no runtime and no model to
+       tell → human.
     """
     torch = ev.torch
-    traced = tuple(torch.traced) if torch is not None and torch.traced else ()
     if ev.kind.kind != "functional":
         return Advice(Suggestion.human, f"a {ev.kind.kind} variant: it follows its functional operator's category")
-    if ev.composite.composite_implicit:
-        why = "CompositeImplicitAutograd: export never holds it"
-        if traced:
-            why += f" (torch {torch.release} traces it into {_names(traced)})"  # type: ignore[union-attr]
-        return Advice(Suggestion.decompose, why, traced or tuple(rule))
-    if torch is not None and traced and torch.reaches_core:
-        into = f"torch {torch.release} decomposes it into core ops: {_names(traced)}"
-        if torch.ends_in and set(torch.ends_in) != set(traced):
-            into += f" (ending in {_names(list(torch.ends_in))})"
+    if ev.kind.graph is not None:
+        held = f"a graph operator ({ev.kind.graph}): no kernel runs it"
+        if "symbolic" in ev.kind.graph:  # a size of a dynamic shape: export records it whatever the table says
+            held += ", torch.export holds it in a graph of dynamic shapes"
+        elif torch is not None and torch.export_decomposes:
+            held += f"; torch.export (torch {torch.release}) decomposes it ({torch.export_how})"
+        elif torch is not None:
+            held += f"; torch.export (torch {torch.release}) holds it, lowering strips it"
         if tagged_core:
-            return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {into}", traced)
-        return Advice(Suggestion.decompose, into, traced)
-    if torch is not None and traced and torch.in_default_table:
-        return Advice(Suggestion.human, f"torch {torch.release}'s default table decomposes it into {_names(traced)}, "
-                                        f"which end in non-core {_names(list(torch.not_core))}", traced)
-    if torch is not None and torch.has_decomposition and not traced:
-        return Advice(Suggestion.human, f"torch {torch.release} has a decomposition of it that could not be traced "
-                                        f"({torch.untraced})")
+            return Advice(Suggestion.core, f"{held}; native_functions.yaml tags it core")
+        return Advice(Suggestion.custom, f"{held}; native_functions.yaml does not tag it core")
     if torch is None:
+        if ev.composite.composite_implicit:
+            return Advice(Suggestion.human, "CompositeImplicitAutograd, but no torch release's facts are recorded "
+                                            "(opgov decomps import-torch): what export turns it into is unknown")
         return Advice(Suggestion.human, "no torch release's facts are recorded (opgov decomps import-torch): "
-                                        "whether torch decomposes it is unknown")
-    if traced:  # outside the default table, and ending outside core: export keeps it
-        no_decomp = (f"torch {torch.release}'s default table keeps it (its decomposition ends in non-core "
-                     f"{_names(list(torch.not_core))})")
+                                        "whether torch.export decomposes it is unknown")
+    export = f"torch.export (torch {torch.release})"
+    implicit = ev.composite.composite_implicit
+    kernel = "CompositeImplicitAutograd: its kernel is the decomposition (no targets recorded)"
+    if torch.export_decomposes:
+        how = f"{export} decomposes it ({torch.export_how})"
+        if torch.traced is None:
+            return Advice(Suggestion.human, f"{how}, but into what was not recorded ({torch.untraced})")
+        if not torch.ends_in:
+            if implicit and not tagged_core:
+                return Advice(Suggestion.decompose, f"{how} into no operator: an exported program never holds it; "
+                                                    f"{kernel}")
+            return Advice(Suggestion.human, f"{how} into no operator: an exported program never holds it, and "
+                                            "a decomposition needs targets (the policy refuses one without)")
+        if not torch.reaches_core:
+            return Advice(Suggestion.human, f"{how} into {_names(list(torch.ends_in))}; not core: "
+                                            f"{_names(list(torch.not_core))}")
+        into = f"{how} into core ops: {_names(list(torch.ends_in))}"
+        if tagged_core:
+            return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {into}", torch.ends_in)
+        return Advice(Suggestion.decompose, into, torch.ends_in)
+    if implicit and not torch.has_decomposition:  # an operator the release's facts do not know
+        why = (f"CompositeImplicitAutograd in native_functions.yaml: export decomposes it by its kernel (torch "
+               f"{torch.release}'s facts do not record it, nor into what)")
+        if tagged_core:
+            return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {why}")
+        return Advice(Suggestion.decompose, why)
+    if torch.traced:
+        no_decomp = (f"{export} keeps it: its default table does not apply torch._decomp's decomposition "
+                     f"(into {_names(list(torch.traced))})")
+    elif torch.has_decomposition:
+        no_decomp = f"{export} keeps it: its default table does not apply torch._decomp's decomposition"
     else:
-        no_decomp = f"no decomposition in torch {torch.release}"
+        no_decomp = f"{export} keeps it: torch has no decomposition for it"
     use = _use(ev)
     disagree = [c for c in ev.family.decided]
     if use:
@@ -288,19 +366,24 @@ def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()
             return Advice(Suggestion.human, f"{no_decomp}; {use}; but the committee decided its family "
                                             f"{', '.join(disagree)}")
         return Advice(Suggestion.core, f"{no_decomp}; {use}")
-    if not ev.runtimes.registered and ev.models.corpora is None:
-        return Advice(Suggestion.human, f"{no_decomp}; no runtime is registered and no model corpus is configured: "
-                                        "whether backends need it is unknown")
-    unused = ("no registered runtime implements it" if ev.runtimes.registered else "no runtime registered") + \
-             (", no model uses it" if ev.models.corpora is not None else ", no model corpus configured")
     if tagged_core:
+        unused = _unused(ev)
         if disagree and "core" not in disagree:
             return Advice(Suggestion.human, f"native_functions.yaml tags it core ({no_decomp}; {unused}); but the "
                                             f"committee decided its family {', '.join(disagree)}")
         return Advice(Suggestion.core, f"native_functions.yaml tags it core; {no_decomp}; {unused}")
+    if not ev.runtimes.registered and ev.models.corpora is None:
+        return Advice(Suggestion.human, f"{no_decomp}; no runtime is registered and no model corpus is configured: "
+                                        "whether backends need it is unknown")
+    unused = _unused(ev)
     what = ("a backward operator" if ev.kind.backward else "an internal operator" if ev.kind.internal
             else "an operator")
     if disagree and "custom" not in disagree:
         return Advice(Suggestion.human, f"{what}: {no_decomp}, {unused}; but the committee decided its family "
                                         f"{', '.join(disagree)}")
     return Advice(Suggestion.custom, f"{what}: {unused}; {no_decomp}")
+
+
+def _unused(ev: Evidence) -> str:
+    return (("no registered runtime implements it" if ev.runtimes.registered else "no runtime registered")
+            + (", no model uses it" if ev.models.corpora is not None else ", no model corpus configured"))

@@ -94,3 +94,6 @@ class DecisionsLoaded:
         "operators whose decision is on record only: a newer snapshot tags them core"))
     decomposition_errors: list[str] = field(default_factory=list, metadata=_about(
         "check-decomps errors of the file's rules: rules that end in operators neither core nor decomposed"))
+    skipped: dict[str, str] = field(default_factory=dict, metadata=_about(
+        "operator → why its decision was not recorded: the database does not know it or a target of it yet (a "
+        "release that has them imported, loading the file again records it)"))

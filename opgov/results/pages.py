@@ -69,6 +69,10 @@ class OpsetData:
     graph_ops: dict[str, str] = field(metadata=_about(
         "graph operators (assertions, symbolic sizes): never in an opset, never missing; operator → why it needs no "
         "kernel"))
+    functional_forms: dict[str, str] = field(default_factory=dict, metadata=_about(
+        "a mutable or in-place operator → what functionalization makes of it in an exported graph (its "
+        "`_functional` sibling, its functional form), where the registry has it: a decomposition's target is "
+        "listed as that"))
     removed: dict[str, str] = field(default_factory=dict, metadata=_about(
         "with torch's facts: the registry's operators torch.export decomposes whatever the table says → why "
         "(never listed, never needed: what they become is)"))

@@ -65,6 +65,10 @@ class ReviewItem(_Row):
     review_reason: str | None = field(default=None, metadata=_about(
         "why it waits, as the import that queued it said: new in a snapshot, or a `core` tag a release added or "
         "dropped"))
+    suggestion: str | None = field(default=None, metadata=_about(
+        "what the workbench suggests (core, decompose, custom or human): the suggestion of `opgov queue`, the "
+        "agenda and `opgov triage --suggested`, with suggestion_reason its reason; null in a report of an earlier "
+        "snapshot (the queue is today's), where suggested_category is the import's guess"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,6 +241,9 @@ class WeeklyReport(_Row):
     since: datetime
     generated_by: str
     soon_days: int = field(default=7, metadata=_about("window of lifecycle_due_soon and exceptions_expiring", ge=1))
+    closure_facts: str | None = field(default=None, metadata=_about(
+        "which torch release's facts the closure section (and the queue) read, and from where; null when opgov "
+        "holds and ships none for the latest snapshot"))
 
     review_queue: tuple[ReviewItem, ...] = field(default=(), metadata=_about(
         "functional operators waiting for a category decision; the in-place, out= and other variants a release adds "
@@ -253,8 +260,9 @@ class WeeklyReport(_Row):
     tag_changes: tuple[TagChange, ...] = ()
     core_drift: tuple[DriftItem, ...] = ()
     decomp_closure: tuple[ClosureRow, ...] = field(default=(), metadata=_about(
-        "the closure proof of torch's default decomposition table (the latest release opgov holds facts of): the "
-        "operators that stopped or started closing since the release before it, then those that do not close"))
+        "the closure proof of torch's default decomposition table (the latest release opgov holds facts of, else "
+        "the facts it ships, as the queue reads them): the operators that stopped or started closing since the "
+        "release before it, then those that do not close"))
     compat_findings: tuple[CompatFinding, ...] = ()
     removed_without_deprecation: tuple[RemovedOp, ...] = ()
     exceptions_expired: tuple[ExceptionEntry, ...] = ()

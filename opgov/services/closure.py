@@ -70,19 +70,41 @@ def compute(session, release: str | None = None, snapshot: str | None = None):
     """(the facts, the core snapshot's label, :class:`opgov.core.closure.Closure`)."""
     from opgov.core.closure import closure
 
+    from opgov.core.graph_ops import graph_ops_of
+
     facts = facts_of(session, release)
     label, core = core_at(session, snapshot, facts.version)
-    kinds = dict(session.execute(select(operators.c.qualname, operators.c.kind)).all())
+    o = operators.c
+    rows = session.execute(select(o.qualname, o.kind, o.schema, o.present)).all()
+    kinds = {r.qualname: r.kind for r in rows}
+    graph = graph_ops_of((r.qualname, r.schema) for r in rows if r.present)
+    # functionalization: an exported graph holds a mutable target's ``_functional`` sibling
+    # (``_native_batch_norm_legit`` → ``_native_batch_norm_legit_functional``), an in-place one's functional form
+    targets = {op: tuple(functional_form(t, kinds) for t in into) if into is not None else None
+               for op, into in facts.targets.items()}
     # an in-place key is functionalized before it is decomposed: ``foo_`` is ``foo``, which the trace
     # leaves out as the key itself; follow it (the table may decompose ``foo`` further)
-    targets = dict(facts.targets)
     for op in facts.default:
         functional = _functional_of(op)
         if targets.get(op) is not None and functional is not None and functional in kinds:
             targets[op] = tuple(sorted({*targets[op], functional}))
     result = closure(version=facts.version, default=facts.default, targets=targets, reasons=facts.reasons,
-                     core=core, snapshot=label, kind=lambda op: kinds.get(op) or _kind(op))
+                     core=core, snapshot=label, kind=lambda op: kinds.get(op) or _kind(op), forced=facts.forced,
+                     graph=graph)
     return facts, label, result, kinds
+
+
+def functional_form(op: str, kinds) -> str:
+    """What functionalization turns ``op`` into in an exported graph (``kinds``: operator → kind):
+    a mutable operator's ``_functional`` sibling (torchgen's autogen), an in-place one's functional
+    form, when the registry has it; else ``op``."""
+    kind = kinds.get(op)
+    if kind not in ("mutable", "inplace"):
+        return op
+    namespace, _, rest = op.partition("::")
+    base, dot, overload = rest.partition(".")
+    form = f"{namespace}::{base.rstrip('_') if kind == 'inplace' else base + '_functional'}{dot}{overload}"
+    return form if kinds.get(form) == "functional" else op
 
 
 def _functional_of(op: str) -> str | None:

@@ -173,24 +173,26 @@ def propose_many(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]])
 
 
 def propose_allowed(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]], *,
-                    apply: bool) -> tuple[dict[str, ProposalView | None], dict[str, str]]:
+                    apply: bool, open_ok: bool = False) -> tuple[dict[str, ProposalView | None], dict[str, str]]:
     """Each of ``wanted`` checked as :func:`propose` checks it, each alone against the registry as it
     is: (operator → its proposal, opened when ``apply``, else None, for those that pass; operator →
-    the refusal's words for the others). Without ``apply`` it writes nothing and asks no role."""
-    planned, refused = _screen(ctx, wanted, role=apply)
+    the refusal's words for the others). Without ``apply`` it writes nothing and asks no role;
+    ``open_ok`` (a dry run only): a proposal open on the operator is set aside (the queue asks
+    what the policy says of the suggestion itself)."""
+    planned, refused = _screen(ctx, wanted, role=apply, open_ok=open_ok and not apply)
     views = (proposal_views(ctx, [_open(ctx, p) for p in planned.values()]) if apply and planned
              else [None] * len(planned))
     return dict(zip(planned, views)), {operator: str(error) for operator, error in refused.items()}
 
 
 def _screen(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]], *,
-            role: bool) -> tuple[dict[str, "_Planned"], dict[str, OpgovError]]:
+            role: bool, open_ok: bool = False) -> tuple[dict[str, "_Planned"], dict[str, OpgovError]]:
     """:func:`_plan` and the decomposition rules' check of each of ``wanted``, the registry read once:
     operator → its plan for those that pass, operator → its refusal for the others, each in order."""
     checks, planned, refused = BreakChecks(ctx.session), {}, {}
     for operator, kind, rationale, targets in wanted:
         try:
-            plan = _plan(ctx, operator, kind, rationale, targets, role=role)
+            plan = _plan(ctx, operator, kind, rationale, targets, role=role, open_ok=open_ok)
             checks.refuse(plan.changes, plan.what)
         except OpgovError as error:
             refused[operator] = error
@@ -219,7 +221,7 @@ class _Planned:
 
 
 def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str] | None, *,
-          role: bool = True) -> _Planned:
+          role: bool = True, open_ok: bool = False) -> _Planned:
     if kind not in KIND_TO_CATEGORY:
         raise BadInput(f"unknown proposal kind {kind!r}")
     rationale = require_text(rationale, "the rationale")
@@ -237,19 +239,29 @@ def _plan(ctx: Ctx, operator: str, kind: str, rationale: str, targets: list[str]
                             "operators only (core holds only functional operators)")
     # A category the import placed (the yaml tag, the heuristic) awaits the committee: a proposal
     # may confirm it, which records a decision and takes the operator off the review queue. A
-    # category the committee decided cannot be proposed again.
-    if op.category == category and op.category_source == "decision":
+    # category the committee decided cannot be proposed again, unless the operator waits for the
+    # committee again (a release added or dropped its core tag since): confirming it then is a decision.
+    if op.category == category and op.category_source == "decision" and not op.needs_review:
         raise PolicyRefusal(f"{op.qualname} is already {category} (decided)")
+    if kind == "decompose":
+        from opgov.core.graph_ops import NOT_GRAPH_OPS, graph_op_reason, schema_reason
+
+        graph = None if op.qualname in NOT_GRAPH_OPS else (
+            graph_op_reason(op.qualname) or (schema_reason(op.schema) if op.schema else None))
+        if graph is not None:
+            raise PolicyRefusal(f"{op.qualname} is a graph operator ({graph}): torch.export holds it, so it is never "
+                                "decomposed (propose core or custom)")
     # One open proposal per operator: two open at once (core and custom, say) could both pass.
-    open_one = session.scalars(select(Proposal).where(Proposal.operator_id == op.id,
-                                                      Proposal.status == "open")).first()
+    open_one = None if open_ok else session.scalars(select(Proposal).where(Proposal.operator_id == op.id,
+                                                                           Proposal.status == "open")).first()
     if open_one is not None:
         raise PolicyRefusal(f"proposal {open_one.id} to make {op.qualname} {KIND_TO_CATEGORY[open_one.kind]} is "
                             "already open: decide or withdraw it first")
     resolved: list[str] = []
     if kind == "decompose":
-        if not targets:
-            raise BadInput("--into needs at least one target operator")
+        if not targets and not op.composite_implicit:
+            raise BadInput("--into needs at least one target operator (only an operator with a "
+                           "CompositeImplicitAutograd kernel decomposes without: its kernel is the decomposition)")
         for target in targets:
             target_op = find_operator(session, target)
             if target_op.qualname == op.qualname:
@@ -436,10 +448,12 @@ def show_proposal(ctx: Ctx, proposal_id: int) -> ProposalView:
 # --- historical decisions -------------------------------------------------------------------------
 
 
-def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
+def load_decisions(ctx: Ctx, file: str | Content, *, shown_as: str | None = None) -> DecisionsLoaded:
     """Record a file of historical decisions (dated, marked as imported) in one go. ``file``: a
     path, or an upload as :class:`~opgov.formats.files.Content`, named in messages and the result
-    as the client named it."""
+    as the client named it. A decision on an operator the database does not know (an older
+    release's registry lacks it, or a target of it) is skipped and named in ``skipped``, never
+    the whole file: loading the file again once a snapshot holds it records it."""
     from opgov.formats.decisions import parse_decisions, read_decisions_file
 
     require(ctx, "decisions", "load decisions")
@@ -447,19 +461,28 @@ def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
         records, shown = parse_decisions(file.data, file.name), file.name
     else:
         records, shown = read_decisions_file(file), file
+    shown = shown_as or shown
     session = ctx.session
     serialize(ctx, "import", shared=True)  # categories are read, then written back
     ops = {}
+    absent: dict[str, str] = {}  # a decision on an operator the database does not know yet: skipped, named
     for record in records:  # validate everything before writing anything
-        try:
-            ops[record.op] = find_operator(session, record.op)
-        except BadInput as err:
-            raise BadInput(err.message, file=shown, line=record.line) from None
-        for target in record.into:
+        missing = []
+        for name in (record.op, *record.into):
             try:
-                find_operator(session, target)
-            except BadInput as err:
-                raise BadInput(f"target of {record.op}: {err.message}", file=shown, line=record.line) from None
+                found = find_operator(session, name)
+            except NotFound as err:  # not in this database (yet): the decision is skipped, with why
+                missing.append(err.message if name == record.op else f"its target: {err.message}")
+            except BadInput as err:  # a name opgov cannot read: the file is wrong
+                raise BadInput(err.message if name == record.op else f"target of {record.op}: {err.message}",
+                               file=shown, line=record.line) from None
+            else:
+                if name == record.op:
+                    ops[record.op] = found
+        if missing:
+            ops.pop(record.op, None)
+            absent[record.op] = f"{shown}:{record.line}: {'; '.join(missing)}"
+    records = [r for r in records if r.op not in absent]
     # lock the operators whose categories are about to be written, in the order tick locks them
     session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
                     .order_by(Operator.qualname).with_for_update().execution_options(populate_existing=True)).all()
@@ -507,9 +530,9 @@ def load_decisions(ctx: Ctx, file: str | Content) -> DecisionsLoaded:
     errors = [v.message for v in check(current_rules(session), categories, lifecycle,
                                        implicit=implicit_operators(session))
               if v.severity == "error" and v.operator in ruled]
-    return DecisionsLoaded(file=shown, decisions=len(records), recorded=loaded,
+    return DecisionsLoaded(file=shown, decisions=len(records) + len(absent), recorded=loaded,
                            already_recorded=len(records) - loaded, superseded=superseded,
-                           decomposition_errors=errors)
+                           decomposition_errors=errors, skipped=absent)
 
 
 def record_decisions(ctx: Ctx, decisions: Content | None = None, shipped: str | None = None) -> DecisionsLoaded:
@@ -526,4 +549,4 @@ def record_decisions(ctx: Ctx, decisions: Content | None = None, shipped: str | 
     path = shipped_data(shipped) if shipped in SHIPPED_DECISIONS else None
     if path is None:
         raise BadInput(f"shipped: no shipped decisions file {shipped!r} (there are: {', '.join(SHIPPED_DECISIONS)})")
-    return load_decisions(ctx, str(path))
+    return load_decisions(ctx, str(path), shown_as=shipped)

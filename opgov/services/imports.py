@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from itertools import chain
 from typing import Callable, Iterator
@@ -262,8 +263,12 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
         functional = op.kind == "functional"
         if row is None:
             if baseline:
+                # the first snapshot's functional operators PyTorch does not tag core are undecided:
+                # the category is the import's guess until the committee decides (so a history
+                # that starts at any release can be reviewed); a core tag is PyTorch's own record
                 category, source = next_category(None, None, op.suggested_category)
-                review, reason = False, None
+                review = functional and category != "core"
+                reason = f"new in {label} (the first snapshot)" if review else None
             else:
                 verdict = judge_tags(name, label, None, op.tags, category=None, category_source=None,
                                      suggested=op.suggested_category, needs_review=functional,
@@ -288,6 +293,10 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
                              lifecycle=row.lifecycle, needs_review=row.needs_review, review_reason=row.review_reason,
                              decided=row.category if row.category_source == "decision" else None,
                              functional=functional)
+        if not functional and verdict.needs_review and (verdict.review_reason or "").startswith("new in "):
+            # it became a variant (rrelu_with_noise now writes to noise): it follows its functional
+            # operator's category, nothing for the committee to decide of it alone
+            verdict = dataclasses.replace(verdict, needs_review=False, review_reason=None)
         change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
                         "last_snapshot_id": snapshot_id, "kind": op.kind,
                         "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,

@@ -37,7 +37,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
 
     from opgov.core.errors import BadInput
     from opgov.core.graph_ops import graph_ops_of
-    from opgov.core.opset import POLICY_FLAGS, OpInfo, opset_policy
+    from opgov.core.opset import POLICY_FLAGS, OpInfo, functional_form, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
     from opgov.services.decomps import corpus_label, current_rules, implicit_operators, opset_facts, out_variants
@@ -60,7 +60,8 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      python_list=PYTHON_LIST, selective_build=SELECTIVE_BUILD,
                      out_variants=dict(sorted(out_variants(ctx, infos).items())),
                      models=load_models(location), models_source=corpus_label(location) if location else None,
-                     graph_ops=graph)
+                     graph_ops=graph,
+                     functional_forms={op: form for op in infos if (form := functional_form(op, infos)) != op})
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:

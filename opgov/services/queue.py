@@ -29,7 +29,6 @@ from opgov.services.common import Ctx
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
 _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
-_CATEGORY = {"decompose": "decomposable", "core": "core", "custom": "custom"}
 
 
 def _models(models: str | None):
@@ -47,8 +46,9 @@ def _models(models: str | None):
 def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem], list[str], dict[str, int], dict]:
     """Every queued operator with its evidence and suggestion (unfiltered, by name); the snapshot
     labels in history order; each label's place; and what the evidence was read from."""
-    from opgov.core.graph_ops import is_graph_op
+    from opgov.core.graph_ops import graph_ops_of
     from opgov.core.schema import OperatorName
+    from opgov.services.closure import functional_form
     from opgov.services.decomps import current_rules, opset_facts
     from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
 
@@ -69,9 +69,16 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     waiting = [r for r in rows if (r.needs_review and r.present) or r.id in open_by_op]
 
     categories = {r.qualname: r.category for r in rows if r.present}
+    # the graph operators as `opset build` and the runtimes name them: from the snapshot's schemas
+    graph = graph_ops_of((r.qualname, r.schema) for r in rows if r.present)
 
     def is_core(op: str) -> bool:
-        return categories.get(op) == "core" or is_graph_op(op)
+        return categories.get(op) == "core" or op in graph
+
+    kinds = {r.qualname: r.kind for r in rows if r.present}
+
+    def functional(op: str) -> str:  # what functionalization turns a target into, as the closure says
+        return functional_form(op, kinds)
 
     families: dict[tuple[str, str], list[Relative]] = {}
     base_of: dict[int, tuple[str, str]] = {}
@@ -114,11 +121,11 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
         implemented = runtimes_of_operator(op, by_name)
         used = tuple(sorted(key for key, m in corpus.items() if op in m.exported_ops or op in m.core_aten_ops))
         evidence = Evidence(
-            kind=kind_fact(op, r.kind, r.schema),
+            kind=kind_fact(op, r.kind, r.schema, graph.get(op)),
             family=family_fact(op, families.get(base_of.get(r.id, ("", "")), ()), latest),
             composite=CompositeFact(composite_implicit=bool(r.composite_implicit),
                                     source=f"native_functions.yaml {latest}: its dispatch" if latest else "the import"),
-            torch=torch_fact(op, facts, is_core) if facts is not None else None,
+            torch=torch_fact(op, facts, is_core, graph.__contains__, functional) if facts is not None else None,
             runtimes=RuntimesFact(registered=registered, implemented_by=tuple(
                 RuntimeFact(runtime=i.runtime, since=i.since or i.versions[0], latest=i.latest)
                 for i in implemented), source=runtimes_source),
@@ -131,9 +138,50 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
                                category=r.category, category_source=r.category_source, proposal=ref,
                                evidence=evidence, suggestion=advice.suggestion.value, because=advice.because,
                                targets=tuple(advice.targets), impact=len(implemented) + len(used)))
+    items = _screened(ctx, items)
+    items = _waiting_on(items)
     items.sort(key=lambda i: i.operator)
     return items, history, place, {"torch": facts.version if facts is not None else None, "runtimes": registered,
                                    "models": location}
+
+
+def _screened(ctx: Ctx, items: list[QueueItem]) -> list[QueueItem]:
+    """Each suggestion checked as the proposal it stands for would be (:func:`opgov.services.governance.
+    propose_allowed`, a dry run against the registry as it is, an open proposal aside): one the
+    policy would refuse is not made; the operator is a human's call, with the refusal as why. So
+    what the queue suggests is what ``triage --suggested`` proposes and what the policy accepts."""
+    from dataclasses import replace
+
+    from opgov.services.governance import propose_allowed
+
+    wanted = [(i.operator, i.suggestion, f"suggested by the evidence: {i.because}",
+               list(i.targets) if i.suggestion == Suggestion.decompose else None)
+              for i in items if i.suggestion != Suggestion.human]
+    if not wanted:
+        return items
+    _, refused = propose_allowed(ctx, wanted, apply=False, open_ok=True)
+    return [replace(i, suggestion=Suggestion.human.value, targets=(),
+                    because=f"the policy refuses {i.suggestion}: {refused[i.operator]} (the evidence: {i.because})")
+            if i.operator in refused else i for i in items]
+
+
+def _waiting_on(items: list[QueueItem]) -> list[QueueItem]:
+    """A human's call only because export's decomposition ends in operators the queue suggests core
+    says so: decided core, those operators make it a decomposition the policy accepts (the next
+    `triage --suggested` proposes it)."""
+    from dataclasses import replace
+
+    suggested = {i.operator: i.suggestion for i in items}
+    out = []
+    for i in items:
+        torch = i.evidence.torch
+        if (i.suggestion == Suggestion.human and torch is not None and torch.export_decomposes and torch.not_core
+                and all(suggested.get(op) == Suggestion.core for op in torch.not_core)):
+            ops = ", ".join(torch.not_core)
+            i = replace(i, because=f"{i.because} (the queue suggests {ops} core: once the committee decides so, "
+                                   "this decomposition is one the policy accepts)")
+        out.append(i)
+    return out
 
 
 def snapshot_history(ctx: Ctx) -> tuple[str, ...]:
@@ -207,9 +255,10 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
     """``opgov triage --suggested``: a proposal for each queued operator the filters select whose
     suggestion is decompose (into its traced targets), core or custom, with the suggestion's
     reason as its rationale. A dry run (the default) names them and writes nothing; ``apply`` opens
-    them, one event each, in this one transaction. An operator a human must look at, one with a
-    proposal open, a decomposition with no known targets and a proposal the policy refuses (its
-    targets do not all end in core, ...) are skipped, each with why, in a dry run as when applied."""
+    them, one event each, in this one transaction. An operator a human must look at (the queue
+    already made a suggestion the policy refuses a human's call) and one with a proposal open are
+    skipped, each with why, in a dry run as when applied; the policy is asked again as it opens
+    them (a write between the two reads is refused with its words)."""
     from opgov.services.common import require
     from opgov.services.governance import propose_allowed
 
@@ -225,11 +274,6 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
             skipped[item.operator] = f"proposal {item.proposal.id} ({item.proposal.kind}) is open"
         elif item.suggestion == Suggestion.human:
             skipped[item.operator] = f"a human's call: {item.because}"
-        elif item.category_source == "decision" and item.category == _CATEGORY[item.suggestion]:
-            skipped[item.operator] = f"the committee decided it {item.category} already: {item.because}"
-        elif item.suggestion == Suggestion.decompose and not item.targets:
-            skipped[item.operator] = (f"{item.because}; no traced targets or rule on record: "
-                                      "propose-decompose --into by hand")
         else:
             planned.append(item)
     wanted = [(item.operator, item.suggestion, f"suggested by the evidence: {item.because}",
@@ -247,15 +291,16 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
 AGENDA_SHOWN = 10  # operators the weekly report's agenda names in each of its two lists
 
 
-def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN) -> Agenda:
+def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN, read: tuple | None = None) -> Agenda:
     """The weekly report's agenda: the queue's counts by suggestion, the oldest waiting, and those
-    with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``)."""
+    with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``); ``read``: what
+    :func:`queue_items` answered, when the caller has it."""
     def entry(i: QueueItem) -> AgendaItem:
         return AgendaItem(operator=i.operator, waiting_since=i.waiting_since, suggestion=i.suggestion,
                           because=i.because, runtimes=len(i.evidence.runtimes.implemented_by),
                           models=len(i.evidence.models.used_by))
 
-    read = queue_items(ctx)
+    read = read if read is not None else queue_items(ctx)
     oldest = _view(read, sort="waiting", limit=shown)
     impact = _view(read, sort="impact", limit=shown)
     return Agenda(total=oldest.total, counts=oldest.counts, oldest=tuple(entry(i) for i in oldest.items),

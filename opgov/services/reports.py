@@ -21,7 +21,7 @@ its removals): the sections are assembled in Python from one read of each table 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -192,7 +192,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     findings = [f for f in findings if f.kind != "policy"]
     drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
     removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
-    closure_rows = _closure_rows(session)
+    closure_facts, closure_rows = _closure_rows(session) if snapshots else (None, [])
 
     today = as_of.date()
     expired, expiring = [], []
@@ -225,34 +225,45 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
                                     CategoryCounts(**{c: int((s.stats or {}).get("category", {}).get(c, 0))
                                                       for c in CATEGORIES})))
              for s in trend_points(snapshots, in_period)]
-    from opgov.services.queue import agenda
+    from opgov.services.queue import agenda, queue_items
 
-    # the queue's agenda is today's: for a report of the latest snapshot only
-    meeting = agenda(ctx) if with_agenda and snapshots and snapshots[-1].id == latest_id else None
+    # the queue is today's: for a report of the latest snapshot, the review queue's suggestions are the
+    # queue's (one suggestion engine: the agenda, `opgov queue` and `triage --suggested` say the same)
+    read = queue_items(ctx) if snapshots and snapshots[-1].id == latest_id else None
+    if read is not None:
+        suggested = {i.operator: i for i in read[0]}
+        review_queue = [replace(r, suggestion=suggested[r.operator].suggestion,
+                                suggestion_reason=suggested[r.operator].because)
+                        if r.operator in suggested else r for r in review_queue]
+    meeting = agenda(ctx, read=read) if with_agenda and read is not None else None
     return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov {__version__} for {ctx.actor}",
                         soon_days=SOON_DAYS, review_queue=tuple(review_queue), agenda=meeting,
                         proposals_open=tuple(proposals_open),
                         proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
                         lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
                         deprecated_ops=tuple(deprecated), tag_changes=tuple(tag_changes), core_drift=tuple(drift),
-                        decomp_closure=tuple(closure_rows),
+                        decomp_closure=tuple(closure_rows), closure_facts=closure_facts,
                         compat_findings=tuple(findings),
                         removed_without_deprecation=tuple(removed), exceptions_expired=tuple(expired),
                         exceptions_expiring=tuple(expiring), opset_now=opset_now, opset_trend=tuple(trend))
 
 
-def _closure_rows(session) -> list:
-    """The closure section: the latest torch release opgov holds facts of, compared with the one
-    before it (if held): stopped closing, started closing, then every operator that does not close."""
+def _closure_rows(session) -> tuple[str | None, list]:
+    """(which facts, the closure section): the latest torch release opgov holds facts of (else the
+    facts it ships for the latest snapshot, as the queue and ``decomps closure`` read them), compared
+    with the one before it (if held): stopped closing, started closing, then every operator that
+    does not close."""
     from opgov.core.closure import compare
+    from opgov.core.errors import BadInput
     from opgov.results.closure import ClosureRow
     from opgov.services.closure import compute
     from opgov.services.decomps import torch_releases
 
     held = torch_releases(session)
-    if not held:
-        return []
-    facts, label, now, _ = compute(session, held[-1])
+    try:
+        facts, label, now, _ = compute(session, held[-1] if held else None)
+    except BadInput:  # no facts held, none shipped for the latest snapshot's label
+        return None, []
     rows = []
     if len(held) > 1:
         _, _, before, _ = compute(session, held[-2])
@@ -262,7 +273,7 @@ def _closure_rows(session) -> list:
                                 why=now.item(op).why or "ends only in core operators now") for op in ops]
     rows += [ClosureRow(torch=facts.version, snapshot=label, operator=i.op, status="does not close", why=i.why or "")
              for i in now.open]
-    return rows
+    return facts.describe(), rows
 
 
 TREND_RELEASES = 24  # the opset trend shows at most this many releases before the period

@@ -199,7 +199,9 @@ DECISION_LOADS = [
     ("chair", "core-aten-review-2023"),     # already recorded
     ("chair", "{ours}"),
     ("chair", "{ours}", "--json"),          # already recorded
-    *[("chair", "{%s}" % bad) for bad in ("unknown", "category", "target", "not-decisions", "missing", "folder",
+    ("chair", "{unknown}"),                 # an operator the database lacks: skipped and named, the rest recorded
+    ("chair", "{target}", "--json"),        # a target the database lacks: that decision skipped and named
+    *[("chair", "{%s}" % bad) for bad in ("category", "not-decisions", "missing", "folder",
                                            "binary", "nul", "empty")],  # file:line or the file: 2
     ("chair", "no-such-review-2023"),       # neither a file nor a shipped name: 2
 ]
@@ -233,12 +235,19 @@ def test_decisions_over_http(twins, decision_files):
         assert problem(chair.post("/api/v1/decisions", data={}), 400)
         assert "Input should be 'core-aten-review-2023'" in problem(chair.post("/api/v1/decisions", data={"shipped": "x"}),
                                                                    422)
-        bad = chair.post("/api/v1/decisions", files={"decisions": ("mine/unknown.yaml",
-                                                                   open(decision_files["unknown"], "rb").read())})
-        assert problem(bad, 400).startswith("mine/unknown.yaml:6: unknown operator aten::nope")
+        bad = chair.post("/api/v1/decisions", files={"decisions": ("mine/category.yaml",
+                                                                   open(decision_files["category"], "rb").read())})
+        assert problem(bad, 400).startswith("mine/category.yaml:5: category of aten::roll must be one of")
         again = chair.post("/api/v1/decisions", data={"shipped": "core-aten-review-2023"})
         assert again.status_code == 201 and again.json()["recorded"] == 0
-    assert _log(server.db) == before
+        assert _log(server.db) == before
+        # a decision on an operator the database does not know is skipped and named, never the whole file
+        lacking = chair.post("/api/v1/decisions", files={"decisions": ("mine/unknown.yaml",
+                                                                       open(decision_files["unknown"], "rb").read())})
+        assert lacking.status_code == 201, lacking.text
+        skipped = lacking.json()["skipped"]
+        assert list(skipped) == ["aten::nope"] and skipped["aten::nope"].startswith(
+            "mine/unknown.yaml:6: unknown operator aten::nope; did you mean ")
 
 
 # --- sync-yaml ------------------------------------------------------------------------------------

@@ -83,13 +83,16 @@ def test_free_text_wraps_at_spaces(db):  # noqa: F811
     """The queue's ``because`` is longer than 80 columns: it goes on over lines, each break at a space
     (at 100 columns; at 80 a 48-character operator's name and ``suggestion`` leave it no room, and the
     table says it left it out)."""
-    plain = shown(db, ["queue"], 200, "tsv").splitlines()
+    # the operator with a proposal open (the first snapshot's undecided operators wait too, some with
+    # longer names than the 48 characters the widths below are about)
+    queue = ["queue", "--reason", "proposal"]
+    plain = shown(db, queue, 200, "tsv").splitlines()
     because = dict(zip(plain[0].split("\t"), plain[1].split("\t")))["because"].split()
     assert len(" ".join(because)) > 80
-    assert "because" in left_out(shown(db, ["queue"], 80, "table"))
-    table = shown(db, ["queue"], 100, "table").splitlines()
+    assert "because" in left_out(shown(db, queue, 80, "table"))
+    table = shown(db, queue, 100, "table").splitlines()
     first = next(i for i, line in enumerate(table) if " ".join(because[:2]) in line)
-    last = next(i for i, line in enumerate(table) if " ".join(because[-2:]) in line)
+    last = max(i for i, line in enumerate(table) if because[-1] in line)  # a wrap may part the last two words
     assert last > first, "the text is on one line"
     assert " ".join(" ".join(table[first:last + 1]).split()).find(" ".join(because)) >= 0 or all(
         any(word in line for line in table[first:last + 1]) for word in because)

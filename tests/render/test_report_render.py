@@ -186,7 +186,7 @@ def page(report) -> str:
 
 def test_json_has_one_key_per_section_and_round_trips(report):
     data = json.loads(render_json(report))
-    assert list(data) == ["as_of", "since", "generated_by", "soon_days", *SECTION_KEYS]
+    assert list(data) == ["as_of", "since", "generated_by", "soon_days", "closure_facts", *SECTION_KEYS]
     assert data == jsonable(report)
     assert data["as_of"] == "2025-06-08T00:00:00Z"
     assert data["removed_without_deprecation"][0] == {

@@ -1,8 +1,9 @@
 """The committee's workbench on PyTorch's real releases: 2.0.0, 2.6.0, 2.12.0 and 2.13.0 replayed,
-the 2023 review, ExecuTorch's four kernel registries, the two model corpora and the facts `opgov
-decomps import-torch` records from torch 2.13.0. Every queued operator arrives with its evidence;
-each suggestion follows from that evidence; `triage --suggested` opens one proposal and one event
-each in one transaction, and what the policy refuses is skipped with its words."""
+the 2023 review, ExecuTorch's four releases registered by name, the shipped model corpora and
+torch facts — what a user has out of the box. Every queued operator arrives with its evidence;
+each suggestion follows from that evidence as torch.export does; `triage --suggested` opens one
+proposal and one event each in one transaction, and a suggestion the policy would refuse is not
+made: the queue says it is a human's call, with the refusal."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import shutil
 
 import pytest
 
-from tests.conftest import RELEASES, db_fingerprint, reusing, run_opgov
+from tests.conftest import RELEASES, db_fingerprint, run_opgov
 
 NOW = "2026-01-05T09:00:00+00:00"
 
 
 @pytest.fixture(scope="module")
-def replay(tmp_path_factory, pytorch_release, models_dir, shared_dir, torch_table):
+def replay(tmp_path_factory, pytorch_release):
     path = tmp_path_factory.mktemp("queue") / "replay.db"
     url = f"sqlite:///{path}"
     run_opgov("--db", url, "db", "upgrade", "--simulation")
@@ -26,24 +27,21 @@ def replay(tmp_path_factory, pytorch_release, models_dir, shared_dir, torch_tabl
                   folder / "tags.yaml", "--label", version)
     run_opgov("--db", url, "--now", NOW, "decisions", "load", "core-aten-review-2023")
     for version in ("0.2.0", "0.5.0", "1.0.0", "1.3.0"):
-        run_opgov("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}", "--ops",
-                  shared_dir / "executorch" / version / "portable-functions.yaml")
-    with reusing(torch_table):  # the session's trace of torch's table
-        run_opgov("--db", url, "--now", NOW, "decomps", "import-torch", "--budget", "300")
+        run_opgov("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}")
     return path
 
 
 @pytest.fixture
-def db(replay, tmp_path, make_cli, models_dir, monkeypatch):
-    """A copy of the replay, and the CLI on it (the models of OPGOV_MODELS_DIR)."""
+def db(replay, tmp_path, make_cli, monkeypatch):
+    """A copy of the replay, and the CLI on it (the models opgov ships)."""
     copy = tmp_path / "replay.db"
     shutil.copyfile(replay, copy)
-    monkeypatch.setenv("OPGOV_MODELS_DIR", str(models_dir))
+    monkeypatch.delenv("OPGOV_MODELS_DIR", raising=False)
     return make_cli(f"sqlite:///{copy}", upgrade=False)
 
 
-def _queue(cli, *args) -> dict:
-    return cli.ok("queue", *args, "--format", "json").json()
+def _queue(cli, *args, **kw) -> dict:
+    return cli.ok("queue", *args, "--format", "json", **kw).json()
 
 
 def test_every_queued_operator_arrives_with_its_evidence(db, torch_mod):
@@ -67,7 +65,7 @@ def test_every_queued_operator_arrives_with_its_evidence(db, torch_mod):
         assert ev["kind"]["kind"] == "functional" and ev["kind"]["source"]
         assert ev["family"]["source"].startswith("native_functions.yaml 2.13.0")
         assert ev["composite"]["source"]
-        assert ev["torch"]["release"] == torch_mod.__version__ and "decomps import-torch" in ev["torch"]["source"]
+        assert ev["torch"]["release"] == torch_mod.__version__ and "opgov's shipped facts" in ev["torch"]["source"]
         assert ev["runtimes"]["registered"] == ["executorch@0.2.0", "executorch@0.5.0", "executorch@1.0.0",
                                                 "executorch@1.3.0"]
         assert ev["models"]["models"] > 0 and ev["models"]["corpora"]
@@ -81,25 +79,44 @@ def test_every_queued_operator_arrives_with_its_evidence(db, torch_mod):
 
 
 def test_each_suggestion_follows_from_its_evidence(db):
-    items = _queue(db)["items"]
+    """What the queue says of torch is what torch.export does (tests/services/test_queue_says_what_
+    torch_export_does.py asks torch itself): an operator is suggested decompose only when export's
+    default run decomposes it, into the operators that run leaves; a graph operator never; and at
+    most a quarter of the queue is left to a human."""
+    view = _queue(db)
+    items = view["items"]
     for item in items:
         ev, suggestion, torch = item["evidence"], item["suggestion"], item["evidence"]["torch"]
-        decomposes_into_core = bool(torch["traced"]) and torch["reaches_core"] is True
-        if decomposes_into_core:
-            assert suggestion != "core", item["operator"]
-        if ev["composite"]["composite_implicit"]:
-            assert suggestion == "decompose" and item["because"].startswith(
-                "CompositeImplicitAutograd: export never holds it"), item["operator"]
-        elif suggestion == "decompose":
-            assert decomposes_into_core and list(item["targets"]) == torch["traced"]
-            assert item["because"].startswith(f"torch {torch['release']} decomposes it into core ops: ")
+        name = item["operator"]
+        if ev["kind"]["graph"] is not None:
+            assert suggestion in ("core", "custom", "human"), name
+            assert item["because"].startswith("a graph operator (") or item["because"].startswith(
+                "the policy refuses"), name
+        if suggestion == "decompose":
+            recorded = torch["export_decomposes"] or not torch["has_decomposition"]
+            assert recorded and ev["composite"]["composite_implicit"] or torch["export_decomposes"], name
+            if item["targets"]:
+                assert torch["reaches_core"] and item["targets"] == torch["ends_in"], name
+                assert item["because"].startswith(f"torch.export (torch {torch['release']}) decomposes it ("), name
+            else:
+                assert ev["composite"]["composite_implicit"] and not torch["ends_in"], name
+        if not torch["export_decomposes"] and torch["has_decomposition"]:
+            assert suggestion != "decompose" and "keeps it" in item["because"] or suggestion == "human", name
         if suggestion == "core":
-            assert not torch["in_default_table"] or not torch["traced"]
-            assert ev["runtimes"]["implemented_by"] or ev["models"]["used_by"] or "tags it core" in item["because"]
+            assert not torch["export_decomposes"] or ev["kind"]["graph"] is not None, name
+            assert (ev["runtimes"]["implemented_by"] or ev["models"]["used_by"] or "tags it core" in item["because"]), name
         if suggestion == "custom":
-            assert not ev["runtimes"]["implemented_by"] and not ev["models"]["used_by"]
-            assert not torch["has_decomposition"] or (torch["traced"] and not torch["in_default_table"])
+            assert ev["kind"]["graph"] is not None or (not ev["runtimes"]["implemented_by"]
+                                                       and not ev["models"]["used_by"]), name
     assert {i["suggestion"] for i in items} == {"decompose", "custom", "core", "human"}
+    assert view["counts"]["human"] <= view["total"] / 4, view["counts"]
+    # the operators the 2023 review's replay got wrong: export keeps them, so never decompose
+    by_name = {i["operator"]: i for i in items}
+    for kept in ("aten::elu", "aten::diagonal", "aten::pow.Scalar", "aten::any.dims"):
+        assert by_name[kept]["suggestion"] == "core" and "keeps it" in by_name[kept]["because"], by_name[kept]
+    for graph in ("aten::sym_size.int", "aten::sym_numel", "aten::sym_stride.int", "aten::sym_storage_offset",
+                  "aten::sym_is_contiguous"):
+        assert by_name[graph]["suggestion"] == "core" and "graph operator" in by_name[graph]["because"], graph
 
 
 def test_filters_sort_and_pages(db):
@@ -137,8 +154,9 @@ def test_triage_suggested_opens_one_proposal_and_one_event_each_in_one_transacti
         item = queue[p["operator"]]
         assert p["kind"] == item["suggestion"] and p["rationale"].endswith(item["because"])
         assert p["targets"] == (item["targets"] if p["kind"] == "decompose" else [])
-    assert all(queue[op]["suggestion"] == "human" or queue[op]["proposal"] or not queue[op]["targets"]
-               or why.startswith("the policy refuses it: ") for op, why in dry["skipped"].items())
+    # what the queue suggests is what triage proposes: nothing but a human's call is skipped
+    assert {op for op, i in queue.items() if i["suggestion"] != "human"} == {p["operator"] for p in dry["proposals"]}
+    assert {op: f"a human's call: {queue[op]['because']}" for op in dry["skipped"]} == dry["skipped"]
     events = len(db.ok("log", "--limit", "0", "--json").json())
     applied = db.ok("triage", "--suggested", "--apply", "--json").json()
     assert [(p["operator"], p["kind"], p["targets"]) for p in applied["proposals"]] == [
@@ -157,23 +175,26 @@ def test_triage_suggested_opens_one_proposal_and_one_event_each_in_one_transacti
     assert again["proposals"] == [] and set(again["skipped"]) >= set(opened)
 
 
-def test_a_suggestion_the_policy_refuses_is_skipped_with_why(db):
-    """A target of a suggested decomposition that became deprecated since torch's facts were
-    recorded: that proposal is skipped with the policy's words, in the dry run as when applied,
-    and every other suggestion is proposed."""
-    target = "aten::reciprocal"
+def test_a_suggestion_the_policy_would_refuse_is_not_made(db):
+    """A target of a suggested decomposition that became deprecated since: the queue no longer
+    suggests that decomposition, it is a human's call with the policy's words; triage skips it, in
+    the dry run as when applied, and proposes every other suggestion."""
+    target = "aten::scalar_tensor"
     chosen = [i["operator"] for i in _queue(db, "--match", "aten::_*")["items"]
               if i["suggestion"] == "decompose" and target in i["targets"] and not i["proposal"]]
     assert chosen
     before = db.ok("triage", "--suggested", "--match", "aten::_*", "--json").json()
     assert set(chosen) <= {p["operator"] for p in before["proposals"]}
-    db.ok("deprecate", target, "--reason", "replaced by div", "--replacement", "aten::div.Tensor",
+    db.ok("deprecate", target, "--reason", "replaced by full", "--replacement", "aten::full",
           now="2026-01-06T00:00:00+00:00")
     db.ok("mark-deprecated", target, "--reason", "no caller left", now="2026-01-25T00:00:00+00:00")
+    later = {i["operator"]: i for i in _queue(db, "--match", "aten::_*", now="2026-01-26T00:00:00+00:00")["items"]}
     dry = db.ok("triage", "--suggested", "--match", "aten::_*", "--json", now="2026-01-26T00:00:00+00:00").json()
     for op in chosen:
-        assert dry["skipped"][op].startswith("the policy refuses it: ") and f"{target}, which is deprecated" in \
-            dry["skipped"][op], dry["skipped"][op]
+        assert later[op]["suggestion"] == "human" and later[op]["targets"] == []
+        assert later[op]["because"].startswith("the policy refuses decompose: ") and \
+            f"{target}, which is deprecated" in later[op]["because"], later[op]["because"]
+        assert dry["skipped"][op] == f"a human's call: {later[op]['because']}"
     assert [p for p in before["proposals"] if p["operator"] not in chosen] == dry["proposals"]
     text = db.ok("triage", "--suggested", "--match", "aten::_*", now="2026-01-26T00:00:00+00:00").out
     assert all(op in text for op in chosen) and "which is deprecated" in text  # the table says why too

@@ -296,8 +296,9 @@ def sections_of(report: WeeklyReport) -> list[Section]:
             Column("Schema", lambda i: _schema_cell(i.schema_text, i.generated_from), wide=True),
             Column("First seen", lambda i: _t(f"{i.first_seen.label} ")
                     + _when(f"({_fmt_day(i.first_seen.imported_at.date())})")),
-            Column("Suggested", lambda i: _t(i.suggested_category)),
-            Column("Why", lambda i: _t(i.review_reason or i.suggestion_reason), wide=True),
+            Column("Suggested", lambda i: _t(i.suggestion or i.suggested_category, strong=i.suggestion is not None)),
+            Column("Why", lambda i: _t(i.suggestion_reason if i.suggestion is not None
+                                       else i.review_reason or i.suggestion_reason), wide=True),
         ), intro=_t("Functional operators: the in-place, out= and other variants a release adds with them are "
                     "not listed, they follow their functional operator's category (new operators are not "
                     "repeated under compatibility findings).")),
@@ -354,7 +355,10 @@ def sections_of(report: WeeklyReport) -> list[Section]:
                     "release dropped or added the tag and the committee has not decided yet, or the committee "
                     "decided and the sync bot has not written the tag (opgov sync-yaml).")),
         table("decomp_closure", "Closure of torch's decomposition table",
-              "opgov holds no torch release's facts (`opgov decomps import-torch` records them).", (
+              (f"Every operator of the default table of {report.closure_facts} ends in core operators."
+               if report.closure_facts else
+               "opgov holds no torch release's facts and ships none for the latest snapshot (`opgov decomps "
+               "import-torch` records them)."), (
                   Column("Operator", lambda c: _c(c.operator)),
                   Column("Closure", lambda c: _t(c.status + (f" since torch {c.since}" if c.since else ""),
                                                  strong=c.status == "stopped closing")),

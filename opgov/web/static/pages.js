@@ -103,15 +103,17 @@ function buildOpset(data, preset, decompose, keep) {
     const coreKept = sorted(withFlag(data, "K").filter((op) => !table.has(op) && !keptSet.has(op)));
     if (coreKept.length) notes.push(fill(T.core_kept, { n: coreKept.length, ops: list(coreKept) }));
   }
-  if (P.drift) {
-    const drift = sorted(withFlag(data, "x").filter((op) => !keptSet.has(op)));
-    if (drift.length) notes.push(fill(T.not_functional, { n: drift.length, ops: list(drift) }));
-  }
   const expands = (op) => does(op) && (has(data.into, op) || has(data.rules, op));
   const leaves = new Leaves(targets, expands);
   const entries = new Map(), withoutRule = new Set();
   const whyKept = (op) => (keptSet.has(op) ? "kept" : flag(op, "c") ? "core" : "not-decomposed");
+  const functionalized = {};
   const add = (op, why, source) => {
+    // functionalization: an exported graph holds a mutable target's functional sibling, never the target
+    if (why === "target" && preset !== "no-decomp" && has(data.functional_forms || {}, op)) {
+      functionalized[op] = data.functional_forms[op];
+      op = data.functional_forms[op];
+    }
     if (has(data.graph_ops, op)) return;  // no kernel, even as a target
     if (!entries.has(op)) entries.set(op, { why, by: new Set() });
     const e = entries.get(op);
@@ -133,6 +135,10 @@ function buildOpset(data, preset, decompose, keep) {
     if (e.why === "target" && !does(op) && flag(op, "r")) e.why = decomposes(op) ? "torch-keeps" : whyKept(op);
   }
   for (const op of entries.keys()) withoutRule.delete(op);
+  if (P.drift) {  // listed or left out, never both: a non-functional core target is listed
+    const drift = sorted(withFlag(data, "x").filter((op) => !keptSet.has(op) && !entries.has(op)));
+    if (drift.length) notes.push(fill(T.not_functional, { n: drift.length, ops: list(drift) }));
+  }
   const decomposed = sorted(new Set([...Object.keys(data.rules), ...Object.keys(data.into)])).filter(expands);
   const beyond = new Set(extra);
   if (P.beyond_core) for (const op of decomposed) if (flag(op, "c")) beyond.add(op);
@@ -141,7 +147,7 @@ function buildOpset(data, preset, decompose, keep) {
     codeKeep = P.from_empty ? kept : sorted(new Set([...kept, ...ops]));
     codeDecompose = sorted(beyond);
   }
-  return { choice, without_rule: sorted(withoutRule), decomposed, beyond_default: sorted(beyond), notes,
+  return { choice, without_rule: sorted(withoutRule), decomposed, beyond_default: sorted(beyond), notes, functionalized,
            graph_ops: sorted(withFlag(data, "g")), code: { keep: codeKeep, decompose: codeDecompose },
            entries: ops.map((op) => ({ op, category: policy(data, op)[0], why: entries.get(op).why,
                                        produced_by: sorted(entries.get(op).by), lifecycle: policy(data, op)[1] })) };
@@ -157,7 +163,8 @@ function coverage(data, opset) {
   const models = data.models.map((m) => {
     let ops = start === "exported" ? m.exported_ops.slice() : m.core_aten_ops.slice();
     if (start === "core-aten") ops = ops.concat(m.exported_ops.filter((op) => kept.has(op)));
-    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !has(data.graph_ops, op)));
+    const needed = new Set([...leaves.ofAll(ops)].filter((op) => !has(data.graph_ops, op))
+      .map((op) => (has(opset.functionalized || {}, op) ? opset.functionalized[op] : op)));
     return { model: m.key, family: m.family, needed: sorted(needed), missing: sorted([...needed].filter((op) => !have.has(op))) };
   });
   const notInRegistry = sorted(new Set(models.flatMap((m) => m.needed.filter((op) => !flagged(data, op, "r")))));
