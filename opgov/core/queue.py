@@ -100,6 +100,7 @@ class TorchFact:
     source: str
     export_decomposes: bool = False
     export_how: str = ""
+    declines: tuple[str, ...] = ()  # itself, when its traced targets include it: export keeps it for some inputs
 
 
 @dataclass(frozen=True)
@@ -225,9 +226,12 @@ def reach(op: str, targets: Mapping[str, tuple[str, ...] | None], is_core: Calla
 
 def export_decomposes(op: str, facts) -> str | None:
     """Why torch.export's default run decomposes ``op`` (``facts``: :class:`opgov.core.opset.TorchFacts`),
-    or None when it keeps it: in the default table (``torch.export.default_decompositions()``, which
+    or None when it keeps it (also when it keeps it for some inputs only: its traced targets include
+    itself, its decomposition declining some of torch's sample inputs): in the default table (``torch.export.default_decompositions()``, which
     holds the CompositeImplicitAutograd operators export can preserve), or an operator export
     decomposes whatever the table says (``facts.forced``: its reason)."""
+    if op in (facts.targets.get(op) or ()):  # its decomposition declines some of torch's sample inputs
+        return None
     if op in facts.forced:
         return facts.forced[op]
     if op in facts.default:
@@ -256,7 +260,8 @@ def torch_fact(op: str, facts, is_core: Callable[[str], bool],
                               expands=lambda t: not graph(t) and export_decomposes(t, facts) is not None, functional=functional)
     return TorchFact(release=facts.version, in_default_table=op in facts.default, has_decomposition=True,
                      traced=tuple(traced), untraced=None, reaches_core=closed, ends_in=ends, not_core=bad,
-                     source=source, export_decomposes=how is not None, export_how=how or "")
+                     source=source, export_decomposes=how is not None, export_how=how or "",
+                     declines=(op,) if op in traced else ())
 
 
 def family_fact(op: str, relatives: Iterable[Relative], snapshot: str | None) -> FamilyFact:
@@ -352,7 +357,11 @@ def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()
         if tagged_core:
             return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {why}")
         return Advice(Suggestion.decompose, why)
-    if torch.traced:
+    if torch.traced and torch.in_default_table and torch.declines:
+        others = [t for t in torch.traced if t not in torch.declines]
+        no_decomp = (f"{export} keeps it: its decomposition declines some of torch's sample inputs"
+                     + (f" (the others it decomposes into {_names(others)})" if others else ""))
+    elif torch.traced:
         no_decomp = (f"{export} keeps it: its default table does not apply torch._decomp's decomposition "
                      f"(into {_names(list(torch.traced))})")
     elif torch.has_decomposition:

@@ -113,7 +113,9 @@ def test_what_the_queue_says_of_torch_is_what_export_does(op, queue, torch_mod):
         assert item["suggestion"] != "decompose"
     else:
         assert "decomposes it" in because and item["suggestion"] == "decompose", because
-        assert op not in graph and set(item["targets"]) == graph, (item["targets"], graph)
+        # the targets are the union of what export leaves of it over torch's sample inputs
+        # (tests/formats/test_shipped_torch_facts.py): this input's graph is among them
+        assert op not in graph and graph <= set(item["targets"]), (item["targets"], graph)
         assert because.endswith(", ".join(item["targets"])), because  # every target is named
 
 
