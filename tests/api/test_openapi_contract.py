@@ -1,80 +1,25 @@
-"""The OpenAPI document is the contract: schemathesis, the usual OpenAPI fuzzer, runs against a real
-`opgov serve` process (127.0.0.1, a free port) on real data with a maintainer's token, and must find
-nothing — every answer has a status and a body the document declares, and every request the
-document calls valid is accepted. Bounded: a fixed seed and a few examples per operation.
-
-What no schema can say (an uploaded file's content, a date in the server's future, ...) is listed
-with its reason in tests/api/schemathesis.toml, the only place a schema-valid request may get 400.
+"""The OpenAPI document is the contract (tests/api/openapi_contract.py says how it is checked):
+the document's own promises, the server's refusal of what the document refuses, and schemathesis
+on the reading and checking operations (files, operators, decompositions, runtimes, pages). The
+governance operations are test_openapi_contract_governance.py's, the route that traces torch
+test_openapi_contract_torch.py's.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import sys
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.api.test_api_serve import opgov, start
+from tests.api.openapi_contract import GOVERNANCE, SELF_DESTRUCTIVE, TRACES_TORCH, fuzz_clean, group, serve
 
 pytestmark = [pytest.mark.realdata]
-
-CONFIG = Path(__file__).with_name("schemathesis.toml")
-SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
-# routes that remove what the run authenticates with (the maintainer, their token): run last, alone
-SELF_DESTRUCTIVE = r"^/api/v1/(members/\{name\}|tokens/\{token_id\})$"
-TRACES_TORCH = "/api/v1/decomps/import-torch"  # each call may trace torch's table for up to 2 minutes
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, pytorch_release, shared_dir, torch_mod):
-    """2.12.0 then 2.13.0 imported, the 2023 review's decisions, the shipped rules, ExecuTorch 1.3.0
-    registered; alice (maintainer, with the token) and bob (maintainer)."""
-    db = f"sqlite:///{tmp_path_factory.mktemp('contract') / 'opgov.db'}"
-    opgov(db, "db", "upgrade")
-    opgov(db, "members", "add", "alice", "--role", "maintainer", actor="alice")
-    for label in ("2.12.0", "2.13.0"):
-        release = pytorch_release(label)
-        opgov(db, "import", str(release / "native_functions.yaml"), "--tags-yaml", str(release / "tags.yaml"),
-              "--label", label, actor="alice")
-    opgov(db, "decisions", "load", "core-aten-review-2023", actor="alice")
-    opgov(db, "decomps", "load", "export-composites", actor="alice")
-    kernels = shared_dir / "executorch" / "1.3.0"
-    opgov(db, "runtimes", "add", "executorch@1.3.0", "--ops", str(kernels / "portable-functions.yaml"),
-          "--ops", str(kernels / "optimized.yaml"), actor="alice")
-    opgov(db, "members", "add", "bob", "--role", "maintainer", actor="alice")
-    token = json.loads(opgov(db, "tokens", "create", "alice", "--json", actor="alice"))["token"]
-    server = start(db)
-    server.tokens = {"alice": token}
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def fuzz(server, tmp_path: Path, *args: str) -> tuple[int, str]:
-    """Run schemathesis on the server's document; (exit code, its report)."""
-    import subprocess
-
-    assert SCHEMATHESIS.is_file(), f"schemathesis is a test dependency: {SCHEMATHESIS} is missing"
-    argv = [str(SCHEMATHESIS), "--config-file", str(CONFIG), "run", f"{server.url}/openapi.json",
-            "--seed", "1", "--generation-database", "none", "--workers", "1", "--request-timeout", "150",
-            "--no-color", "-H", f"Authorization: Bearer {server.tokens['alice']}", *args]
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": "tests.api.schemathesis_hooks",  # 415.0 sent as 415
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=1500, env=env)
-    return done.returncode, done.stdout + done.stderr
-
-
-def clean(code: int, report: str) -> bool:
-    """No failure and no error: warnings (operations fed mostly 404s, ...) are advice, not findings."""
-    summary = report[report.rfind("SUMMARY"):]
-    return code == 0 and "Failures:" not in summary and "Errors:" not in summary and re.search(
-        r"=+ (No issues found|\d+ warnings?) in ", summary) is not None
+    yield from serve(tmp_path_factory, pytorch_release, shared_dir)
 
 
 def test_a_request_the_document_refuses_is_refused_with_a_problem(served):
@@ -101,7 +46,7 @@ def test_a_request_the_document_refuses_is_refused_with_a_problem(served):
     assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, POST"
 
 
-def test_schemathesis_finds_nothing(served, tmp_path):  # last: its final run revokes the token
+def test_every_operation_declares_its_errors_and_is_fuzzed_by_one_file(served):
     document = httpx.get(f"{served.url}/openapi.json").json()
     operations = [(path, method) for path, item in document["paths"].items() for method in item]
     assert len(operations) >= 50
@@ -113,11 +58,12 @@ def test_schemathesis_finds_nothing(served, tmp_path):  # last: its final run re
         assert errors or not takes, f"{method.upper()} {path} declares no error"
         for status, response in errors.items():
             assert list(response["content"]) == ["application/problem+json"], (path, method, status)
+    # the three files' groups: each operation is in one, and each group holds operations
+    groups = {group(path) for path, _ in operations}
+    assert groups == {"reading", "governance", "last", "torch"}
+    assert [p for p, _ in operations if group(p) == "torch"] == [TRACES_TORCH]
 
-    code, report = fuzz(served, tmp_path, "--max-examples", "15", "--exclude-path-regex", SELF_DESTRUCTIVE,
-                        "--exclude-path", TRACES_TORCH)
-    assert clean(code, report), report[-6000:]
-    code, report = fuzz(served, tmp_path, "--max-examples", "2", "--phases", "fuzzing", "--include-path", TRACES_TORCH)
-    assert clean(code, report), report[-6000:]
-    code, report = fuzz(served, tmp_path, "--max-examples", "10", "--include-path-regex", SELF_DESTRUCTIVE)
-    assert clean(code, report), report[-6000:]
+
+def test_schemathesis_finds_nothing_in_reading_and_checking(served, tmp_path):
+    fuzz_clean(served, tmp_path, "reading", "--max-examples", "15", "--exclude-path-regex",
+               f"{GOVERNANCE}|{SELF_DESTRUCTIVE}|^{re.escape(TRACES_TORCH)}$")

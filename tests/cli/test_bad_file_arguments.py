@@ -9,8 +9,10 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import sqlite3
 import threading
 import zipfile
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -19,7 +21,7 @@ import typer
 
 import opgov.cli.main  # noqa: F401 - registers every command on the app
 from opgov.cli.app import app
-from conftest import SAMPLE, db_fingerprint
+from conftest import SAMPLE, db_fingerprint, run_opgov
 from opgov.formats.files import MAX_FILE_BYTES
 
 V1, TAGS = SAMPLE / "native_functions.v1.yaml", SAMPLE / "tags.yaml"
@@ -119,8 +121,11 @@ def test_every_file_argument_is_covered():
     assert file_arguments() == set(READS) | set(WRITES)
 
 
-@pytest.fixture
-def bad_files(tmp_path) -> dict[str, Path]:
+@pytest.fixture(scope="module")
+def bad_files(tmp_path_factory) -> dict[str, Path]:
+    """The bad files, made once for the module (no test writes them: that they stay unread and
+    unchanged is what the tests check)."""
+    tmp_path = tmp_path_factory.mktemp("bad-files")
     empty = tmp_path / "empty.yaml"
     empty.write_bytes(b"")
     binary = tmp_path / "model.pt2"  # what torch.export.save writes: a zip archive
@@ -177,10 +182,22 @@ class FifoWatch:
         self.timer.join()
 
 
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory) -> Path:
+    """A simulation database holding the sample registry, made once for the module."""
+    path = tmp_path_factory.mktemp("imported") / "opgov.db"
+    url = f"sqlite:///{path}"
+    run_opgov("--db", url, "db", "upgrade", "--simulation")
+    run_opgov("--db", url, "--actor", "alice@example.com", "import", V1, "--tags-yaml", TAGS, "--label", "v1")
+    return path
+
+
 @pytest.fixture
-def populated(cli, tmp_path):
-    """A database with a snapshot (so commands get as far as reading their file)."""
-    cli.ok("import", V1, "--tags-yaml", TAGS, "--label", "v1")
+def populated(make_cli, imported, tmp_path):
+    """A database with a snapshot (so commands get as far as reading their file): this test's copy."""
+    with closing(sqlite3.connect(imported)) as source, closing(sqlite3.connect(tmp_path / "opgov.db")) as copy:
+        source.backup(copy)
+    cli = make_cli(f"sqlite:///{tmp_path / 'opgov.db'}", upgrade=False)
     good = tmp_path / "good" / "native_functions.yaml"
     good.parent.mkdir()
     shutil.copyfile(V1, good)

@@ -1,7 +1,8 @@
-"""`--help` reads cleanly with the versions pip resolves: the real `opgov` program's help for the
-root and every group and command shows `[required]` and `[default: …]` as they are (never the
-`\\[` escapes Typer writes for rich when rich does not render the help), and every parameter's
-row carries its help text."""
+"""`--help` reads cleanly with the versions pip resolves: the help for the root and every group and
+command (printed in this process; the real `opgov` program's, into a pipe, is checked to be the
+same for one of each depth) shows `[required]` and `[default: …]` as they are (never the `\\[`
+escapes Typer writes for rich when rich does not render the help), and every parameter's row
+carries its help text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -39,19 +39,30 @@ def opgov_program() -> list[str]:
 
 @pytest.fixture(scope="module")
 def helps() -> dict[tuple[str, ...], tuple[click.Command, str]]:
-    tree = command_tree(typer.main.get_command(app))
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    """Every help of the tree, printed in this process (``opgov_in_process``: what the program
+    prints, without a program per command); the real program's are checked against them below."""
+    from conftest import opgov_in_process
 
-    def run(path: tuple[str, ...]) -> str:
-        done = subprocess.run([*opgov_program(), *path, "--help"], capture_output=True, text=True, env=env,
-                              timeout=120)
+    tree = command_tree(typer.main.get_command(app))
+    outputs = {}
+    for path, command in tree:
+        done = opgov_in_process([*path, "--help"], env=HELP_ENV)
         assert done.returncode == 0, f"opgov {' '.join(path)} --help: {done.stderr}"
         assert done.stderr == ""
-        return done.stdout
+        outputs[path] = (command, done.stdout)
+    return outputs
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        outputs = list(pool.map(run, [path for path, _ in tree]))
-    return {path: (command, out) for (path, command), out in zip(tree, outputs)}
+
+HELP_ENV = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+
+
+def test_the_real_program_prints_the_same_help(helps):
+    """The installed `opgov` program, into a pipe: the root, a group and a command of each depth."""
+    for path in ((), ("decomps",), ("check-bc",), ("decomps", "import-torch")):
+        done = subprocess.run([*opgov_program(), *path, "--help"], capture_output=True, text=True, env=HELP_ENV,
+                              timeout=120)
+        assert (done.returncode, done.stderr) == (0, ""), f"opgov {' '.join(path)} --help: {done.stderr}"
+        assert done.stdout == helps[path][1], f"opgov {' '.join(path)} --help differs from in-process"
 
 
 def flat(text: str) -> str:

@@ -10,7 +10,19 @@ import re
 
 import pytest
 
-from tests.web.test_machine_paths import SAMPLE, opgov
+from conftest import opgov_in_process
+from tests.web.test_machine_paths import SAMPLE
+
+
+def opgov(db: str, *args: str) -> str:
+    """`opgov` in this process (set-up and the pages' inputs, not the process), as test_machine_paths
+    runs it: no OPGOV_ variable of the test run."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPGOV_")}
+    done = opgov_in_process(["--db", db, "--actor", "setup", *args], env=env)
+    assert done.returncode == 0, f"opgov {' '.join(args)}: {done.stderr}"
+    return done.stdout
 
 
 @pytest.fixture(scope="module")

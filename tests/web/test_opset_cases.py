@@ -17,13 +17,12 @@ import shutil
 
 import pytest
 
-from tests.web.test_pages import browser, load, ready, requests_off_origin, text  # noqa: F401 (browser: a fixture)
 from tests.web.opset_parity import WORLDS, cases, make_world, page_data, python_result, run_node, summary, torch_version
 
 
-@pytest.fixture(scope="module", params=WORLDS)
-def world(request, tmp_path_factory, shared_dir, pytorch_release, models_dir):
-    """(name, database URL, the page's data file, {case file: (case, Python's result now)})."""
+def build_world(request, tmp_path_factory, shared_dir, models_dir):
+    """(name, database URL, the page's data file, {case file: (case, Python's result now)}) of the
+    world ``request.param``."""
     name = request.param
     table = request.getfixturevalue("torch_table") if name == "torch" else None  # the session's trace
     folder = tmp_path_factory.mktemp(f"opset-{name}")
@@ -38,6 +37,13 @@ def world(request, tmp_path_factory, shared_dir, pytorch_release, models_dir):
     data = folder / "opset-data.json"
     data.write_text(page_data(db, models_dir))
     return name, db, data, {p: (c, python_result(db, c["choice"], models_dir)) for p, c in loaded.items()}
+
+
+@pytest.fixture(scope="module", params=[w for w in WORLDS if w != "torch"])
+def world(request, tmp_path_factory, shared_dir, pytorch_release, models_dir):
+    """The rules world. The torch world's tests are test_opset_cases_torch.py's (these tests, and
+    its page in Chromium): a file per world, so the test workers take one each."""
+    return build_world(request, tmp_path_factory, shared_dir, models_dir)
 
 
 def test_the_cases_cover_each_preset_refusals_and_torch_notes():
@@ -143,41 +149,3 @@ def test_node_and_python_agree_on_random_choices(world, models_dir, tmp_path):
         refused += "error" in expected
         assert page[file.name] == expected, f"{name} world, choice {choice}: the page differs from opset build"
     assert 0 < refused < len(choices) / 2, f"{refused} of {len(choices)} refused: the draw tests too little"
-
-
-def test_the_static_page_of_the_torch_world_shows_each_case_from_file(world, browser, models_dir, tmp_path):
-    """`site build` of the torch world, opened from file:// in Chromium with each case's choice in
-    the address: the count, the notes, the code and the yaml are the case's (a refused choice
-    shows the refusal). Nothing is fetched."""
-    name, db, _, results = world
-    if name != "torch":
-        pytest.skip("the rules world's page is tested by tests/web/test_pages.py")
-    import hashlib
-    from urllib.parse import urlencode
-
-    from tests.conftest import opgov_in_process
-
-    site = tmp_path / "site"
-    done = opgov_in_process(["--db", db, "site", "build", str(site), "--models", str(models_dir), "--ops", "aten::roll"])
-    assert done.returncode == 0, done.stderr
-    driver = browser
-    page = (site / "opset.html").as_uri()
-    for file, (case, _) in results.items():
-        choice, expected = case["choice"], case["expected"]
-        query = [("preset", choice["preset"])] + [("decompose", op) for op in choice["decompose"]] + [
-            ("keep", op) for op in choice["keep"]]
-        load(driver, "about:blank")
-        load(driver, page + "#" + urlencode(query))
-        ready(driver)
-        if "error" in expected:
-            assert text(driver, "choice-error") == expected["error"], file
-            continue
-        assert int(text(driver, "op-count")) == expected["count"], file
-        shown = driver.execute_script("""return [document.getElementById('python-code').textContent,
-            document.getElementById('selective-build').textContent,
-            Array.from(document.querySelectorAll('#notes li')).map(li => li.textContent)]""")
-        assert shown[0] == expected["python"], file
-        assert hashlib.sha256(shown[1].encode()).hexdigest() == expected["yaml"]["sha256"], file
-        assert shown[2] == expected["notes"], file
-        assert case["torch"] in text(driver, "torch-note")
-    assert requests_off_origin(driver) == []

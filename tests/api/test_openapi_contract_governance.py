@@ -1,0 +1,24 @@
+"""schemathesis on the governance operations (proposals, queue, exceptions, members and tokens,
+settings, events, the clock), then on the routes that remove the maintainer and their token, last
+and alone. How and why: tests/api/openapi_contract.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.openapi_contract import GOVERNANCE, SELF_DESTRUCTIVE, fuzz_clean, serve
+
+pytestmark = [pytest.mark.realdata]
+
+# GOVERNANCE without the self-destructive routes (both are governance paths)
+KEEPS_THE_TOKEN = "^(?!" + SELF_DESTRUCTIVE.strip("^$") + "$)" + GOVERNANCE.lstrip("^")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, pytorch_release, shared_dir, torch_mod):
+    yield from serve(tmp_path_factory, pytorch_release, shared_dir)
+
+
+def test_schemathesis_finds_nothing_in_governance(served, tmp_path):  # last: its final run revokes the token
+    fuzz_clean(served, tmp_path, "governance", "--max-examples", "15", "--include-path-regex", KEEPS_THE_TOKEN)
+    fuzz_clean(served, tmp_path, "last", "--max-examples", "10", "--include-path-regex", SELF_DESTRUCTIVE)
