@@ -249,7 +249,9 @@ def operator_dtypes(facts: Mapping | None, edge: Mapping | None) -> tuple[str, .
         return None
     params = facts.get("params") or ()
     dtypes = facts.get("dtypes") or {}
-    first = next((p for p in params if p in dtypes), None)
+    # the first input's dtypes (a comparison's result is bool whatever its inputs)
+    first = params[0] if params and params[0] in dtypes else next(
+        (p for p in params if p in dtypes and not p.startswith("out")), next((p for p in params if p in dtypes), None))
     if facts.get("any_dtype"):
         found = set(REAL_DTYPES)
     elif first is not None:
@@ -267,7 +269,26 @@ def operator_dtypes(facts: Mapping | None, edge: Mapping | None) -> tuple[str, .
             return None
         found &= set(allowed)
     if edge:
-        first_tensor = next(iter(edge["constraints"][0]), None)
+        names = [n for n in edge["constraints"][0] if not n.startswith("__ret_")]
+        first_tensor = "self" if "self" in names else next(iter(names), None)
         allowed_edge = {d for c in edge["constraints"] for d in edge["alias"].get(c.get(first_tensor), ())}
         found &= allowed_edge
     return tuple(d for d in REAL_DTYPES if d in found)
+
+
+def dtype_changes(ops: Sequence[str], now: Mapping[str, Sequence[str] | None],
+                  then: Mapping[str, Sequence[str] | None]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What each of ``ops`` gained and lost in dtypes from one release (``then``: operator → the dtypes
+    it runs in, None when it lacks it or they are unknown) to the next (``now``). An operator
+    gained or lost whole, or unknown in either, is not a dtype change."""
+    gained: dict[str, list[str]] = {}
+    lost: dict[str, list[str]] = {}
+    for op in ops:
+        a, b = then.get(op), now.get(op)
+        if a is None or b is None:
+            continue
+        if set(b) - set(a):
+            gained[op] = [d for d in b if d not in a]
+        if set(a) - set(b):
+            lost[op] = [d for d in a if d not in b]
+    return gained, lost

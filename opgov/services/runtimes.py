@@ -37,7 +37,8 @@ from opgov.services.common import Ctx, get_int_setting, log_event, require
 from opgov.results.runtimes import (CoverageMatrix, ExportCheck, KernelProblem, LifecycleNote, MatrixModel,
                                     MatrixOperator,
                                     MatrixRuntime, MissingOperator, OperatorRuntime, OpsSource, RuntimeAdded,
-                                    RuntimeDetail, RuntimeFit, RuntimeList, RuntimeModelCheck, RuntimeSummary)
+                                    RuntimeDetail, RuntimeDtypes, RuntimeFit, RuntimeList, RuntimeModelCheck,
+                                    RuntimeSummary)
 
 RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
 SERVED = "served by the runtime (prim op)"  # what gives an operator a runtime serves outside its kernels
@@ -230,6 +231,23 @@ def _facts_by_kernel(facts: dict, optimized: Sequence[str]) -> dict[str, dict]:
     return out
 
 
+def pre_release_of(name: str, version: str) -> dict | None:
+    """Where opgov read a release that had no tag in the sources it read (``{"ref": "main",
+    "commit": …, "date": …}``), else None."""
+    shipped = shipped_release(RuntimeId(name, version))
+    return None if shipped is None else shipped.get("pre_release")
+
+
+def _tree(shipped: dict) -> str:
+    tree = shipped["pre_release"]
+    return (f"the pre-release tree {tree['ref']} at {tree['commit'][:12]} of {tree['date']} (its version.txt names "
+            "the release; there was no tag for it)")
+
+
+def _provenance(shipped: dict) -> str:
+    return f"; read from {_tree(shipped)}" if shipped.get("pre_release") else ""
+
+
 def known_releases(name: str) -> list[str]:
     """The releases of the runtime ``name`` opgov ships data about, oldest first."""
     import json
@@ -277,10 +295,12 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     facts = tree if tree is not None else shipped_kernel_facts(rid) if shipped is not None else None
     registries = tree if tree is not None else shipped
     if not ops and registries is None:
-        known = ", ".join(f"{rid.name}@{v}" for v in known_releases(rid.name))
-        raise BadInput(f"give at least one --ops FILE: opgov ships no data about {rid}"
-                       + (f" (it knows {known}; or read a source tree with --source)" if known else
-                          " (or read an ExecuTorch source tree with --source)"))
+        known = ", ".join(f"{rid.name}@{v}" + (" (pre-release tree)" if pre_release_of(rid.name, v) else "")
+                          for v in known_releases(rid.name))
+        raise BadInput(f"opgov ships no data about {rid}"
+                       + (f" (it knows {known}): read that release's source tree with --source DIR, or give its "
+                          "kernels with --ops FILE" if known else
+                          ": give its kernels with --ops FILE (or an ExecuTorch source tree with --source DIR)"))
     lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
              else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops]
     if ops:
@@ -315,7 +335,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=digest(file))
                for file, lst in zip(ops, lists, strict=True)]
     if not ops:  # the registries of the shipped data, or of the source tree
-        origin = f"{source} (source tree)" if tree is not None else f"{rid} (shipped with opgov)"
+        origin = f"{source} (source tree)" if tree is not None else f"{rid} (shipped with opgov{_provenance(shipped)})"
         sources = [OpsSource(path=f"{origin}: {kind} kernels", format="kernel-yaml",
                              entries=len(registries[kind]),
                              sha256=hashlib.sha256("\n".join(registries[kind]).encode()).hexdigest())
@@ -350,7 +370,11 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     found = _runtimes(ctx, registry)
     summary = _summaries(found, registry)[rid]
     missing = [k for k in kernels if k not in registry.present_names] if registry.snapshot else []
-    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing)
+    note = None
+    if tree is None and shipped is not None and shipped.get("pre_release"):
+        note = (f"opgov read {rid} from {_tree(shipped)}; the release as tagged may differ "
+                "(--source DIR reads a tagged tree)")
+    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing, note=note)
 
 
 def list_runtimes(ctx: Ctx) -> RuntimeList:
@@ -614,6 +638,33 @@ def check_model_operators(ctx: Ctx, operators: Sequence[str], runtime: str | Non
     return ModelCheckReport.of(check_model_ops(ctx, ops, runtime=runtime))
 
 
+def _dtypes_by_release(found: Sequence[_Runtime], ops: Sequence[str]) -> list[RuntimeDtypes]:
+    """For each runtime release (oldest first), the dtypes it runs each of ``ops`` in and what that
+    gained and lost over the previous release of the same runtime (:func:`opgov.core.kernels.dtype_changes`)."""
+    from opgov.core.kernels import dtype_changes
+
+    out: list[RuntimeDtypes] = []
+    previous: dict[str, RuntimeDtypes] = {}
+    for r in found:
+        dtypes = {op: r.dtypes(op) for op in ops}
+        before = previous.get(r.id.name)
+        gained, lost = dtype_changes(ops, dtypes, before.dtypes) if before is not None else ({}, {})
+        row = RuntimeDtypes(runtime=str(r.id), previous=before.runtime if before else None,
+                            checked=r.row.kernel_facts is not None, have=sum(op in r.has for op in ops),
+                            total=len(ops), missing=[op for op in ops if op not in r.has], dtypes=dtypes, dtypes_gained=gained, dtypes_lost=lost)
+        previous[r.id.name] = row
+        out.append(row)
+    return out
+
+
+def dtypes_by_release(ctx: Ctx, ops: Sequence[str]) -> list[RuntimeDtypes]:
+    """Each registered runtime release's dtypes for ``ops`` (an opset's operators), and how they
+    changed release to release: what ``opset build`` shows of the runtimes (the coverage matrix
+    does the same for the core operators)."""
+    registry = _Registry(ctx.session)
+    return _dtypes_by_release(_runtimes(ctx, registry), list(ops))
+
+
 def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-aten") -> CoverageMatrix:
     """Core operators × registered runtimes; with ``models`` (a corpus JSON, or a folder of
     ``*_ops.json`` corpora and ``.pt2`` archives), which models each runtime runs, using the models' operators at
@@ -636,23 +687,11 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 
     graph = registry.graph
     columns = []
-    dtypes = {r.id: {op: r.dtypes(op) for op in registry.core} for r in found}
-    previous: dict[str, _Runtime] = {}
+    by_release = {d.runtime: d for d in _dtypes_by_release(found, registry.core)}
+    dtypes = {r.id: by_release[str(r.id)].dtypes for r in found}
     for r in found:
         s = summaries[r.id]
-        before = previous.get(r.id.name)
-        previous[r.id.name] = r
-        gained: dict[str, list[str]] = {}
-        lost: dict[str, list[str]] = {}
-        if before is not None:
-            for op in registry.core:
-                now, then = dtypes[r.id][op], dtypes[before.id][op]
-                if now is None or then is None:
-                    continue  # an operator gained or lost whole is core_gained / core_lost
-                if set(now) - set(then):
-                    gained[op] = [d for d in now if d not in then]
-                if set(then) - set(now):
-                    lost[op] = [d for d in then if d not in now]
+        gained, lost = by_release[str(r.id)].dtypes_gained, by_release[str(r.id)].dtypes_lost
         runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op, graph) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,
