@@ -1,7 +1,7 @@
 """A model's calls against a runtime's kernels, down to each kernel's dtypes and argument checks. Pure.
 
 A kernel's facts (:mod:`opgov.formats.et_sources`, as JSON: ``params``, ``dtypes``, ``common``,
-``compute``, ``ranks``, ``same_dtype``, ``unattributed``, ``unknown``, ``any_dtype``) name its C++
+``compute``, ``ranks``, ``same_dtype``, ``unattributed``, ``unknown``, ``any_dtype``, ``int_as_float``) name its C++
 parameters; those are the out= overload's arguments in order, so ``schema_args`` (the kernel
 operator's argument names, from the registry) turns them into the names a call uses. A call gives
 the dtype and rank of each tensor it passes (by argument name) and of each it returns (the out=
@@ -142,6 +142,8 @@ def check_kernel_call(op: str, kernel: str, facts: Mapping | None, tensors: Sequ
         common = common_dtype(inputs)
         if common is None:
             continue
+        if facts.get("int_as_float") and _KIND.get(common) != 2:
+            common = "float32"  # true division: integers and bools divide in float32
         computed = {"float16": "float32", "bfloat16": "float32"}.get(common, common) if upcast else common
         if computed not in allowed:
             arg = next((t.argument for t in tensors if t.dtype == common), None)
@@ -260,10 +262,14 @@ def operator_dtypes(facts: Mapping | None, edge: Mapping | None) -> tuple[str, .
         return None
     else:
         found = set(REAL_DTYPES)
+    def as_common(d: str) -> str:
+        return "float32" if facts.get("int_as_float") and _KIND.get(d) != 2 else d
+
     if facts.get("common") is not None:
-        found &= set(facts["common"])
+        found = {d for d in found if as_common(d) in facts["common"]}
     if facts.get("compute") is not None:
-        found = {d for d in found if {"float16": "float32", "bfloat16": "float32"}.get(d, d) in facts["compute"]}
+        found = {d for d in found if {"float16": "float32", "bfloat16": "float32"}.get(as_common(d), as_common(d))
+                 in facts["compute"]}
     for allowed in facts.get("unattributed") or ():
         if "?" in allowed:
             return None
