@@ -568,7 +568,7 @@ def opset_report(ctx: Ctx, *, preset: str = "core-aten", decompose: Sequence[str
         from dataclasses import replace
 
         from opgov.results.decomps import OpsetReport
-        from opgov.services.runtimes import dtypes_by_release
+        from opgov.services.runtime_registry import dtypes_by_release
 
         return replace(OpsetReport.of(opset, cov), runtimes=dtypes_by_release(ctx, opset.operators))
     if format == "selective-build":
@@ -577,7 +577,7 @@ def opset_report(ctx: Ctx, *, preset: str = "core-aten", decompose: Sequence[str
         text = render_opset(opset, cov, format)
         if format == "text":  # what each registered runtime release runs of it, by dtype
             from opgov.render.runtimes import render_opset_runtimes
-            from opgov.services.runtimes import dtypes_by_release
+            from opgov.services.runtime_registry import dtypes_by_release
 
             text = text.rstrip("\n") + "\n" + render_opset_runtimes(dtypes_by_release(ctx, opset.operators))
     return Rendered(text)
