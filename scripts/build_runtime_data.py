@@ -38,7 +38,7 @@ from opgov.formats.et_sources import directory_reader, release_facts  # noqa: E4
 
 PATHS = ["kernels/portable", "kernels/optimized", "kernels/prim_ops/register_prim_ops.cpp",
          ".ci/docker/ci_commit_pins/pytorch.txt", "runtime/core/exec_aten/util/scalar_type_util.h",
-         "exir/dialects/edge/edge.yaml"]
+         "exir/dialects/edge/edge.yaml", "exir/passes/remove_mixed_type_operators.py"]
 
 
 def tree_at(git: Path, tag: str, into: Path) -> Path:
@@ -85,7 +85,8 @@ def main() -> None:
         entry = {"released": date, "torch": facts["torch"], "served": facts["served"],
                  "portable": facts["portable"], "optimized": facts["optimized"]}
         release = {"release": version, "tag": tag, "commit": commit, "kernels": facts["kernels"],
-                   "optimized_kernels": facts["optimized_kernels"], "edge": facts["edge"]}
+                   "optimized_kernels": facts["optimized_kernels"], "edge": facts["edge"],
+                   "mixed_types": facts["mixed_types"]}
         if args.pre_release:  # no tag, no release date: the tree it was read from, said as such
             entry["released"] = None
             entry["pre_release"] = release["pre_release"] = {"ref": tag, "commit": commit, "date": date}

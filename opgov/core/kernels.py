@@ -233,6 +233,40 @@ def check_edge_call(op: str, entry: Mapping | None, tensors: Sequence[TensorUse]
                            f"{', '.join(combos)})")
 
 
+def coerce_mixed_types(op: str, tensors: Sequence[TensorUse],
+                       mixed_ops: Sequence[str]) -> tuple[list[TensorUse], list[TensorUse]]:
+    """What ``to_edge`` makes of a call of one of ``mixed_ops`` (its ``RemoveMixedTypeOperators``
+    pass: add, mul, sub, div, minimum by release) whose tensors' dtypes differ from its result's:
+    each is cast to the result's dtype (the promoted one) before the call. The call's tensors as
+    the kernel receives them, and those cast (as the call passed them)."""
+    if op not in mixed_ops:
+        return list(tensors), []
+    result = next((t.dtype for t in tensors if t.argument == f"{OUTPUT}0"), None)
+    if result is None:
+        return list(tensors), []
+    cast = [t for t in tensors if not t.argument.startswith(OUTPUT) and t.dtype is not None and t.dtype != result]
+    return [TensorUse(t.argument, result, t.rank) if t in cast else t for t in tensors], cast
+
+
+def check_cast(op: str, tensor: TensorUse, coerced: Sequence[TensorUse], kernel: str,
+               facts: Mapping | None) -> KernelFinding | None:
+    """The cast ``to_edge`` puts before a mixed-dtype call of ``op`` (:func:`coerce_mixed_types`),
+    on the runtime's cast kernel (``facts``: its; None: not recorded, nothing is checked)."""
+    if facts is None:
+        return None
+    target = next(t.dtype for t in coerced if t.argument == tensor.argument)
+    params = list(facts.get("params") or ())
+    if not params:
+        return None
+    uses = [TensorUse(params[0], tensor.dtype, tensor.rank), TensorUse(f"{OUTPUT}0", target, tensor.rank)]
+    for f in check_kernel_call(op, kernel, facts, uses, params, params[-1:]):
+        if f.status in (DTYPE, ARGUMENT):
+            return KernelFinding(f.status, op, kernel, tensor.argument, f.dtype,
+                                 f"to_edge casts {op}'s {tensor.argument} from {tensor.dtype} to {target} (the call "
+                                 f"mixes dtypes), and {f.message}")
+    return None
+
+
 def status_of(findings: Sequence[KernelFinding]) -> str:
     return max((f.status for f in findings), key=SEVERITY.__getitem__, default=RUNS)
 

@@ -40,6 +40,7 @@ PRIM_OPS = "kernels/prim_ops/register_prim_ops.cpp"
 PIN = ".ci/docker/ci_commit_pins/pytorch.txt"
 SWITCH_HEADER = "runtime/core/exec_aten/util/scalar_type_util.h"
 EDGE_YAML = "exir/dialects/edge/edge.yaml"
+MIXED_TYPES = "exir/passes/remove_mixed_type_operators.py"
 PORTABLE_DIR = "kernels/portable/cpu"
 OPTIMIZED_DIR = "kernels/optimized/cpu"
 
@@ -664,11 +665,21 @@ def edge_constraints(text: str, name: str = EDGE_YAML) -> dict[str, dict]:
     return out
 
 
+def mixed_type_ops(text: str) -> list[str]:
+    """The operators whose mixed-dtype calls ``to_edge`` casts to their promoted dtype first
+    (``RemoveMixedTypeOperators``' allow list: ``torch.ops.aten.add.Tensor: …``)."""
+    found = []
+    for name, overload in re.findall(r"torch\.ops\.aten\.(\w+)\.(\w+)\s*:", strip_comments(text)):
+        found.append(f"aten::{name}" if overload == "default" else f"aten::{name}.{overload}")
+    return list(dict.fromkeys(found))
+
+
 def release_facts(read: Read, listdir: ListDir) -> dict:
     """Everything opgov records about an ExecuTorch release, from its source tree: ``portable`` and
     ``optimized`` (the kernel registries' operators), ``served`` (prim ops), ``torch`` (its pin) and
     ``kernels`` (operator → :class:`KernelFacts` as JSON; the optimized registry's under
-    ``optimized_kernels``) and ``edge`` (:func:`edge_constraints`: what ``to_edge`` lets through)."""
+    ``optimized_kernels``), ``edge`` (:func:`edge_constraints`: what ``to_edge`` lets through) and
+    ``mixed_types`` (:func:`mixed_type_ops`: the calls ``to_edge`` casts to one dtype first)."""
     from opgov.formats.runtime_files import prim_ops, pytorch_pin
 
     portable_yaml = read(PORTABLE_YAML)
@@ -713,6 +724,7 @@ def release_facts(read: Read, listdir: ListDir) -> dict:
         "kernels": {op: f.to_json() for op, f in facts.items()},
         "optimized_kernels": {op: f.to_json() for op, f in opt_facts.items()},
         "edge": edge_constraints(edge) if (edge := read(EDGE_YAML)) else {},
+        "mixed_types": mixed_type_ops(mixed) if (mixed := read(MIXED_TYPES)) else [],
     }
 
 

@@ -237,7 +237,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
         optimized = {canonical(k) for k in registries.get("optimized", [])}
         kernel_facts = {"kernels": {canonical(k): v for k, v in _facts_by_kernel(facts, sorted(optimized)).items()
                                     if canonical(k) in kernels},
-                        "edge": facts.get("edge", {})}
+                        "edge": facts.get("edge", {}), "mixed_types": facts.get("mixed_types", [])}
     if torch is not None and torch_pin is not None:
         raise BadInput("give the torch release (--torch) or its pin file (--torch-pin), not both")
     if torch_pin is not None:
@@ -374,12 +374,17 @@ def kernel_problems(registry: _Registry, r: _Runtime, calls: Sequence) -> list[K
     """Each call of ``calls`` the runtime has a kernel for, against what that kernel accepts (None:
     the runtime records nothing about its kernels). Graph operators and missing operators are not
     kernel calls. One problem per operator, status, argument and dtype, naming the first call."""
-    from opgov.core.kernels import check_edge_call, check_kernel_call
+    from opgov.core.kernels import check_cast, check_edge_call, check_kernel_call, coerce_mixed_types
 
     recorded = r.row.kernel_facts
     if recorded is None:
         return None
     facts, edge = recorded.get("kernels", {}), recorded.get("edge", {})
+    # the kernel to_edge's casts run on: _to_dim_order_copy from ExecuTorch 0.5.0 (dim order by default)
+    cast_kernel = "aten::_to_copy.out"
+    if "dim_order_ops::_to_dim_order_copy.out" in facts and (
+            r.id.name != "executorch" or release_order(r.id) >= release_order(RuntimeId("executorch", "0.5.0"))):
+        cast_kernel = "dim_order_ops::_to_dim_order_copy.out"
     found: dict[tuple, KernelProblem] = {}
     for call in calls:
         if call.op in registry.graph:
@@ -388,15 +393,19 @@ def kernel_problems(registry: _Registry, r: _Runtime, calls: Sequence) -> list[K
         if kernel is None or kernel == SERVED:
             continue
         names, outs = _kernel_args(registry, kernel, call.op)
-        lowering = check_edge_call(call.op, edge.get(call.op), call.tensors)
-        findings = [lowering] if lowering is not None else check_kernel_call(
-            call.op, kernel, facts.get(kernel), call.tensors, names, outs)
+        # to_edge casts a mixed-dtype call of some operators to its result's dtype first
+        tensors, casts = coerce_mixed_types(call.op, call.tensors, recorded.get("mixed_types") or ())
+        findings = [f for t in casts if (f := check_cast(call.op, t, tensors, cast_kernel, facts.get(cast_kernel)))]
+        if not findings:
+            lowering = check_edge_call(call.op, edge.get(call.op), tensors)
+            findings = [lowering] if lowering is not None else check_kernel_call(
+                call.op, kernel, facts.get(kernel), tensors, names, outs)
         for f in findings[:1]:
             key = (f.status, f.op, f.argument, f.dtype)
             if key in found:
                 found[key] = dataclasses.replace(found[key], calls=found[key].calls + 1)
             else:
-                found[key] = KernelProblem(status=f.status, op=f.op, kernel=kernel, argument=f.argument,
+                found[key] = KernelProblem(status=f.status, op=f.op, kernel=f.kernel or kernel, argument=f.argument,
                                            dtype=f.dtype, message=f.message, call=call.node)
     order = {"dtype": 0, "argument": 0, "unknown": 1}
     return sorted(found.values(), key=lambda p: (order.get(p.status, 2), p.op, p.argument or "", p.dtype or ""))

@@ -6,7 +6,10 @@ runtime names in its log, "lowering": the lowering's error, if it refused, "cras
 that ended the run, if a kernel's check aborted it}. A program torch itself refuses (eager, or
 export) is left out: it is not a question for the runtime.
 
-    python executorch_oracle.py OUT_DIR [PROGRAM ...]       (--list: the programs' names)
+    python executorch_oracle.py OUT_DIR [PROGRAM ... | --all]   (--list [--all]: the programs' names)
+
+By default the quick set (:func:`quick`); ``--all`` every program (~480 that torch runs, ~30 minutes
+on a busy machine).
 
 Run as its own process (tests/services/test_executorch_runtime.py): the runtime logs to the
 process's stderr, which is read here around each run; each run is in a forked child, since a
@@ -126,6 +129,26 @@ for _d in FLOATS:
     PROGRAMS[f"pixelshuffle_{_d}"] = layer(lambda: torch.nn.PixelShuffle(2), _d, 1, 4, 2, 2)
 
 
+
+def quick() -> list[str]:
+    """The default set (~170 programs, a few minutes): each unary and binary operator once, their
+    dtypes taken in turn (float32, float16, bfloat16, int32, int64, bool); every Tensor-Scalar
+    program in int32, bool and float16 (type promotion); every mixed-dtype and index program; each
+    layer in float32 and bfloat16 (and convolution on a 5-D input in float16); sort. ``--all``: all."""
+    names = [f"{op}_{ALL[i % len(ALL)]}" for i, op in enumerate(UNARY)]
+    names += [f"{op}_{ALL[(i + 3) % len(ALL)]}" for i, op in enumerate(BINARY)]
+    names += [f"{op}_{d}" for op in SCALAR for d in ("i32", "b", "f16")]
+    names += [n for n in PROGRAMS if "_" in n and n.rsplit("_", 1)[1] in ("f16f32", "i32f32", "bf16f16", "bi64", "i32i64")]
+    names += [n for n in PROGRAMS if n.split("_")[0] in ("gather", "indexselect", "index", "embedding", "scatter",
+                                                             "indexput", "gatherx", "mask", "indexselectx", "maskrow",
+                                                             "masku8")]
+    names += [n for n in PROGRAMS if n.rsplit("_", 1)[1] in ("f32", "bf16") and n.split("_")[0] in (
+        "linear", "conv1d", "conv2d", "conv3d", "convt2d", "maxpool2d", "avgpool2d", "avgpool3d", "adaptivepool",
+        "layernorm", "batchnorm", "groupnorm", "upnearest", "upbilinear", "pixelshuffle")]
+    names += ["conv3d_f16", "sort_f32"]
+    return list(dict.fromkeys(n for n in names if n in PROGRAMS))
+
+
 def run(runtime, pte: bytes, args, log: str) -> dict:
     """Load and run the program in a forked child (a kernel's failed ET_CHECK aborts the process)."""
     pid = os.fork()
@@ -150,11 +173,11 @@ def run(runtime, pte: bytes, args, log: str) -> dict:
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--list"]:
-        print("\n".join(PROGRAMS))
+    if sys.argv[1:2] == ["--list"]:
+        print("\n".join(PROGRAMS if sys.argv[2:] == ["--all"] else quick()))
         return
     out_dir = sys.argv[1]
-    names = sys.argv[2:] or list(PROGRAMS)
+    names = list(PROGRAMS) if sys.argv[2:] == ["--all"] else sys.argv[2:] or quick()
     from executorch.exir import to_edge
     from executorch.runtime import Runtime
 
