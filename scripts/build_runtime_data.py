@@ -6,9 +6,15 @@ argument, its rank and dtype checks: opgov.formats.et_sources), which `opgov run
 executorch@VERSION` records by itself.
 
     .venv/bin/python scripts/build_runtime_data.py --git PATH/TO/executorch [--tags v1.3.0 ...]
+    .venv/bin/python scripts/build_runtime_data.py --git PATH/TO/executorch --pre-release main --as 1.5.0
 
 PATH is a clone of github.com/pytorch/executorch holding the release tags (v0.1.0 … v1.4.1); the
 release candidates (-rc) are skipped. Each release takes a few seconds.
+
+--pre-release REF --as VERSION reads a release that has no tag yet from the tree at REF (a branch or
+commit) whose version.txt names VERSION: the data says so (``pre_release``: the ref, its commit and
+the commit's date; no release date), and `opgov runtimes add` repeats it. The shipped 1.5.0 is read
+so, from main at cff6f4dd32e6 (2026-08-22): the clone opgov read has no v1.5.0 tag.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from opgov.formats.et_sources import directory_reader, release_facts  # noqa: E4
 
 PATHS = ["kernels/portable", "kernels/optimized", "kernels/prim_ops/register_prim_ops.cpp",
          ".ci/docker/ci_commit_pins/pytorch.txt", "runtime/core/exec_aten/util/scalar_type_util.h",
-         "exir/dialects/edge/edge.yaml"]
+         "exir/dialects/edge/edge.yaml", "exir/passes/remove_mixed_type_operators.py"]
 
 
 def tree_at(git: Path, tag: str, into: Path) -> Path:
@@ -50,8 +56,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--git", type=Path, required=True, help="a clone of pytorch/executorch with its tags")
     parser.add_argument("--tags", nargs="*", help="release tags (default: every vX.Y.Z tag)")
+    parser.add_argument("--pre-release", metavar="REF", help="read a release with no tag yet from this ref (with --as)")
+    parser.add_argument("--as", dest="version", metavar="VERSION", help="the release --pre-release's tree is (its version.txt)")
     args = parser.parse_args()
-    tags = args.tags or [t for t in subprocess.run(["git", "-C", str(args.git), "tag"], capture_output=True,
+    if bool(args.pre_release) != bool(args.version):
+        parser.error("--pre-release REF and --as VERSION go together")
+    if args.pre_release:
+        said = subprocess.run(["git", "-C", str(args.git), "show", f"{args.pre_release}:version.txt"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        if said != args.version:
+            parser.error(f"{args.pre_release}'s version.txt says {said!r}, not {args.version!r}")
+    tags = [args.pre_release] if args.pre_release else args.tags or [t for t in subprocess.run(["git", "-C", str(args.git), "tag"], capture_output=True,
                                                    text=True, check=True).stdout.split()
                          if re.fullmatch(r"v\d+\.\d+\.\d+", t)]
     tags.sort(key=lambda t: version_key(t[1:]))
@@ -60,18 +75,24 @@ def main() -> None:
     index_path = REPO / "data" / "runtimes" / "executorch.json"
     index = json.loads(index_path.read_text()) if index_path.is_file() else {"releases": {}}
     for tag in tags:
-        version = tag[1:]
+        version = args.version if args.pre_release else tag[1:]
         with tempfile.TemporaryDirectory() as tmp:
             facts = release_facts(*directory_reader(tree_at(args.git, tag, Path(tmp))))
         date = subprocess.run(["git", "-C", str(args.git), "log", "-1", "--format=%cs", tag], capture_output=True,
                               text=True, check=True).stdout.strip()
         commit = subprocess.run(["git", "-C", str(args.git), "rev-list", "-n1", tag], capture_output=True,
                                 text=True, check=True).stdout.strip()
-        (folder / f"{version}.json").write_text(json.dumps(
-            {"release": version, "tag": tag, "commit": commit, "kernels": facts["kernels"],
-             "optimized_kernels": facts["optimized_kernels"], "edge": facts["edge"]}, separators=(",", ":"), sort_keys=True) + "\n")
-        index["releases"][version] = {"released": date, "torch": facts["torch"], "served": facts["served"],
-                                      "portable": facts["portable"], "optimized": facts["optimized"]}
+        entry = {"released": date, "torch": facts["torch"], "served": facts["served"],
+                 "portable": facts["portable"], "optimized": facts["optimized"]}
+        release = {"release": version, "tag": tag, "commit": commit, "kernels": facts["kernels"],
+                   "optimized_kernels": facts["optimized_kernels"], "edge": facts["edge"],
+                   "mixed_types": facts["mixed_types"]}
+        if args.pre_release:  # no tag, no release date: the tree it was read from, said as such
+            entry["released"] = None
+            entry["pre_release"] = release["pre_release"] = {"ref": tag, "commit": commit, "date": date}
+            release["tag"] = None
+        (folder / f"{version}.json").write_text(json.dumps(release, separators=(",", ":"), sort_keys=True) + "\n")
+        index["releases"][version] = entry
         partial = sum(1 for k in facts["kernels"].values() if k.get("unknown") or k.get("unattributed"))
         print(f"{version}: {len(facts['portable'])} portable, {len(facts['optimized'])} optimized kernels "
               f"({partial} portable with constraints partly unknown), torch {facts['torch']}, {date}")
@@ -81,7 +102,9 @@ def main() -> None:
         "the kernel registries (kernels/portable/functions.yaml, kernels/optimized/optimized.yaml), the "
         "operators kernels/prim_ops/register_prim_ops.cpp serves without a kernel yaml entry, the PyTorch "
         "release of .ci/docker/ci_commit_pins/pytorch.txt and the tag's date; each release's kernel "
-        "constraints are in executorch/<version>.json. Written by scripts/build_runtime_data.py")
+        "constraints are in executorch/<version>.json. A release with `pre_release` has no tag in the sources "
+        "read: it was read from the tree at that ref and commit (whose version.txt names the release), has "
+        "no release date, and may differ from the release as tagged. Written by scripts/build_runtime_data.py")
     index_path.write_text(json.dumps(index, indent=1) + "\n")
     print(f"wrote {index_path} and {folder}/")
 

@@ -59,7 +59,7 @@ def runtimes_add(
     """Register a runtime at a version and the operators it implements.
 
     `opgov runtimes add executorch@1.3.0` registers an ExecuTorch release opgov knows from its own
-    data (0.1.0 to 1.4.1: kernels, prim ops, PyTorch pin, release date, and each kernel's dtypes
+    data (0.1.0 to 1.5.0, 1.5.0 read from a pre-release tree: kernels, prim ops, PyTorch pin, release date, and each kernel's dtypes
     and argument checks); `--source DIR` reads the same from a source tree of another release.
 
     An out= kernel (`add.out`) gives the runtime the functional operators of its torchgen family
@@ -85,6 +85,8 @@ def runtimes_add(
     from opgov.render.runtimes import summary_line
 
     say(f"{result.outcome} {summary_line(result.runtime)}")
+    if result.note:
+        say(f"note: {result.note}")
     if result.not_in_registry:
         shown = ", ".join(result.not_in_registry[:5]) + (" …" if len(result.not_in_registry) > 5 else "")
         say(f"note: {len(result.not_in_registry)} kernel(s) the latest snapshot does not hold: {shown}")

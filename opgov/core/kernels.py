@@ -1,7 +1,7 @@
 """A model's calls against a runtime's kernels, down to each kernel's dtypes and argument checks. Pure.
 
 A kernel's facts (:mod:`opgov.formats.et_sources`, as JSON: ``params``, ``dtypes``, ``common``,
-``compute``, ``ranks``, ``same_dtype``, ``unattributed``, ``unknown``, ``any_dtype``) name its C++
+``compute``, ``ranks``, ``same_dtype``, ``unattributed``, ``unknown``, ``any_dtype``, ``int_as_float``) name its C++
 parameters; those are the out= overload's arguments in order, so ``schema_args`` (the kernel
 operator's argument names, from the registry) turns them into the names a call uses. A call gives
 the dtype and rank of each tensor it passes (by argument name) and of each it returns (the out=
@@ -142,6 +142,8 @@ def check_kernel_call(op: str, kernel: str, facts: Mapping | None, tensors: Sequ
         common = common_dtype(inputs)
         if common is None:
             continue
+        if facts.get("int_as_float") and _KIND.get(common) != 2:
+            common = "float32"  # true division: integers and bools divide in float32
         computed = {"float16": "float32", "bfloat16": "float32"}.get(common, common) if upcast else common
         if computed not in allowed:
             arg = next((t.argument for t in tensors if t.dtype == common), None)
@@ -231,6 +233,40 @@ def check_edge_call(op: str, entry: Mapping | None, tensors: Sequence[TensorUse]
                            f"{', '.join(combos)})")
 
 
+def coerce_mixed_types(op: str, tensors: Sequence[TensorUse],
+                       mixed_ops: Sequence[str]) -> tuple[list[TensorUse], list[TensorUse]]:
+    """What ``to_edge`` makes of a call of one of ``mixed_ops`` (its ``RemoveMixedTypeOperators``
+    pass: add, mul, sub, div, minimum by release) whose tensors' dtypes differ from its result's:
+    each is cast to the result's dtype (the promoted one) before the call. The call's tensors as
+    the kernel receives them, and those cast (as the call passed them)."""
+    if op not in mixed_ops:
+        return list(tensors), []
+    result = next((t.dtype for t in tensors if t.argument == f"{OUTPUT}0"), None)
+    if result is None:
+        return list(tensors), []
+    cast = [t for t in tensors if not t.argument.startswith(OUTPUT) and t.dtype is not None and t.dtype != result]
+    return [TensorUse(t.argument, result, t.rank) if t in cast else t for t in tensors], cast
+
+
+def check_cast(op: str, tensor: TensorUse, coerced: Sequence[TensorUse], kernel: str,
+               facts: Mapping | None) -> KernelFinding | None:
+    """The cast ``to_edge`` puts before a mixed-dtype call of ``op`` (:func:`coerce_mixed_types`),
+    on the runtime's cast kernel (``facts``: its; None: not recorded, nothing is checked)."""
+    if facts is None:
+        return None
+    target = next(t.dtype for t in coerced if t.argument == tensor.argument)
+    params = list(facts.get("params") or ())
+    if not params:
+        return None
+    uses = [TensorUse(params[0], tensor.dtype, tensor.rank), TensorUse(f"{OUTPUT}0", target, tensor.rank)]
+    for f in check_kernel_call(op, kernel, facts, uses, params, params[-1:]):
+        if f.status in (DTYPE, ARGUMENT):
+            return KernelFinding(f.status, op, kernel, tensor.argument, f.dtype,
+                                 f"to_edge casts {op}'s {tensor.argument} from {tensor.dtype} to {target} (the call "
+                                 f"mixes dtypes), and {f.message}")
+    return None
+
+
 def status_of(findings: Sequence[KernelFinding]) -> str:
     return max((f.status for f in findings), key=SEVERITY.__getitem__, default=RUNS)
 
@@ -249,7 +285,9 @@ def operator_dtypes(facts: Mapping | None, edge: Mapping | None) -> tuple[str, .
         return None
     params = facts.get("params") or ()
     dtypes = facts.get("dtypes") or {}
-    first = next((p for p in params if p in dtypes), None)
+    # the first input's dtypes (a comparison's result is bool whatever its inputs)
+    first = params[0] if params and params[0] in dtypes else next(
+        (p for p in params if p in dtypes and not p.startswith("out")), next((p for p in params if p in dtypes), None))
     if facts.get("any_dtype"):
         found = set(REAL_DTYPES)
     elif first is not None:
@@ -258,16 +296,39 @@ def operator_dtypes(facts: Mapping | None, edge: Mapping | None) -> tuple[str, .
         return None
     else:
         found = set(REAL_DTYPES)
+    def as_common(d: str) -> str:
+        return "float32" if facts.get("int_as_float") and _KIND.get(d) != 2 else d
+
     if facts.get("common") is not None:
-        found &= set(facts["common"])
+        found = {d for d in found if as_common(d) in facts["common"]}
     if facts.get("compute") is not None:
-        found = {d for d in found if {"float16": "float32", "bfloat16": "float32"}.get(d, d) in facts["compute"]}
+        found = {d for d in found if {"float16": "float32", "bfloat16": "float32"}.get(as_common(d), as_common(d))
+                 in facts["compute"]}
     for allowed in facts.get("unattributed") or ():
         if "?" in allowed:
             return None
         found &= set(allowed)
     if edge:
-        first_tensor = next(iter(edge["constraints"][0]), None)
+        names = [n for n in edge["constraints"][0] if not n.startswith("__ret_")]
+        first_tensor = "self" if "self" in names else next(iter(names), None)
         allowed_edge = {d for c in edge["constraints"] for d in edge["alias"].get(c.get(first_tensor), ())}
         found &= allowed_edge
     return tuple(d for d in REAL_DTYPES if d in found)
+
+
+def dtype_changes(ops: Sequence[str], now: Mapping[str, Sequence[str] | None],
+                  then: Mapping[str, Sequence[str] | None]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What each of ``ops`` gained and lost in dtypes from one release (``then``: operator → the dtypes
+    it runs in, None when it lacks it or they are unknown) to the next (``now``). An operator
+    gained or lost whole, or unknown in either, is not a dtype change."""
+    gained: dict[str, list[str]] = {}
+    lost: dict[str, list[str]] = {}
+    for op in ops:
+        a, b = then.get(op), now.get(op)
+        if a is None or b is None:
+            continue
+        if set(b) - set(a):
+            gained[op] = [d for d in b if d not in a]
+        if set(a) - set(b):
+            lost[op] = [d for d in a if d not in b]
+    return gained, lost

@@ -40,6 +40,7 @@ PRIM_OPS = "kernels/prim_ops/register_prim_ops.cpp"
 PIN = ".ci/docker/ci_commit_pins/pytorch.txt"
 SWITCH_HEADER = "runtime/core/exec_aten/util/scalar_type_util.h"
 EDGE_YAML = "exir/dialects/edge/edge.yaml"
+MIXED_TYPES = "exir/passes/remove_mixed_type_operators.py"
 PORTABLE_DIR = "kernels/portable/cpu"
 OPTIMIZED_DIR = "kernels/optimized/cpu"
 
@@ -92,6 +93,7 @@ class KernelFacts:
     unattributed: tuple[tuple[str, ...], ...] = ()
     unknown: str | None = None
     any_dtype: bool = False  # copies bytes (memcpy): any dtype, within its dtype equalities
+    int_as_float: bool = False  # true division: integer or bool inputs have the common dtype float32
 
     def to_json(self) -> dict:
         out: dict = {"file": self.file, "params": list(self.params)}
@@ -111,6 +113,8 @@ class KernelFacts:
             out["unknown"] = self.unknown
         if self.any_dtype:
             out["any_dtype"] = True
+        if self.int_as_float:
+            out["int_as_float"] = True
         return out
 
 
@@ -251,8 +255,11 @@ def _param_name(text: str) -> str:
 
 
 _CONTEXT = re.compile(r"(KernelRuntimeContext|RuntimeContext)\s*&")
+_ELEMENTWISE_OUT = re.compile(r"\bapply_\w+_elementwise_fn\s*<[^;(]*?SupportedTensorDtypes::(\w+)\s*>\s*\(")
 _SUPPORTED_USE = re.compile(r"\b([A-Za-z_]\w*)\s*,\s*(?:[\w:]*::)?SupportedTensorDtypes::(\w+)")
 _LOCAL_TYPE = re.compile(r"(?:ScalarType|auto)\s+(\w+)\s*=\s*([^;]+);")
+# a tensor of a list argument, by reference: `const Tensor& index = indices[i].value();`
+_LOCAL_ELEMENT = re.compile(r"(?:const\s+)?Tensor\s*&\s*(\w+)\s*=\s*([A-Za-z_]\w*)\s*\[[^\]]*\](?:\.value\(\))?\s*;")
 _DIM_EQ = re.compile(r"\b([A-Za-z_]\w*)(?:\.value\(\))?\.dim\(\)\s*==\s*(\d+)")
 _IS_RANK = re.compile(r"tensor_is_rank\(\s*([A-Za-z_]\w*)(?:\.value\(\))?\s*,\s*(\d+)\s*\)")
 _DTYPE_EQ = re.compile(r"\b([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\)\s*==\s*(?:[\w:]*ScalarType::)(\w+)")
@@ -268,6 +275,8 @@ def _subject(expr: str, locals_: dict[str, str], params: set[str], depth: int = 
     m = re.fullmatch(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?(?:\.value\(\))?\.scalar_type\(\)", expr)
     if m and m.group(1) in params:
         return "param", m.group(1)
+    if m and locals_.get(f"&{m.group(1)}") in params:  # a tensor of a list argument
+        return "param", locals_[f"&{m.group(1)}"]
     ternary = re.fullmatch(r"[\w:]*isFloatingType\(\s*(\w+)\.scalar_type\(\)\s*\)\s*\?\s*\1\.scalar_type\(\)\s*:"
                            r"\s*[\w:]*ScalarType::(\w+)", expr)
     if ternary and ternary.group(1) in params:
@@ -367,22 +376,53 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
     for chunk in scope:  # the kernel's own assignments first
         for m in _LOCAL_TYPE.finditer(chunk):
             locals_.setdefault(m.group(1), m.group(2))
+        for m in _LOCAL_ELEMENT.finditer(chunk):
+            if m.group(2) in pset:
+                locals_.setdefault(f"&{m.group(1)}", m.group(2))
     dtypes: dict[str, set[str]] = {}
     common: set[str] | None = None
     compute: set[str] | None = None
     unattributed: list[tuple[str, ...]] = []
+    complex_spans: list[tuple[int, int]] = []
+    # a fast path guarded by `x != ScalarType::Half && …`: the dtypes it excludes never reach the
+    # switches inside it (they take the general path further on)
+    guarded: list[tuple[int, int, set[str]]] = []
+    for m in re.finditer(r"\bif\s*\(", code):
+        close = _balanced(code, m.end() - 1)
+        cond = code[m.end(): close - 1]
+        brace = re.match(r"\s*\{", code[close:])
+        if brace is None or "||" in cond:
+            continue
+        excluded = {SCALAR_TYPES[t] for t in re.findall(r"!=\s*(?:[\w:]*ScalarType::)(\w+)", cond) if t in SCALAR_TYPES}
+        if excluded:
+            start = close + brace.end() - 1
+            guarded.append((start, _balanced(code, start, "{", "}"), excluded))
+    # `if (t != ScalarType::Float) { t = ScalarType::Double; }`: t is one of two dtypes, whatever the call
+    pinned = {m.group(1): {SCALAR_TYPES.get(m.group(2)), SCALAR_TYPES.get(m.group(3))}
+              for m in re.finditer(r"\bif\s*\(\s*(\w+)\s*!=\s*[\w:]*ScalarType::(\w+)\s*\)\s*\{\s*\1\s*=\s*"
+                                   r"[\w:]*ScalarType::(\w+)\s*;\s*\}", code)}
     for m in _INVOKE.finditer(code):
         name = m.group(1)
         if not name.startswith("ET_SWITCH_"):
             continue
         end = _balanced(code, m.end() - 1)
+        if any(a <= m.start() < b for a, b in complex_spans):
+            continue  # inside a complex branch: its switches say nothing of the real dtypes
         args = split_args(code[m.end(): end - 1])
         types, subject = switches.of_call(name, args)
-        if types is not None and types and (types <= _COMPLEX or {"bool", "int64", "float64"} <= types <= _SCALARS):
-            continue  # the complex branch of a kernel, or a switch over a Scalar's own type
+        if types and types <= _COMPLEX:
+            complex_spans.append((m.end(), end))
+            continue  # the complex branch of a kernel
+        if types is not None and types and {"bool", "int64", "float64"} <= types <= _SCALARS:
+            continue  # a switch over a Scalar's own type
         if types is None or subject is None:
             unattributed.append(("?",))
             continue
+        if subject.strip() in pinned and pinned[subject.strip()] <= types:
+            continue  # the switch takes every dtype its subject can be
+        outside = set().union(*(ex for a, b, ex in guarded if a <= m.start() < b))
+        if outside:
+            types = types | outside
         kind, what = _subject(subject, locals_, pset)
         if kind == "param":
             dtypes.setdefault(what, set()).update(types)
@@ -438,6 +478,15 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
         arg, set_name = m.group(1), m.group(2)
         if arg in pset and set_name in _SUPPORTED:
             dtypes.setdefault(arg, set()).update(_SUPPORTED[set_name])
+    # the elementwise utilities name the result's dtypes as a template argument
+    # (apply_bitensor_elementwise_fn<CTYPE, op_name, SupportedTensorDtypes::REALHBBF16>(fn, ctx, a, …, out))
+    for m in _ELEMENTWISE_OUT.finditer(code):
+        set_name = m.group(1)
+        open_ = code.find("(", m.end() - 1)
+        call_args = split_args(code[open_ + 1: _balanced(code, open_) - 1])
+        arg = call_args[-1].strip() if call_args else ""
+        if arg in pset and set_name in _SUPPORTED:
+            dtypes.setdefault(arg, set()).update(_SUPPORTED[set_name])
     # argument checks: in the kernel and in the check_* helpers it calls (by position)
     ranks: dict[str, set[int]] = {}
     same: list[tuple[str, ...]] = []
@@ -469,6 +518,21 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
                 if arg in pset:
                     ranks.setdefault(arg, set()).add(int(rank.group(2)))
                 continue
+            # `t == ScalarType::Long || t == ScalarType::Int || …` (t an argument's dtype, or a local for it):
+            # the dtypes the argument may have, listed
+            listed = [re.fullmatch(r"([A-Za-z_]\w*(?:\.value\(\))?(?:\.scalar_type\(\))?) == (?:[\w:]*ScalarType::)(\w+)", t)
+                      for t in terms]
+            if len(terms) > 1 and all(listed):
+                subjects = {_subject(x.group(1) if x.group(1).endswith(")") else x.group(1), locals_, pset)
+                            for x in listed}
+                if len(subjects) == 1:
+                    kind, what = next(iter(subjects))
+                    arg = rename.get(what, what) if kind == "param" else None
+                    if arg in pset:
+                        exact.setdefault(arg, set()).update(SCALAR_TYPES[x.group(2)] for x in listed
+                                                            if x.group(2) in SCALAR_TYPES)
+                        listed_args.add(arg)
+                continue
             eq = re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\) == (?:[\w:]*ScalarType::)(\w+)", cond)
             if eq:
                 arg = rename.get(eq.group(1), eq.group(1))
@@ -494,11 +558,17 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
                 if len(names_) >= 2:
                     same.append(names_)
 
+    listed_args: set[str] = set()
     read_checks(code, {})
     for arg, types in refused.items():
         if arg in dtypes:
             dtypes[arg] -= types
     for arg, types in exact.items():
+        if arg in listed_args and arg in dtypes and dtypes[arg] < types:
+            # a check listing the dtypes an argument may have admits them all; a switch over fewer is
+            # a path for some of them (index.Tensor's fast path for int64 and int32 indices)
+            dtypes[arg] = set(types)
+            continue
         # a check for one dtype (an index must be int64) narrows what the switches allow
         dtypes[arg] = set(types) if arg not in dtypes else (dtypes[arg] & types or set(types))
     # no switch: a kernel that copies or sets bytes (memcpy, memset), or never reads an element as
@@ -506,8 +576,14 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
     moves_bytes = not (dtypes or common is not None or compute is not None or unattributed) and (
         re.search(r"\bmemcpy\s*\(|\bmemmove\s*\(|\bmemset\s*\(|element_size\(\)", code) is not None
         or (re.search(r"data_ptr\s*<", code) is None and re.search(r"\b\w+_out\s*\(", code) is None))
+    # true division: the kernel's common dtype of integer (or bool) inputs is float32
+    # (`isFloatingType(a) ? a : ScalarType::Float`, or a helper of its file that returns Float last)
+    int_as_float = (common is not None or compute is not None) and (
+        re.search(r"isFloatingType\((?:[^()]|\([^()]*\))*\)\s*\?\s*[^:;?]+:\s*[\w:]*ScalarType::Float\b", code) is not None
+        or any("isFloatingType" in chunk and re.search(r"return\s+[\w:]*ScalarType::Float\s*;\s*\}\s*$", chunk.strip())
+               for chunk in scope[1:]))
     facts = KernelFacts(
-        kernel=kernel, file=path, any_dtype=moves_bytes, params=tuple(params),
+        kernel=kernel, file=path, any_dtype=moves_bytes, params=tuple(params), int_as_float=int_as_float,
         dtypes=tuple((a, tuple(sorted(t))) for a, t in sorted(dtypes.items())),
         common=tuple(sorted(common)) if common is not None else None,
         compute=tuple(sorted(compute)) if compute is not None else None,
@@ -536,7 +612,8 @@ def _union(opt: KernelFacts, portable: KernelFacts) -> KernelFacts:
     return KernelFacts(kernel=opt.kernel, file=opt.file, params=opt.params,
                        dtypes=tuple((a, tuple(sorted(t))) for a, t in sorted(dtypes.items())),
                        common=merge(opt.common, portable.common), compute=merge(opt.compute, portable.compute),
-                       ranks=opt.ranks, same_dtype=opt.same_dtype, unattributed=opt.unattributed, unknown=opt.unknown)
+                       ranks=opt.ranks, same_dtype=opt.same_dtype, unattributed=opt.unattributed, unknown=opt.unknown,
+                       int_as_float=opt.int_as_float or portable.int_as_float)
 
 
 # --- a release ---------------------------------------------------------------------------------------
@@ -588,11 +665,21 @@ def edge_constraints(text: str, name: str = EDGE_YAML) -> dict[str, dict]:
     return out
 
 
+def mixed_type_ops(text: str) -> list[str]:
+    """The operators whose mixed-dtype calls ``to_edge`` casts to their promoted dtype first
+    (``RemoveMixedTypeOperators``' allow list: ``torch.ops.aten.add.Tensor: …``)."""
+    found = []
+    for name, overload in re.findall(r"torch\.ops\.aten\.(\w+)\.(\w+)\s*:", strip_comments(text)):
+        found.append(f"aten::{name}" if overload == "default" else f"aten::{name}.{overload}")
+    return list(dict.fromkeys(found))
+
+
 def release_facts(read: Read, listdir: ListDir) -> dict:
     """Everything opgov records about an ExecuTorch release, from its source tree: ``portable`` and
     ``optimized`` (the kernel registries' operators), ``served`` (prim ops), ``torch`` (its pin) and
     ``kernels`` (operator → :class:`KernelFacts` as JSON; the optimized registry's under
-    ``optimized_kernels``) and ``edge`` (:func:`edge_constraints`: what ``to_edge`` lets through)."""
+    ``optimized_kernels``), ``edge`` (:func:`edge_constraints`: what ``to_edge`` lets through) and
+    ``mixed_types`` (:func:`mixed_type_ops`: the calls ``to_edge`` casts to one dtype first)."""
     from opgov.formats.runtime_files import prim_ops, pytorch_pin
 
     portable_yaml = read(PORTABLE_YAML)
@@ -637,6 +724,7 @@ def release_facts(read: Read, listdir: ListDir) -> dict:
         "kernels": {op: f.to_json() for op, f in facts.items()},
         "optimized_kernels": {op: f.to_json() for op, f in opt_facts.items()},
         "edge": edge_constraints(edge) if (edge := read(EDGE_YAML)) else {},
+        "mixed_types": mixed_type_ops(mixed) if (mixed := read(MIXED_TYPES)) else [],
     }
 
 

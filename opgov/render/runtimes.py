@@ -237,3 +237,41 @@ def _matrix_md(matrix: CoverageMatrix) -> str:
             for r in changes:
                 out.append(f"- {r.runtime} (since {r.previous}): {_cell(_dtype_changes(r, limit=1000))}")
     return "\n".join(out) + "\n"
+
+
+def render_opset_runtimes(rows) -> str:
+    """What each runtime release (:class:`opgov.results.runtimes.RuntimeDtypes`) runs of an opset, by
+    dtype: per release, how many of its operators it has and runs in each dtype, and what it gained
+    and lost over the previous release; then, for the newest release of each runtime, each
+    operator's dtypes. Empty without registered runtimes."""
+    if not rows:
+        return ""
+    order = list(_SHORT)
+    lines = ["", "runtimes by dtype (operators of this opset the release has; of those, how many run in each "
+                 "dtype, all tensors of one dtype, after to_edge; ? what its kernels take is unknown):"]
+    width = max(len(r.runtime) for r in rows)
+    for r in rows:
+        text = f"  {r.runtime:<{width}}  {r.have}/{r.total}"
+        if r.checked:
+            known = [ts for ts in r.dtypes.values() if ts is not None]
+            counts = [f"{_SHORT[d]} {sum(d in ts for ts in known)}" for d in order if any(d in ts for ts in known)]
+            unknown = r.have - len(known)
+            text += ": " + ", ".join(counts) + (f", ? {unknown}" if unknown else "")
+        else:
+            text += ": dtypes not recorded"
+        if r.dtypes_gained or r.dtypes_lost:
+            text += f"; since {r.previous}: {_dtype_changes(r, limit=1000)}"
+        lines.append(text)
+    newest = {}
+    for r in rows:
+        newest[r.runtime.split("@", 1)[0]] = r
+    for r in newest.values():
+        if not r.checked:
+            continue
+        lines.append(f"dtypes by operator, {r.runtime} (- it lacks the operator; ? unknown):")
+        opw = max(len(op) for op in r.dtypes)
+        lacks = set(r.missing)
+        for op, ts in sorted(r.dtypes.items()):
+            lines.append(f"  {op:<{opw}}  " + ("-" if op in lacks else "?" if ts is None
+                                                else " ".join(_SHORT[d] for d in ts) or "none"))
+    return "\n".join(lines) + "\n"

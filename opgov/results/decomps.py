@@ -16,6 +16,7 @@ from opgov.core.decomps import Violation
 from opgov.core.graph_ops import graph_op_reason
 from opgov.core.opset import Coverage, Opset
 from opgov.results.plain import about as _about
+from opgov.results.kernel_dtypes import RuntimeDtypes
 
 __all__ = [
     "CoverageOut", "EntryOut", "ModelCoverageOut", "OpsetReport", "PreviousRule", "RuleOutcome", "RuleView",
@@ -134,6 +135,10 @@ class OpsetReport:
         "import-torch` from the user's torch, or opgov's shipped facts (for the snapshot's release, else the "
         "nearest one it ships); null without torch facts"))
     coverage: CoverageOut | None = None
+    runtimes: list[RuntimeDtypes] = field(default_factory=list, metadata=_about(
+        "each registered runtime release, oldest first per runtime: how many of the opset's operators it has, "
+        "the dtypes it runs each in, and what it gained and lost over the previous release",
+        json_schema_extra={"default": []}))
 
     @classmethod
     def of(cls, opset: Opset, cov: Coverage | None = None) -> "OpsetReport":

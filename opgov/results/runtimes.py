@@ -55,6 +55,7 @@ class RuntimeAdded:
     runtime: RuntimeSummary
     sources: list[OpsSource]
     not_in_registry: list[str]  # kernel entries the latest snapshot does not hold
+    note: str | None = None  # how the release's data was read, when it is not its tagged tree
 
 
 @dataclass(frozen=True, kw_only=True)

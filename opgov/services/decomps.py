@@ -571,13 +571,21 @@ def opset_report(ctx: Ctx, *, preset: str = "core-aten", decompose: Sequence[str
 
     opset, cov = build(ctx, preset=preset, decompose=list(decompose), keep=list(keep), models=models)
     if format == "json":
-        from opgov.results.decomps import OpsetReport
+        from dataclasses import replace
 
-        return OpsetReport.of(opset, cov)
+        from opgov.results.decomps import OpsetReport
+        from opgov.services.runtime_registry import dtypes_by_release
+
+        return replace(OpsetReport.of(opset, cov), runtimes=dtypes_by_release(ctx, opset.operators))
     if format == "selective-build":
         text = render_selective_build(opset, out_variants=out_variants(ctx, opset.operators))
     else:
         text = render_opset(opset, cov, format)
+        if format == "text":  # what each registered runtime release runs of it, by dtype
+            from opgov.render.runtimes import render_opset_runtimes
+            from opgov.services.runtime_registry import dtypes_by_release
+
+            text = text.rstrip("\n") + "\n" + render_opset_runtimes(dtypes_by_release(ctx, opset.operators))
     return Rendered(text)
 
 

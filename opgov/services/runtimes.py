@@ -30,91 +30,17 @@ from sqlalchemy import delete, insert, select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.formats.files import Content
-from opgov.core.runtimes import (FamilyIndex, RegistryOp, RuntimeId, family_index, judge, parse_runtime_id,
-                                 release_order, runtime_operators)
+from opgov.core.runtimes import RuntimeId, judge, parse_runtime_id, release_order
 from opgov.db.tables import decomp_rules, operators, runtimes, snapshots
 from opgov.services.common import Ctx, get_int_setting, log_event, require
 from opgov.results.runtimes import (CoverageMatrix, ExportCheck, KernelProblem, LifecycleNote, MatrixModel,
                                     MatrixOperator,
                                     MatrixRuntime, MissingOperator, OperatorRuntime, OpsSource, RuntimeAdded,
                                     RuntimeDetail, RuntimeFit, RuntimeList, RuntimeModelCheck, RuntimeSummary)
+from opgov.services.runtime_registry import (SERVED, _dtypes_by_release, _Registry, _Runtime,  # noqa: F401
+                                             _runtimes, dtypes_by_release)
 
 RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
-SERVED = "served by the runtime (prim op)"  # what gives an operator a runtime serves outside its kernels
-
-
-# --- reading the registry -----------------------------------------------------------------------
-
-
-class _Registry:
-    """What the latest snapshot says, loaded once per command."""
-
-    def __init__(self, session) -> None:
-        c = operators.c
-        self.session = session
-        rows = session.execute(select(c.qualname, c.schema, c.kind, c.autogen_of, c.category, c.present)).all()
-        self.present = [RegistryOp(r.qualname, r.schema, r.kind, r.autogen_of) for r in rows if r.present]
-        self.present_names = {r.qualname for r in rows if r.present}
-        self.categories = {r.qualname: r.category for r in rows}
-        from opgov.core.graph_ops import graph_ops_of
-
-        # the graph operators, from the snapshot's schemas: assertions and symbolic values need no kernel
-        self.graph = graph_ops_of((r.qualname, r.schema) for r in rows if r.present)
-        # the core operators a runtime implements as kernels: the symbolic sizes tagged core
-        # (aten::sym_size.int, aten::sym_is_contiguous …) are answered by the runtime itself
-        self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and r.qualname not in self.graph)
-        from opgov.services.common import latest_snapshot_id
-
-        latest_id = latest_snapshot_id(session)  # not a release stored with import --historical
-        self.snapshot = None if latest_id is None else session.scalar(
-            select(snapshots.c.label).where(snapshots.c.id == latest_id))
-        self._index: FamilyIndex | None = None
-
-    def schemas(self) -> dict[str, str]:
-        """Each present operator's schema (those only an ``autogen:`` line declares have none)."""
-        if getattr(self, "_schemas", None) is None:
-            self._schemas = {op.qualname: op.schema for op in self.present if op.schema is not None}
-        return self._schemas
-
-    def index(self, kernels) -> FamilyIndex:
-        if self._index is None:
-            self._index = family_index(self.present, kernels)
-        return self._index
-
-
-class _Runtime:
-    def dtypes(self, op: str) -> list[str] | None:
-        """The dtypes this runtime runs ``op`` in (:func:`opgov.core.kernels.operator_dtypes`); None
-        when it lacks it, serves it without a kernel, or records nothing about the kernel."""
-        from opgov.core.kernels import operator_dtypes
-
-        kernel = self.has.get(op)
-        recorded = self.row.kernel_facts
-        if kernel is None or kernel == SERVED or recorded is None:
-            return None
-        found = operator_dtypes(recorded.get("kernels", {}).get(kernel), recorded.get("edge", {}).get(op))
-        return None if found is None else list(found)
-
-    def __init__(self, row) -> None:
-        self.id = RuntimeId(row.name, row.version)
-        self.row = row
-        self.kernels: list[str] = list(row.kernels)
-        self.released: date | None = row.released
-        self.served: list[str] = list(row.served or [])  # outside its kernel registries (prim ops)
-        self.torch: str | None = row.torch_release
-        self.has: dict[str, str] = {}
-
-
-def _runtimes(ctx: Ctx, registry: _Registry) -> list[_Runtime]:
-    """Every registered runtime, by name and version (oldest first), with the operators it has."""
-    found = [_Runtime(row) for row in ctx.session.execute(select(runtimes))]
-    found.sort(key=lambda r: release_order(r.id))
-    index = registry.index([k for r in found for k in r.kernels])
-    for r in found:
-        r.has = runtime_operators(r.kernels, index)
-        for op in r.served:  # served by the runtime itself (ExecuTorch's prim ops): no kernel entry
-            r.has.setdefault(op, SERVED)
-    return found
 
 
 def runtimes_by_name(ctx: Ctx) -> dict[str, list[_Runtime]]:
@@ -230,6 +156,23 @@ def _facts_by_kernel(facts: dict, optimized: Sequence[str]) -> dict[str, dict]:
     return out
 
 
+def pre_release_of(name: str, version: str) -> dict | None:
+    """Where opgov read a release that had no tag in the sources it read (``{"ref": "main",
+    "commit": …, "date": …}``), else None."""
+    shipped = shipped_release(RuntimeId(name, version))
+    return None if shipped is None else shipped.get("pre_release")
+
+
+def _tree(shipped: dict) -> str:
+    tree = shipped["pre_release"]
+    return (f"the pre-release tree {tree['ref']} at {tree['commit'][:12]} of {tree['date']} (its version.txt names "
+            "the release; there was no tag for it)")
+
+
+def _provenance(shipped: dict) -> str:
+    return f"; read from {_tree(shipped)}" if shipped.get("pre_release") else ""
+
+
 def known_releases(name: str) -> list[str]:
     """The releases of the runtime ``name`` opgov ships data about, oldest first."""
     import json
@@ -277,10 +220,12 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     facts = tree if tree is not None else shipped_kernel_facts(rid) if shipped is not None else None
     registries = tree if tree is not None else shipped
     if not ops and registries is None:
-        known = ", ".join(f"{rid.name}@{v}" for v in known_releases(rid.name))
-        raise BadInput(f"give at least one --ops FILE: opgov ships no data about {rid}"
-                       + (f" (it knows {known}; or read a source tree with --source)" if known else
-                          " (or read an ExecuTorch source tree with --source)"))
+        known = ", ".join(f"{rid.name}@{v}" + (" (pre-release tree)" if pre_release_of(rid.name, v) else "")
+                          for v in known_releases(rid.name))
+        raise BadInput(f"opgov ships no data about {rid}"
+                       + (f" (it knows {known}): read that release's source tree with --source DIR, or give its "
+                          "kernels with --ops FILE" if known else
+                          ": give its kernels with --ops FILE (or an ExecuTorch source tree with --source DIR)"))
     lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
              else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops]
     if ops:
@@ -292,7 +237,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
         optimized = {canonical(k) for k in registries.get("optimized", [])}
         kernel_facts = {"kernels": {canonical(k): v for k, v in _facts_by_kernel(facts, sorted(optimized)).items()
                                     if canonical(k) in kernels},
-                        "edge": facts.get("edge", {})}
+                        "edge": facts.get("edge", {}), "mixed_types": facts.get("mixed_types", [])}
     if torch is not None and torch_pin is not None:
         raise BadInput("give the torch release (--torch) or its pin file (--torch-pin), not both")
     if torch_pin is not None:
@@ -315,7 +260,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=digest(file))
                for file, lst in zip(ops, lists, strict=True)]
     if not ops:  # the registries of the shipped data, or of the source tree
-        origin = f"{source} (source tree)" if tree is not None else f"{rid} (shipped with opgov)"
+        origin = f"{source} (source tree)" if tree is not None else f"{rid} (shipped with opgov{_provenance(shipped)})"
         sources = [OpsSource(path=f"{origin}: {kind} kernels", format="kernel-yaml",
                              entries=len(registries[kind]),
                              sha256=hashlib.sha256("\n".join(registries[kind]).encode()).hexdigest())
@@ -350,7 +295,11 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     found = _runtimes(ctx, registry)
     summary = _summaries(found, registry)[rid]
     missing = [k for k in kernels if k not in registry.present_names] if registry.snapshot else []
-    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing)
+    note = None
+    if tree is None and shipped is not None and shipped.get("pre_release"):
+        note = (f"opgov read {rid} from {_tree(shipped)}; the release as tagged may differ "
+                "(--source DIR reads a tagged tree)")
+    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing, note=note)
 
 
 def list_runtimes(ctx: Ctx) -> RuntimeList:
@@ -425,12 +374,17 @@ def kernel_problems(registry: _Registry, r: _Runtime, calls: Sequence) -> list[K
     """Each call of ``calls`` the runtime has a kernel for, against what that kernel accepts (None:
     the runtime records nothing about its kernels). Graph operators and missing operators are not
     kernel calls. One problem per operator, status, argument and dtype, naming the first call."""
-    from opgov.core.kernels import check_edge_call, check_kernel_call
+    from opgov.core.kernels import check_cast, check_edge_call, check_kernel_call, coerce_mixed_types
 
     recorded = r.row.kernel_facts
     if recorded is None:
         return None
     facts, edge = recorded.get("kernels", {}), recorded.get("edge", {})
+    # the kernel to_edge's casts run on: _to_dim_order_copy from ExecuTorch 0.5.0 (dim order by default)
+    cast_kernel = "aten::_to_copy.out"
+    if "dim_order_ops::_to_dim_order_copy.out" in facts and (
+            r.id.name != "executorch" or release_order(r.id) >= release_order(RuntimeId("executorch", "0.5.0"))):
+        cast_kernel = "dim_order_ops::_to_dim_order_copy.out"
     found: dict[tuple, KernelProblem] = {}
     for call in calls:
         if call.op in registry.graph:
@@ -439,15 +393,19 @@ def kernel_problems(registry: _Registry, r: _Runtime, calls: Sequence) -> list[K
         if kernel is None or kernel == SERVED:
             continue
         names, outs = _kernel_args(registry, kernel, call.op)
-        lowering = check_edge_call(call.op, edge.get(call.op), call.tensors)
-        findings = [lowering] if lowering is not None else check_kernel_call(
-            call.op, kernel, facts.get(kernel), call.tensors, names, outs)
+        # to_edge casts a mixed-dtype call of some operators to its result's dtype first
+        tensors, casts = coerce_mixed_types(call.op, call.tensors, recorded.get("mixed_types") or ())
+        findings = [f for t in casts if (f := check_cast(call.op, t, tensors, cast_kernel, facts.get(cast_kernel)))]
+        if not findings:
+            lowering = check_edge_call(call.op, edge.get(call.op), tensors)
+            findings = [lowering] if lowering is not None else check_kernel_call(
+                call.op, kernel, facts.get(kernel), tensors, names, outs)
         for f in findings[:1]:
             key = (f.status, f.op, f.argument, f.dtype)
             if key in found:
                 found[key] = dataclasses.replace(found[key], calls=found[key].calls + 1)
             else:
-                found[key] = KernelProblem(status=f.status, op=f.op, kernel=kernel, argument=f.argument,
+                found[key] = KernelProblem(status=f.status, op=f.op, kernel=f.kernel or kernel, argument=f.argument,
                                            dtype=f.dtype, message=f.message, call=call.node)
     order = {"dtype": 0, "argument": 0, "unknown": 1}
     return sorted(found.values(), key=lambda p: (order.get(p.status, 2), p.op, p.argument or "", p.dtype or ""))
@@ -636,23 +594,11 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
 
     graph = registry.graph
     columns = []
-    dtypes = {r.id: {op: r.dtypes(op) for op in registry.core} for r in found}
-    previous: dict[str, _Runtime] = {}
+    by_release = {d.runtime: d for d in _dtypes_by_release(found, registry.core)}
+    dtypes = {r.id: by_release[str(r.id)].dtypes for r in found}
     for r in found:
         s = summaries[r.id]
-        before = previous.get(r.id.name)
-        previous[r.id.name] = r
-        gained: dict[str, list[str]] = {}
-        lost: dict[str, list[str]] = {}
-        if before is not None:
-            for op in registry.core:
-                now, then = dtypes[r.id][op], dtypes[before.id][op]
-                if now is None or then is None:
-                    continue  # an operator gained or lost whole is core_gained / core_lost
-                if set(now) - set(then):
-                    gained[op] = [d for d in now if d not in then]
-                if set(then) - set(now):
-                    lost[op] = [d for d in then if d not in now]
+        gained, lost = by_release[str(r.id)].dtypes_gained, by_release[str(r.id)].dtypes_lost
         runs = [m for m, ops in model_ops.items() if all(op in r.has or is_graph_op(op, graph) for op in ops)]
         columns.append(MatrixRuntime(runtime=s.runtime, released=s.released, kernels=s.kernels, core_have=s.core_have,
                                      core_total=s.core_total, core_share=s.core_share, previous=s.previous,

@@ -45,16 +45,13 @@ def kt(make_cli, kernels_db, tmp_path):
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory, torch_mod) -> Path:
     """Small modules exported with torch and decomposed to core ATen (what an edge runtime receives)."""
+    from fn_module import fn_module
+
     torch = torch_mod
     folder = tmp_path_factory.mktemp("programs")
 
-    class Fn(torch.nn.Module):
-        def __init__(self, fn):
-            super().__init__()
-            self.fn = fn
-
-        def forward(self, *args):
-            return self.fn(*args)
+    def Fn(fn):  # noqa: N802
+        return fn_module(torch, fn)
 
     def save(name, module, *args):
         torch.export.save(torch.export.export(module, args).run_decompositions(), folder / f"{name}.pt2")
@@ -90,11 +87,29 @@ def test_a_release_registers_by_name_from_the_package_data(kt):
 
 
 def test_an_unknown_release_by_name_is_one_line_naming_the_known_ones(kt):
-    result = kt("runtimes", "add", "executorch@9.9.9")
-    assert result.code == 2
-    assert "opgov ships no data about executorch@9.9.9" in result.err and "executorch@1.4.1" in result.err
-    assert "Traceback" not in result.err
+    for release in ("9.9.9", "1.5.1"):
+        result = kt("runtimes", "add", f"executorch@{release}")
+        assert result.code == 2
+        assert f"opgov ships no data about executorch@{release}" in result.err and "executorch@1.4.1" in result.err
+        assert "executorch@1.5.0 (pre-release tree)" in result.err and "--source DIR" in result.err
+        assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
     assert kt("runtimes", "add", "myengine@1.0").code == 2
+
+
+def test_a_release_read_from_a_pre_release_tree_says_so(kt):
+    """1.5.0 has no tag in the ExecuTorch sources opgov read: its data comes from the tree of main
+    whose version.txt names it, and runtimes add, show and the data say which commit of which day."""
+    tree = SHIPPED["1.5.0"]["pre_release"]
+    assert tree["ref"] == "main" and len(tree["commit"]) == 40 and tree["date"] == "2026-08-22"
+    assert SHIPPED["1.5.0"]["released"] is None and SHIPPED["1.5.0"]["torch"] == "2.13"
+    added = kt.ok("runtimes", "add", "executorch@1.5.0")
+    assert f"from the pre-release tree main at {tree['commit'][:12]} of 2026-08-22" in added.out
+    assert "there was no tag for it" in added.out and "released" not in added.out.splitlines()[0]
+    shown = kt.ok("runtimes", "show", "executorch@1.5.0", "--json").json()
+    assert all("pre-release tree main" in s["path"] for s in shown["sources"])
+    assert shown["runtime"]["released"] is None and shown["runtime"]["torch"] == "2.13"
+    release = json.loads((REPO / "data" / "runtimes" / "executorch" / "1.5.0.json").read_text())
+    assert release["tag"] is None and release["pre_release"]["commit"] == tree["commit"]
 
 
 def test_each_refusal_names_the_operator_the_argument_and_the_dtype(kt, programs):
@@ -215,3 +230,24 @@ def test_coverage_by_dtype_and_how_it_changed(kt, programs):
         assert (said["verdict"] == "runs") == ("bfloat16" in types), runtime
     md = kt.ok("runtimes", "coverage", "--format", "md").out
     assert "## Core operators by dtype" in md and "aten::gelu +bfloat16" in md
+
+
+def test_opset_build_shows_each_release_by_dtype(kt):
+    """`opset build` says, per registered runtime release, how many of the opset's operators it has
+    and the dtypes it runs each in (the coverage matrix's own figures), and what changed since the
+    release before."""
+    report = kt.ok("opset", "build", "--format", "json").json()
+    rows = {r["runtime"]: r for r in report["runtimes"]}
+    assert list(rows) == [f"executorch@{v}" for v in ORDER]
+    matrix = kt.ok("runtimes", "coverage", "--format", "json").json()
+    gelu = next(row for row in matrix["operators"] if row["op"] == "aten::gelu")
+    for runtime, row in rows.items():
+        assert row["total"] == report["count"] and row["have"] == row["total"] - len(row["missing"])
+        assert row["dtypes"]["aten::gelu"] == gelu["dtypes"][runtime]
+    assert "bfloat16" in rows["executorch@1.3.0"]["dtypes_gained"]["aten::gelu"]
+    assert rows["executorch@1.3.0"]["previous"] == "executorch@0.6.0"
+    text = kt.ok("opset", "build").out
+    assert "runtimes by dtype" in text and "aten::gelu +bfloat16" in text
+    by_op = text.split("dtypes by operator, executorch@1.4.1")[1]
+    line = next(x for x in by_op.splitlines() if x.strip().startswith("aten::gelu "))
+    assert line.split()[1:] == ["f16", "bf16", "f32", "f64"]
