@@ -43,7 +43,7 @@ def _number(value: object) -> object:
     """A JSON integer as written: not ``true``, not ``"1"``, and not ``11.0`` nor ``1e1`` (a number
     with a fraction or an exponent is refused even when it is whole: an id is never read from one)."""
     if isinstance(value, (bool, str, float)):
-        raise ValueError("Input should be an integer (a JSON number without a fraction or an exponent)")
+        raise ValueError("Input should be a whole number (a JSON integer, without a fraction or an exponent)")
     return value
 
 

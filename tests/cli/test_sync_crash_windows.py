@@ -52,8 +52,10 @@ def test_the_lock_s_advice_after_a_kill_at_each_step(governed, tmp_path):  # noq
     ws = Workspace(db, release, tmp_path / "whole")
     proc = _writer(ws, pause="rename", target=lock_path(ws.nf).name)
     assert _wait_for_temp(ws, proc, lock_path(ws.nf).name, partial=True), proc.stderr.read()
-    deadline = time.monotonic() + 30  # until its content is recorded whole (then it waits at the rename)
-    while not sum_path(lock_path(ws.nf)).exists() and time.monotonic() < deadline:
+    # until its content is recorded whole and tags.yaml, replaced first, is in place (then it waits at
+    # native_functions.yaml's rename; a loaded machine may take a moment between the two)
+    deadline = time.monotonic() + 30
+    while (not sum_path(lock_path(ws.nf)).exists() or lock_path(ws.tags).exists()) and time.monotonic() < deadline:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(60)
