@@ -59,7 +59,7 @@ def runtimes_add(
     """Register a runtime at a version and the operators it implements.
 
     `opgov runtimes add executorch@1.3.0` registers an ExecuTorch release opgov knows from its own
-    data (0.1.0 to 1.5.0, 1.5.0 read from a pre-release tree: kernels, prim ops, PyTorch pin, release date, and each kernel's dtypes
+    data (0.1.0 to 1.5.1; 1.5.0 and 1.5.1 read from a pre-release tree: kernels, prim ops, PyTorch pin, release date, and each kernel's dtypes
     and argument checks); `--source DIR` reads the same from a source tree of another release.
 
     An out= kernel (`add.out`) gives the runtime the functional operators of its torchgen family

@@ -165,8 +165,8 @@ def pre_release_of(name: str, version: str) -> dict | None:
 
 def _tree(shipped: dict) -> str:
     tree = shipped["pre_release"]
-    return (f"the pre-release tree {tree['ref']} at {tree['commit'][:12]} of {tree['date']} (its version.txt names "
-            "the release; there was no tag for it)")
+    said = tree.get("note") or "its version.txt names the release; there was no tag for it"
+    return f"the pre-release tree {tree['ref']} at {tree['commit'][:12]} of {tree['date']} ({said})"
 
 
 def _provenance(shipped: dict) -> str:

@@ -87,7 +87,7 @@ def test_a_release_registers_by_name_from_the_package_data(kt):
 
 
 def test_an_unknown_release_by_name_is_one_line_naming_the_known_ones(kt):
-    for release in ("9.9.9", "1.5.1"):
+    for release in ("9.9.9", "1.6.0"):
         result = kt("runtimes", "add", f"executorch@{release}")
         assert result.code == 2
         assert f"opgov ships no data about executorch@{release}" in result.err and "executorch@1.4.1" in result.err
@@ -110,6 +110,19 @@ def test_a_release_read_from_a_pre_release_tree_says_so(kt):
     assert shown["runtime"]["released"] is None and shown["runtime"]["torch"] == "2.13"
     release = json.loads((REPO / "data" / "runtimes" / "executorch" / "1.5.0.json").read_text())
     assert release["tag"] is None and release["pre_release"]["commit"] == tree["commit"]
+
+
+def test_1_5_1_by_name_says_what_it_was_read_from_and_what_was_checked(kt):
+    """No v1.5.1 tag either: opgov's 1.5.1 is the tree it read for 1.5.0, and says that the 1.5.1
+    wheel's kernel registry and edge dtype table are byte for byte that tree's."""
+    assert SHIPPED["1.5.1"]["pre_release"]["commit"] == SHIPPED["1.5.0"]["pre_release"]["commit"]
+    assert SHIPPED["1.5.1"]["portable"] == SHIPPED["1.5.0"]["portable"]
+    added = kt.ok("runtimes", "add", "executorch@1.5.1")
+    said = " ".join(added.out.split())
+    assert "version.txt names 1.5.0" in said and "1.5.1 wheel" in said and "byte-identical" in said, added.out
+    assert "the release as tagged may differ" in said
+    listed = kt.ok("runtimes", "list", "--json").json()
+    assert "executorch@1.5.1" in {f"{r['name']}@{r['version']}" for r in listed["runtimes"]}
 
 
 def test_each_refusal_names_the_operator_the_argument_and_the_dtype(kt, programs):
