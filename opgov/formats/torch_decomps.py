@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -404,9 +405,64 @@ def _worker_main() -> None:
                                                     alone=name in forced and name not in core)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
             into, exported, inputs, reason = None, None, None, f"{type(exc).__name__}: {_first_line(exc)}"
+        if into is None and by_default and kind != "functional":
+            into, inputs, reason = _as_functional(torch, samples, op, reason, alone=name in forced and name not in core)
         sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason,
                                      "exported": exported, "inputs": inputs}) + "\n")
         sys.stdout.flush()
+
+
+def _as_functional(torch, samples, op, reason, *, alone: bool = False):
+    """(targets, inputs, reason) of an ``out=`` or in-place operator no sample exported, as export
+    gives them: an exported program never holds such a call (functionalization replaces it by its
+    functional overload, and the result's copy into the given tensor is the program's output or
+    input mutation), so what export leaves of ``foo.out`` is what it leaves of ``foo``. The
+    functional overload is traced itself; None, None and the reasons when it has none or it fails."""
+    functional = _functional_overload(torch, op)
+    if functional is None:
+        return None, None, reason
+    name = overload_name(functional)
+    try:
+        into, _, inputs, why = _trace(torch, samples, functional, None, alone=alone)
+    except Exception as exc:  # noqa: BLE001
+        into, inputs, why = None, None, f"{type(exc).__name__}: {_first_line(exc)}"
+    if into is None:
+        return None, None, f"{reason}; as its functional overload {name}: {why}"
+    return into, f"as its functional overload {name} ({inputs})", None
+
+
+#: the arguments a factory's functional overload has that its out= overload lacks
+_TENSOR_OPTIONS = frozenset({"dtype", "layout", "device", "pin_memory"})
+
+
+def _functional_overload(torch, op):
+    """The functional overload that functionalization calls for ``op`` (``out=`` or in-place): of
+    the same name without the trailing ``_``, taking the same arguments but the ``out=`` ones
+    (the functional overload may add defaulted ones: a factory's dtype, layout, device), fewest
+    extra first; None when there is none."""
+    args = [(a.name, str(a.type)) for a in op._schema.arguments if not a.is_out]
+    base = op._opname
+    if _schema_kind(op) == "inplace":
+        base = base[:-1]
+    packet = getattr(torch.ops.aten, base, None)
+    if packet is None:
+        return None
+    best = None
+    for overload in packet.overloads():
+        candidate = getattr(packet, overload)
+        schema = candidate._schema
+        if _schema_kind(candidate) != "functional" or any(a.alias_info is not None for a in schema.arguments):
+            continue
+        theirs = [(a.name, str(a.type)) for a in schema.arguments]
+        extra = [a for a in schema.arguments if (a.name, str(a.type)) not in args]
+        if [x for x in theirs if x in args] != args or len(theirs) - len(extra) != len(args):
+            continue
+        if any(not a.has_default_value() and not a.kwarg_only for a in extra) or \
+                any(not a.has_default_value() and a.name not in _TENSOR_OPTIONS for a in extra):
+            continue
+        if best is None or len(extra) < best[0]:
+            best = (len(extra), candidate)
+    return best[1] if best else None
 
 
 #: Why torch.export decomposes an operator whatever the table says (``TorchTable.forced``).
@@ -730,6 +786,7 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     from torch.utils import _pytree  # noqa: PLC0415
 
     args, kwargs = _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
+    args, kwargs = _coerce(torch, op._schema, args, kwargs)
     try:
         # a shape environment, as export has: data-dependent sizes (argwhere) become symbols
         with FakeTensorMode(shape_env=ShapeEnv()) as mode:
@@ -750,6 +807,32 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
         if errors is not None and not errors:
             errors.append(f"{type(exc).__name__}: {_first_line(exc)}")
         return None
+    return args, kwargs
+
+
+#: ATen's reduction enum (at::Reduction) by nn.functional's names
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _coerce(torch, schema, args: list, kwargs: dict) -> tuple[list, dict]:
+    """A sample of a sibling overload made to fit ``schema``'s types: a one-element tensor where a
+    ``Scalar`` is asked (``xlogy.Scalar_Self`` from ``xlogy``'s samples), a Python number where a
+    ``Tensor`` is (``fill.Tensor``: a 0-dim tensor)."""
+    def fit(value, typ: str, name: str = ""):
+        inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
+        if inner == "int" and name == "reduction" and value in _REDUCTIONS:  # nn.functional's "mean"
+            return _REDUCTIONS[value]
+        if inner in ("number", "Scalar") and isinstance(value, torch.Tensor) and value.numel() == 1:
+            return value.item()
+        if inner == "Tensor" and isinstance(value, (bool, int, float)):
+            return torch.tensor(value)
+        return value
+
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    args = [fit(v, str(positional[i].type), positional[i].name) if i < len(positional) else v
+            for i, v in enumerate(args)]
+    types = {a.name: str(a.type) for a in schema.arguments}
+    kwargs = {k: fit(v, types[k], k) if k in types else v for k, v in kwargs.items()}
     return args, kwargs
 
 
@@ -817,8 +900,14 @@ def _examples(schema, device: str = "meta"):
         for shape in _SHAPES:
             for per_channel in (False, True):
                 for optional_tensors in (False, True):
-                    for fill in (0, 1, 2):
+                    for fill in (0, 1, 2, 3):
                         yield _build(schema, shape, dtype_name, per_channel, optional_tensors, device, fill)
+
+
+def _optional_plain(arg) -> bool:
+    """An optional argument that is not a tensor (``Scalar? min``)."""
+    typ = str(arg.type)
+    return (typ.startswith("Optional[") or typ.endswith("?")) and "Tensor" not in typ
 
 
 class _Unsupported(Exception):
@@ -839,6 +928,8 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
         return torch.zeros(size, dtype=kind, device=device)
 
     def tensor(arg_name: str):
+        if arg_name == "condition":  # where's
+            return make(shape, torch.bool)
         if arg_name in _INDEX_NAMES:
             return make(shape[:1], torch.int64)
         if "mask" in arg_name:
@@ -852,6 +943,8 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
     def plain(inner: str, name: str, typ: str):
         """A value of the non-optional type ``inner``."""
         if inner in ("int", "SymInt"):
+            if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
+                return dtype
             return 0 if "dim" in name else 1
         if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
             if name in ("dim", "dims"):
@@ -861,7 +954,8 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
             if name == "normalized_shape":
                 return list(shape[-1:])
             if name == "padding" and "_pad" in str(schema.name):  # reflection_pad2d: (left, right) per dimension
-                return [1, 1] * spatial
+                padded = re.search(r"_pad(\d)d", str(schema.name))
+                return [1, 1] * (int(padded.group(1)) if padded else spatial)
             if "padding" in name:
                 return [0] * spatial
             if name == "pad":  # (before, after) per padded dimension
@@ -894,8 +988,19 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
     args: list = []
     kwargs: dict = {}
     optionals = 0  # the optional arguments that are not tensors met so far
+    # after those without a default, the optional ones that default to None (clip's min, max)
+    later = sum(1 for a in schema.arguments if not a.has_default_value() and _optional_plain(a))
     for arg in schema.arguments:
         if arg.has_default_value():
+            if _optional_plain(arg) and arg.default_value is None:
+                later += 1
+                if later == fill:
+                    typ = str(arg.type)
+                    inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
+                    try:
+                        kwargs[arg.name] = plain(inner, arg.name, typ)
+                    except _Unsupported:
+                        pass
             continue
         typ = str(arg.type)
         name = arg.name
