@@ -710,7 +710,7 @@ class _Samples:
         for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
                        "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
             stem = stem.replace(suffix, "")
-        names = {stem, stem.rpartition("_")[0], "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
+        names = {stem, stem.rpartition("_")[0], re.sub(r"\d+d$", "", stem), "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
                  "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
         found: list = []
@@ -719,6 +719,30 @@ class _Samples:
                 if all(info is not known for known in found):  # (OpInfo == compares fields)
                     found.append(info)
         return found
+
+    def modules(self, base: str):
+        """(a runner, its samples) for torch's ModuleInfos (``common_modules.module_db``) of the
+        operator's name: nn.LSTMCell for ``lstm_cell``, nn.RNN for ``rnn_tanh``: the samples are the
+        modules built and called as torch's tests do."""
+        from types import SimpleNamespace  # noqa: PLC0415
+
+        torch = self.torch
+        stem = base.lstrip("_").replace("rnn_tanh", "rnn").replace("rnn_relu", "rnn").replace("_", "")
+        try:
+            from torch.testing._internal.common_modules import module_db  # noqa: PLC0415
+        except ImportError:
+            return
+        for info in module_db:
+            if info.name.rpartition(".")[2].lower() != stem:
+                continue
+            try:
+                built = [SimpleNamespace(input=info.module_cls(*m.constructor_input.args, **m.constructor_input.kwargs),
+                                         args=m.forward_input.args, kwargs=m.forward_input.kwargs)
+                         for m in info.module_inputs_func(info, device="cpu", dtype=torch.float32,
+                                                          requires_grad=False, training=False)[:8]]
+            except Exception:  # noqa: BLE001, S112 - a ModuleInfo that cannot build its samples here
+                continue
+            yield SimpleNamespace(op=lambda module, *a, **k: module(*a, **k)), iter(built)
 
     def raw(self, info, dtype):
         try:
@@ -756,6 +780,13 @@ class _Samples:
             if time.monotonic() > until:
                 return
             for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
+                call = _fit(torch, op, kind, args, kwargs, self.errors)
+                if call is not None:
+                    yield ("captured", *call)
+        for info, inputs in self.modules(base):
+            if time.monotonic() > until:
+                return
+            for args, kwargs in _capture(torch, op, info, inputs):
                 call = _fit(torch, op, kind, args, kwargs, self.errors)
                 if call is not None:
                     yield ("captured", *call)
@@ -890,7 +921,8 @@ _PER_CHANNEL = frozenset({"weight", "bias", "running_mean", "running_var", "mean
                           "save_mean", "save_invstd", "save_var", "var", "gamma", "beta"})
 _INDEX_NAMES = frozenset({"index", "indices", "target", "offsets", "per_sample_weights_idx"})
 _STRINGS = {"padding": "valid", "reduce": "sum", "approximate": "none", "rounding_mode": "floor",
-            "interpolation_mode": "bilinear", "mode": "bilinear", "side": "left", "indexing": "ij"}
+            "interpolation_mode": "bilinear", "mode": "bilinear", "side": "left", "indexing": "ij",
+            "ord": "fro", "p": "fro"}
 
 
 def _examples(schema, device: str = "meta"):
@@ -940,7 +972,7 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
 
     spatial = max(len(shape) - 2, 1)
 
-    def plain(inner: str, name: str, typ: str):
+    def plain(inner: str, name: str, typ: str, size: int | None = None):
         """A value of the non-optional type ``inner``."""
         if inner in ("int", "SymInt"):
             if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
@@ -948,7 +980,7 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
             return 0 if "dim" in name else 1
         if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
             if name in ("dim", "dims"):
-                return [0]
+                return list(range(size or 1))  # nuclear_norm.dim's int[2]
             if name in ("size", "shape", "sizes"):
                 return list(shape)
             if name == "normalized_shape":
@@ -1018,9 +1050,9 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
             # ``fill``: the one optional argument given a value (``upsample_*.vec`` takes exactly one
             # of output_size and scale_factors); 0: none
             optionals += 1
-            value = plain(inner, name, typ) if optionals == fill else None
+            value = plain(inner, name, typ, arg.N) if optionals == fill else None
         else:
-            value = plain(inner, name, typ)
+            value = plain(inner, name, typ, arg.N)
         if arg.kwarg_only:
             kwargs[name] = value
         else:
