@@ -19,7 +19,16 @@
      overload takes the functional form's samples, with result tensors for ``out=``);
    - else the calls of the operator made while related OpInfo samples run forwards and backwards
      (``col2im`` from ``unfold``'s backward, a ``*_backward`` operator from its forward);
+   - else the calls made while torch's ModuleInfos of its name run (``lstm_cell`` from
+     ``nn.LSTMCell``, ``gru`` from ``nn.GRU``);
    - else opgov's examples built from the schema.
+
+   A sample is fitted to the overload's types first (a one-element tensor where a ``Scalar`` is
+   asked, a 0-dim tensor where a number is given for a ``Tensor``, ``reduction="mean"`` as ATen's
+   enum).
+   An ``out=`` or in-place operator none of whose samples exports takes what export leaves of its
+   functional overload (``zeros_like.out`` → ``zeros_like``; ``inputs`` says so): an exported
+   program never holds such a call, functionalization replaces it by that overload.
 
    A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
    the samples are exported together, else one by one. The targets are therefore what an exported
