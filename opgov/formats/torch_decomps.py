@@ -27,8 +27,10 @@
    asked, a 0-dim tensor where a number is given for a ``Tensor``, ``reduction="mean"`` as ATen's
    enum).
    An ``out=`` or in-place operator none of whose samples exports takes what export leaves of its
-   functional overload (``zeros_like.out`` → ``zeros_like``; ``inputs`` says so): an exported
-   program never holds such a call, functionalization replaces it by that overload.
+   functional overload (``zeros_like.out`` → ``zeros_like``; ``inputs`` says so, with the call's
+   own error): an exported program never holds such a call, functionalization replaces it by that
+   overload (and for some, ``zeros_like.out``, torch.export itself fails: functionalization passes
+   the out= call's arguments to an overload that does not take them).
 
    A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
    the samples are exported together, else one by one. The targets are therefore what an exported
@@ -437,7 +439,7 @@ def _as_functional(torch, samples, op, reason, *, alone: bool = False):
         into, inputs, why = None, None, f"{type(exc).__name__}: {_first_line(exc)}"
     if into is None:
         return None, None, f"{reason}; as its functional overload {name}: {why}"
-    return into, f"as its functional overload {name} ({inputs})", None
+    return into, f"as its functional overload {name} ({inputs}); the call itself: {reason}", None
 
 
 #: the arguments a factory's functional overload has that its out= overload lacks
@@ -821,7 +823,7 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
     no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
     the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
-    from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
+    from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily  # noqa: PLC0415
     from torch.fx.experimental.symbolic_shapes import ShapeEnv  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
 
@@ -840,8 +842,9 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
                 results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
                 if len(results) != len(outs):
                     return None
-                kwargs.update({name: torch.empty(tuple(r.shape), dtype=r.dtype)
-                               for name, r in zip(outs, results, strict=True)})
+                with unset_fake_temporarily():  # real result tensors: the module's inputs at export
+                    kwargs.update({name: torch.empty(tuple(int(d) for d in r.shape), dtype=r.dtype)
+                                   for name, r in zip(outs, results, strict=True)})
             op(*fake(args), **fake(kwargs))
     except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
         if errors is not None and not errors:
