@@ -989,6 +989,8 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
         if inner in ("int", "SymInt"):
             if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
                 return dtype
+            if name == "steps":  # linspace: one step is a fill
+                return 4
             return 0 if "dim" in name else 1
         if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
             if name in ("dim", "dims"):
