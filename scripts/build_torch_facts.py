@@ -3,6 +3,7 @@
     .venv/bin/python scripts/build_torch_facts.py [--out data/torch] [--budget 3600] [--workers 2]
     .venv/bin/python scripts/build_torch_facts.py --retrace-unknown   # again, the operators no sample exported
     .venv/bin/python scripts/build_torch_facts.py --retrace-forced    # again, those export decomposes by itself
+    .venv/bin/python scripts/build_torch_facts.py --retrace-ops aten::zeros_like.out ...  # again, these
 
 Run it with the torch release to record installed (in any virtual environment where opgov is
 importable: ``PYTHONPATH=. /other/venv/bin/python scripts/build_torch_facts.py``). It traces the
@@ -38,10 +39,12 @@ def main() -> int:
                              "unknown, keeping the rest")
     parser.add_argument("--retrace-forced", action="store_true",
                         help="trace again only the operators export decomposes whatever the table says, keeping the rest")
+    parser.add_argument("--retrace-ops", nargs="+", metavar="OP", default=[],
+                        help="trace again these operators (aten::zeros_like.out), keeping the rest")
     args = parser.parse_args()
     previous = None
     only = None
-    if args.retrace_unknown or args.retrace_forced:
+    if args.retrace_unknown or args.retrace_forced or args.retrace_ops:
         import importlib.metadata
 
         release = importlib.metadata.version("torch").split("+")[0]
@@ -50,7 +53,7 @@ def main() -> int:
         # the operators export decomposes (the closure proof's): the others wait for a whole run
         only = sorted(op for op, into in previous.targets.items()
                       if (args.retrace_unknown and into is None and (op in previous.default or op in previous.forced))
-                      or (args.retrace_forced and op in previous.forced))
+                      or (args.retrace_forced and op in previous.forced) or op in args.retrace_ops)
     table = read_torch_table(time_budget_s=args.budget, workers=args.workers, only=only)
     text = facts_file_text(table, previous)
     facts = json.loads(text)

@@ -19,7 +19,18 @@
      overload takes the functional form's samples, with result tensors for ``out=``);
    - else the calls of the operator made while related OpInfo samples run forwards and backwards
      (``col2im`` from ``unfold``'s backward, a ``*_backward`` operator from its forward);
+   - else the calls made while torch's ModuleInfos of its name run (``lstm_cell`` from
+     ``nn.LSTMCell``, ``gru`` from ``nn.GRU``);
    - else opgov's examples built from the schema.
+
+   A sample is fitted to the overload's types first (a one-element tensor where a ``Scalar`` is
+   asked, a 0-dim tensor where a number is given for a ``Tensor``, ``reduction="mean"`` as ATen's
+   enum).
+   An ``out=`` or in-place operator none of whose samples exports takes what export leaves of its
+   functional overload (``zeros_like.out`` → ``zeros_like``; ``inputs`` says so, with the call's
+   own error): an exported program never holds such a call, functionalization replaces it by that
+   overload (and for some, ``zeros_like.out``, torch.export itself fails: functionalization passes
+   the out= call's arguments to an overload that does not take them).
 
    A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
    the samples are exported together, else one by one. The targets are therefore what an exported
@@ -50,6 +61,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -404,9 +416,64 @@ def _worker_main() -> None:
                                                     alone=name in forced and name not in core)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
             into, exported, inputs, reason = None, None, None, f"{type(exc).__name__}: {_first_line(exc)}"
+        if into is None and by_default and kind != "functional":
+            into, inputs, reason = _as_functional(torch, samples, op, reason, alone=name in forced and name not in core)
         sys.stdout.write(json.dumps({"op": name, "into": into, "kind": kind, "reason": reason,
                                      "exported": exported, "inputs": inputs}) + "\n")
         sys.stdout.flush()
+
+
+def _as_functional(torch, samples, op, reason, *, alone: bool = False):
+    """(targets, inputs, reason) of an ``out=`` or in-place operator no sample exported, as export
+    gives them: an exported program never holds such a call (functionalization replaces it by its
+    functional overload, and the result's copy into the given tensor is the program's output or
+    input mutation), so what export leaves of ``foo.out`` is what it leaves of ``foo``. The
+    functional overload is traced itself; None, None and the reasons when it has none or it fails."""
+    functional = _functional_overload(torch, op)
+    if functional is None:
+        return None, None, reason
+    name = overload_name(functional)
+    try:
+        into, _, inputs, why = _trace(torch, samples, functional, None, alone=alone)
+    except Exception as exc:  # noqa: BLE001
+        into, inputs, why = None, None, f"{type(exc).__name__}: {_first_line(exc)}"
+    if into is None:
+        return None, None, f"{reason}; as its functional overload {name}: {why}"
+    return into, f"as its functional overload {name} ({inputs}); the call itself: {reason}", None
+
+
+#: the arguments a factory's functional overload has that its out= overload lacks
+_TENSOR_OPTIONS = frozenset({"dtype", "layout", "device", "pin_memory"})
+
+
+def _functional_overload(torch, op):
+    """The functional overload that functionalization calls for ``op`` (``out=`` or in-place): of
+    the same name without the trailing ``_``, taking the same arguments but the ``out=`` ones
+    (the functional overload may add defaulted ones: a factory's dtype, layout, device), fewest
+    extra first; None when there is none."""
+    args = [(a.name, str(a.type)) for a in op._schema.arguments if not a.is_out]
+    base = op._opname
+    if _schema_kind(op) == "inplace":
+        base = base[:-1]
+    packet = getattr(torch.ops.aten, base, None)
+    if packet is None:
+        return None
+    best = None
+    for overload in packet.overloads():
+        candidate = getattr(packet, overload)
+        schema = candidate._schema
+        if _schema_kind(candidate) != "functional" or any(a.alias_info is not None for a in schema.arguments):
+            continue
+        theirs = [(a.name, str(a.type)) for a in schema.arguments]
+        extra = [a for a in schema.arguments if (a.name, str(a.type)) not in args]
+        if [x for x in theirs if x in args] != args or len(theirs) - len(extra) != len(args):
+            continue
+        if any(not a.has_default_value() and not a.kwarg_only for a in extra) or \
+                any(not a.has_default_value() and a.name not in _TENSOR_OPTIONS for a in extra):
+            continue
+        if best is None or len(extra) < best[0]:
+            best = (len(extra), candidate)
+    return best[1] if best else None
 
 
 #: Why torch.export decomposes an operator whatever the table says (``TorchTable.forced``).
@@ -654,7 +721,7 @@ class _Samples:
         for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
                        "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
             stem = stem.replace(suffix, "")
-        names = {stem, stem.rpartition("_")[0], "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
+        names = {stem, stem.rpartition("_")[0], re.sub(r"\d+d$", "", stem), "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
                  "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
         found: list = []
@@ -663,6 +730,30 @@ class _Samples:
                 if all(info is not known for known in found):  # (OpInfo == compares fields)
                     found.append(info)
         return found
+
+    def modules(self, base: str):
+        """(a runner, its samples) for torch's ModuleInfos (``common_modules.module_db``) of the
+        operator's name: nn.LSTMCell for ``lstm_cell``, nn.RNN for ``rnn_tanh``: the samples are the
+        modules built and called as torch's tests do."""
+        from types import SimpleNamespace  # noqa: PLC0415
+
+        torch = self.torch
+        stem = base.lstrip("_").replace("rnn_tanh", "rnn").replace("rnn_relu", "rnn").replace("_", "")
+        try:
+            from torch.testing._internal.common_modules import module_db  # noqa: PLC0415
+        except ImportError:
+            return
+        for info in module_db:
+            if info.name.rpartition(".")[2].lower() != stem:
+                continue
+            try:
+                built = [SimpleNamespace(input=info.module_cls(*m.constructor_input.args, **m.constructor_input.kwargs),
+                                         args=m.forward_input.args, kwargs=m.forward_input.kwargs)
+                         for m in info.module_inputs_func(info, device="cpu", dtype=torch.float32,
+                                                          requires_grad=False, training=False)[:8]]
+            except Exception:  # noqa: BLE001, S112 - a ModuleInfo that cannot build its samples here
+                continue
+            yield SimpleNamespace(op=lambda module, *a, **k: module(*a, **k)), iter(built)
 
     def raw(self, info, dtype):
         try:
@@ -703,6 +794,13 @@ class _Samples:
                 call = _fit(torch, op, kind, args, kwargs, self.errors)
                 if call is not None:
                     yield ("captured", *call)
+        for info, inputs in self.modules(base):
+            if time.monotonic() > until:
+                return
+            for args, kwargs in _capture(torch, op, info, inputs):
+                call = _fit(torch, op, kind, args, kwargs, self.errors)
+                if call is not None:
+                    yield ("captured", *call)
         examples = _examples(op._schema, device="cpu")
         while True:
             try:
@@ -725,11 +823,12 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
     no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
     the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
-    from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
+    from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily  # noqa: PLC0415
     from torch.fx.experimental.symbolic_shapes import ShapeEnv  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
 
     args, kwargs = _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, (args, kwargs))
+    args, kwargs = _coerce(torch, op._schema, args, kwargs)
     try:
         # a shape environment, as export has: data-dependent sizes (argwhere) become symbols
         with FakeTensorMode(shape_env=ShapeEnv()) as mode:
@@ -743,13 +842,40 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
                 results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
                 if len(results) != len(outs):
                     return None
-                kwargs.update({name: torch.empty(tuple(r.shape), dtype=r.dtype)
-                               for name, r in zip(outs, results, strict=True)})
+                with unset_fake_temporarily():  # real result tensors: the module's inputs at export
+                    kwargs.update({name: torch.empty(tuple(int(d) for d in r.shape), dtype=r.dtype)
+                                   for name, r in zip(outs, results, strict=True)})
             op(*fake(args), **fake(kwargs))
     except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
         if errors is not None and not errors:
             errors.append(f"{type(exc).__name__}: {_first_line(exc)}")
         return None
+    return args, kwargs
+
+
+#: ATen's reduction enum (at::Reduction) by nn.functional's names
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _coerce(torch, schema, args: list, kwargs: dict) -> tuple[list, dict]:
+    """A sample of a sibling overload made to fit ``schema``'s types: a one-element tensor where a
+    ``Scalar`` is asked (``xlogy.Scalar_Self`` from ``xlogy``'s samples), a Python number where a
+    ``Tensor`` is (``fill.Tensor``: a 0-dim tensor)."""
+    def fit(value, typ: str, name: str = ""):
+        inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
+        if inner == "int" and name == "reduction" and value in _REDUCTIONS:  # nn.functional's "mean"
+            return _REDUCTIONS[value]
+        if inner in ("number", "Scalar") and isinstance(value, torch.Tensor) and value.numel() == 1:
+            return value.item()
+        if inner == "Tensor" and isinstance(value, (bool, int, float)):
+            return torch.tensor(value)
+        return value
+
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    args = [fit(v, str(positional[i].type), positional[i].name) if i < len(positional) else v
+            for i, v in enumerate(args)]
+    types = {a.name: str(a.type) for a in schema.arguments}
+    kwargs = {k: fit(v, types[k], k) if k in types else v for k, v in kwargs.items()}
     return args, kwargs
 
 
@@ -782,7 +908,11 @@ def _capture(torch, op, info, samples):
                 keep(args, kwargs)
             return func(*args, **kwargs)
 
-    for sample in _take(samples, 4):
+    given = 0
+    # up to 12 samples until 4 calls: reflection_pad2d_backward comes after nn.functional.pad's 1-d samples
+    for sample in _take(samples, 12):
+        if given >= 4:
+            return
         def grad(x):
             if isinstance(x, torch.Tensor) and x.is_floating_point():
                 return x.detach().clone().requires_grad_(True)
@@ -798,6 +928,7 @@ def _capture(torch, op, info, samples):
             calls.clear()
             continue
         while calls:
+            given += 1
             yield calls.pop(0)
 
 
@@ -807,7 +938,8 @@ _PER_CHANNEL = frozenset({"weight", "bias", "running_mean", "running_var", "mean
                           "save_mean", "save_invstd", "save_var", "var", "gamma", "beta"})
 _INDEX_NAMES = frozenset({"index", "indices", "target", "offsets", "per_sample_weights_idx"})
 _STRINGS = {"padding": "valid", "reduce": "sum", "approximate": "none", "rounding_mode": "floor",
-            "interpolation_mode": "bilinear", "mode": "bilinear", "side": "left", "indexing": "ij"}
+            "interpolation_mode": "bilinear", "mode": "bilinear", "side": "left", "indexing": "ij",
+            "ord": "fro", "p": "fro"}
 
 
 def _examples(schema, device: str = "meta"):
@@ -817,8 +949,14 @@ def _examples(schema, device: str = "meta"):
         for shape in _SHAPES:
             for per_channel in (False, True):
                 for optional_tensors in (False, True):
-                    for fill in (0, 1, 2):
+                    for fill in (0, 1, 2, 3):
                         yield _build(schema, shape, dtype_name, per_channel, optional_tensors, device, fill)
+
+
+def _optional_plain(arg) -> bool:
+    """An optional argument that is not a tensor (``Scalar? min``)."""
+    typ = str(arg.type)
+    return (typ.startswith("Optional[") or typ.endswith("?")) and "Tensor" not in typ
 
 
 class _Unsupported(Exception):
@@ -839,6 +977,8 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
         return torch.zeros(size, dtype=kind, device=device)
 
     def tensor(arg_name: str):
+        if arg_name == "condition":  # where's
+            return make(shape, torch.bool)
         if arg_name in _INDEX_NAMES:
             return make(shape[:1], torch.int64)
         if "mask" in arg_name:
@@ -849,19 +989,24 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
 
     spatial = max(len(shape) - 2, 1)
 
-    def plain(inner: str, name: str, typ: str):
+    def plain(inner: str, name: str, typ: str, size: int | None = None):
         """A value of the non-optional type ``inner``."""
         if inner in ("int", "SymInt"):
+            if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
+                return dtype
+            if name == "steps":  # linspace: one step is a fill
+                return 4
             return 0 if "dim" in name else 1
         if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
             if name in ("dim", "dims"):
-                return [0]
+                return list(range(size or 1))  # nuclear_norm.dim's int[2]
             if name in ("size", "shape", "sizes"):
                 return list(shape)
             if name == "normalized_shape":
                 return list(shape[-1:])
             if name == "padding" and "_pad" in str(schema.name):  # reflection_pad2d: (left, right) per dimension
-                return [1, 1] * spatial
+                padded = re.search(r"_pad(\d)d", str(schema.name))
+                return [1, 1] * (int(padded.group(1)) if padded else spatial)
             if "padding" in name:
                 return [0] * spatial
             if name == "pad":  # (before, after) per padded dimension
@@ -894,8 +1039,19 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
     args: list = []
     kwargs: dict = {}
     optionals = 0  # the optional arguments that are not tensors met so far
+    # after those without a default, the optional ones that default to None (clip's min, max)
+    later = sum(1 for a in schema.arguments if not a.has_default_value() and _optional_plain(a))
     for arg in schema.arguments:
         if arg.has_default_value():
+            if _optional_plain(arg) and arg.default_value is None:
+                later += 1
+                if later == fill:
+                    typ = str(arg.type)
+                    inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
+                    try:
+                        kwargs[arg.name] = plain(inner, arg.name, typ)
+                    except _Unsupported:
+                        pass
             continue
         typ = str(arg.type)
         name = arg.name
@@ -913,9 +1069,9 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
             # ``fill``: the one optional argument given a value (``upsample_*.vec`` takes exactly one
             # of output_size and scale_factors); 0: none
             optionals += 1
-            value = plain(inner, name, typ) if optionals == fill else None
+            value = plain(inner, name, typ, arg.N) if optionals == fill else None
         else:
-            value = plain(inner, name, typ)
+            value = plain(inner, name, typ, arg.N)
         if arg.kwarg_only:
             kwargs[name] = value
         else:
