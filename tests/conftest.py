@@ -622,3 +622,19 @@ def reusing(table):
         yield table
     finally:
         torch_decomps.read_torch_table = real
+
+
+def replay_history(url: str, pytorch_release, now: str, *, releases=RELEASES, review: bool = True,
+                   runtimes=("0.2.0", "0.5.0", "1.0.0", "1.3.0")) -> None:
+    """PyTorch's real ``releases`` imported in order on a new simulation database at ``url`` (all
+    at ``now``), then the 2023 core ATen review (``review``) and ExecuTorch's ``runtimes`` by name:
+    the history a committee replays, as a user has it out of the box."""
+    run_opgov("--db", url, "db", "upgrade", "--simulation")
+    for version in releases:
+        folder = pytorch_release(version)
+        run_opgov("--db", url, "--now", now, "import", folder / "native_functions.yaml", "--tags-yaml",
+                  folder / "tags.yaml", "--label", version)
+    if review:
+        run_opgov("--db", url, "--now", now, "decisions", "load", "core-aten-review-2023")
+    for version in runtimes:
+        run_opgov("--db", url, "--now", now, "runtimes", "add", f"executorch@{version}")

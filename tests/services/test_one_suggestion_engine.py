@@ -8,40 +8,9 @@ on it."""
 from __future__ import annotations
 
 import json
-import shutil
 
-import pytest
-
-from tests.conftest import RELEASES, run_opgov
-
-NOW = "2026-01-05T09:00:00+00:00"
-
-
-def _replay(url: str, pytorch_release, releases=RELEASES) -> None:
-    run_opgov("--db", url, "db", "upgrade", "--simulation")
-    for version in releases:
-        folder = pytorch_release(version)
-        run_opgov("--db", url, "--now", NOW, "import", folder / "native_functions.yaml", "--tags-yaml",
-                  folder / "tags.yaml", "--label", version)
-
-
-@pytest.fixture(scope="module")
-def replay(tmp_path_factory, pytorch_release):
-    path = tmp_path_factory.mktemp("engine") / "replay.db"
-    url = f"sqlite:///{path}"
-    _replay(url, pytorch_release)
-    run_opgov("--db", url, "--now", NOW, "decisions", "load", "core-aten-review-2023")
-    for version in ("0.2.0", "0.5.0", "1.0.0", "1.3.0"):
-        run_opgov("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}")
-    return path
-
-
-@pytest.fixture
-def db(replay, tmp_path, make_cli, monkeypatch):
-    copy = tmp_path / "replay.db"
-    shutil.copyfile(replay, copy)
-    monkeypatch.delenv("OPGOV_MODELS_DIR", raising=False)  # the corpora opgov ships
-    return make_cli(f"sqlite:///{copy}", upgrade=False)
+from tests.conftest import replay_history
+from tests.services.test_queue import NOW, db, replay  # noqa: F401 - the same replay, and a copy per test
 
 
 def _queue(cli) -> dict:
@@ -114,7 +83,7 @@ def test_after_the_committee_approves_every_proposal_nothing_was_refused(db):
 def test_the_first_release_alone_is_reviewable(tmp_path, pytorch_release, make_cli, monkeypatch):
     monkeypatch.delenv("OPGOV_MODELS_DIR", raising=False)
     url = f"sqlite:///{tmp_path / 'first.db'}"
-    _replay(url, pytorch_release, ["2.0.0"])
+    replay_history(url, pytorch_release, NOW, releases=["2.0.0"], review=False, runtimes=())
     cli = make_cli(url, upgrade=False)
     view = _queue(cli)
     assert view["total"] > 1000 and all(i["waiting_since"] == "2.0.0" for i in view["items"])
@@ -145,7 +114,7 @@ def test_replayed_from_2_0_0_nothing_export_keeps_and_pytorch_tags_core_later_is
 
     monkeypatch.delenv("OPGOV_MODELS_DIR", raising=False)
     url = f"sqlite:///{tmp_path / 'first.db'}"
-    _replay(url, pytorch_release, ["2.0.0"])
+    replay_history(url, pytorch_release, NOW, releases=["2.0.0"], review=False, runtimes=())
     cli = make_cli(url, upgrade=False)
     cli.ok("decisions", "load", "core-aten-review-2023")
     folder = pytorch_release("2.13.0")

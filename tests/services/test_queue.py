@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import RELEASES, db_fingerprint, run_opgov
+from tests.conftest import RELEASES, db_fingerprint, replay_history
 
 NOW = "2026-01-05T09:00:00+00:00"
 
@@ -19,15 +19,7 @@ NOW = "2026-01-05T09:00:00+00:00"
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory, pytorch_release):
     path = tmp_path_factory.mktemp("queue") / "replay.db"
-    url = f"sqlite:///{path}"
-    run_opgov("--db", url, "db", "upgrade", "--simulation")
-    for version in RELEASES:
-        folder = pytorch_release(version)
-        run_opgov("--db", url, "--now", NOW, "import", folder / "native_functions.yaml", "--tags-yaml",
-                  folder / "tags.yaml", "--label", version)
-    run_opgov("--db", url, "--now", NOW, "decisions", "load", "core-aten-review-2023")
-    for version in ("0.2.0", "0.5.0", "1.0.0", "1.3.0"):
-        run_opgov("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}")
+    replay_history(f"sqlite:///{path}", pytorch_release, NOW)
     return path
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import RELEASES, opgov_in_process, run_opgov
+from tests.conftest import opgov_in_process, replay_history
 
 NOW = "2026-01-05T09:00:00+00:00"
 
@@ -61,14 +61,7 @@ CASES = {
 def queue(tmp_path_factory, pytorch_release):
     path = tmp_path_factory.mktemp("export") / "replay.db"
     url = f"sqlite:///{path}"
-    run_opgov("--db", url, "db", "upgrade", "--simulation")
-    for version in RELEASES:
-        folder = pytorch_release(version)
-        run_opgov("--db", url, "--now", NOW, "import", folder / "native_functions.yaml", "--tags-yaml",
-                  folder / "tags.yaml", "--label", version)
-    run_opgov("--db", url, "--now", NOW, "decisions", "load", "core-aten-review-2023")
-    for version in ("0.2.0", "1.3.0"):
-        run_opgov("--db", url, "--now", NOW, "runtimes", "add", f"executorch@{version}")
+    replay_history(url, pytorch_release, NOW, runtimes=("0.2.0", "1.3.0"))
     import json
 
     done = opgov_in_process(["--db", url, "queue", "--format", "json", *(a for op in CASES for a in ("--match", op))])
