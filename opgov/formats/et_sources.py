@@ -533,17 +533,13 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
                                                             if x.group(2) in SCALAR_TYPES)
                         listed_args.add(arg)
                 continue
-            eq = re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\) == (?:[\w:]*ScalarType::)(\w+)", cond)
-            if eq:
-                arg = rename.get(eq.group(1), eq.group(1))
-                if arg in pset and eq.group(2) in SCALAR_TYPES:
-                    exact.setdefault(arg, set()).add(SCALAR_TYPES[eq.group(2)])
-                continue
-            ne = re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\) != (?:[\w:]*ScalarType::)(\w+)", cond)
-            if ne:
-                arg = rename.get(ne.group(1), ne.group(1))
-                if arg in pset and ne.group(2) in SCALAR_TYPES:
-                    refused.setdefault(arg, set()).add(SCALAR_TYPES[ne.group(2)])
+            compared = re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\) (==|!=) "
+                                    r"(?:[\w:]*ScalarType::)(\w+)", cond)
+            if compared:  # == names the one dtype it takes, != one it refuses
+                arg = rename.get(compared.group(1), compared.group(1))
+                if arg in pset and compared.group(3) in SCALAR_TYPES:
+                    (exact if compared.group(2) == "==" else refused).setdefault(arg, set()).add(
+                        SCALAR_TYPES[compared.group(3)])
                 continue
             floating = re.fullmatch(r"tensor_is_floating_type\( ?([A-Za-z_]\w*) ?\)", cond)
             if floating:
