@@ -562,68 +562,6 @@ def run_opgov(*argv) -> None:
         assert exc.code in (0, None), f"opgov {' '.join(map(str, argv))} exited {exc.code}"
 
 
-# --- torch's decomposition table, traced once per test run -------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def torch_table(torch_mod, tmp_path_factory):
-    """torch.export's default decomposition table as ``opgov decomps import-torch`` reads it
-    (:func:`opgov.formats.torch_decomps.read_torch_table`, the whole table, the installed torch):
-    for a release opgov ships facts for (made by the same code) those facts, else traced — the
-    better part of an hour — once per test run: the first worker to need it traces it and leaves
-    it beside the workers' temporary folders; the others read that, waiting while it is traced."""
-    import pickle
-
-    from opgov.formats.torch_decomps import read_torch_table
-    from opgov.resources import shipped_torch_facts
-
-    def trace():
-        return read_torch_table(time_budget_s=3600, shipped=shipped_torch_facts())
-
-    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: this session is the test run
-        return trace()
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks (Windows): a trace per worker
-        return trace()
-    shared = tmp_path_factory.getbasetemp().parent  # the test run's folder, shared by its workers
-    saved = shared / f"torch-table-{torch_mod.__version__}.pickle"
-    with open(shared / "torch-table.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if saved.is_file():
-                return pickle.loads(saved.read_bytes())
-            table = trace()
-            saved.write_bytes(pickle.dumps(table))
-            return table
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-from contextlib import contextmanager  # noqa: E402
-
-
-@contextmanager
-def reusing(table):
-    """Within the block, a trace of the whole table (``decomps import-torch`` without ``--only``,
-    in this process) is ``table``, the session's (:func:`torch_table`); a trace of some operators
-    (``--only``) still runs torch. The recording of what was traced is opgov's as ever."""
-    from opgov.formats import torch_decomps
-
-    real = torch_decomps.read_torch_table
-
-    def read(*, only=None, **options):
-        if only is None:
-            return table
-        return real(only=only, **options)
-
-    torch_decomps.read_torch_table = read
-    try:
-        yield table
-    finally:
-        torch_decomps.read_torch_table = real
-
-
 def replay_history(url: str, pytorch_release, now: str, *, releases=RELEASES, review: bool = True,
                    runtimes=("0.2.0", "0.5.0", "1.0.0", "1.3.0")) -> None:
     """PyTorch's real ``releases`` imported in order on a new simulation database at ``url`` (all

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import reusing, run_opgov
+from tests.conftest import run_opgov
 
 from opgov.core.errors import PolicyRefusal
 
@@ -35,7 +35,7 @@ _run = run_opgov  # the CLI in-process (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory, pytorch_release, torch_table) -> str:
+def db(tmp_path_factory, pytorch_release) -> str:
     """2.13.0, the 2023 review, opgov's rules and torch's facts (import-torch, the whole table)."""
     path = tmp_path_factory.mktemp("torchfacts") / "opgov.db"
     url = f"sqlite:///{path}"
@@ -46,8 +46,7 @@ def db(tmp_path_factory, pytorch_release, torch_table) -> str:
          folder / "tags.yaml", "--label", "2.13.0")
     _run("--db", url, "--now", now, "decisions", "load", "core-aten-review-2023")
     _run("--db", url, "--now", now, "decomps", "load", "export-composites")
-    with reusing(torch_table):  # the session's trace of torch's table
-        _run("--db", url, "--now", now, "decomps", "import-torch", "--budget", "300")
+    _run("--db", url, "--now", now, "decomps", "import-torch", "--budget", "300")  # the shipped facts
     return url
 
 

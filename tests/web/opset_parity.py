@@ -34,10 +34,9 @@ def _opgov(db: str, *args: str) -> None:
         raise RuntimeError(f"opgov {' '.join(args)}: {done.stderr}")
 
 
-def make_world(world: str, folder: Path, shared: Path, torch_table=None) -> str:
-    """A database of ``world`` in ``folder``; its URL. ``torch_table``: the torch world's trace of
-    torch's table, made already (the test session's, :func:`tests.conftest.torch_table`); else
-    ``decomps import-torch`` traces it."""
+def make_world(world: str, folder: Path, shared: Path) -> str:
+    """A database of ``world`` in ``folder``; its URL. The torch world records the installed torch's
+    facts with ``decomps import-torch`` (the shipped ones, for a release opgov ships facts for)."""
     db = f"sqlite:///{folder / f'{world}.db'}"
     release = shared / "pytorch" / "2.13.0"
     _opgov(db, "db", "upgrade", "--simulation")
@@ -48,13 +47,7 @@ def make_world(world: str, folder: Path, shared: Path, torch_table=None) -> str:
     _opgov(db, "decisions", "load", "core-aten-review-2023")  # the shipped decisions of the 2023 review
     _opgov(db, "decomps", "load", "export-composites")
     if world == "torch":
-        from tests.conftest import reusing
-
-        if torch_table is None:
-            _opgov(db, "decomps", "import-torch", "--budget", "1200")  # a bound, on a busy machine too
-        else:
-            with reusing(torch_table):
-                _opgov(db, "decomps", "import-torch", "--budget", "1200")
+        _opgov(db, "decomps", "import-torch", "--budget", "1200")  # a bound, on a busy machine too
     return db
 
 

@@ -24,9 +24,8 @@ def build_world(request, tmp_path_factory, shared_dir, models_dir):
     """(name, database URL, the page's data file, {case file: (case, Python's result now)}) of the
     world ``request.param``."""
     name = request.param
-    table = request.getfixturevalue("torch_table") if name == "torch" else None  # the session's trace
     folder = tmp_path_factory.mktemp(f"opset-{name}")
-    db = make_world(name, folder, shared_dir, torch_table=table)
+    db = make_world(name, folder, shared_dir)
     chosen = cases(name)
     assert chosen, f"no case of the {name} world in tests/web/opset_cases"
     loaded = {p.name: json.loads(p.read_text()) for p in chosen}
