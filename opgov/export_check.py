@@ -31,7 +31,7 @@ an ``opgov serve`` (``server``, with ``token`` for a server whose reads are priv
   BC break no upgrader covers: :class:`IncompatibleArgumentsError`, naming the call, the argument
   and both releases. ``verdict.arguments`` is check-model's per-call answer.
 
-The question is the declared use case ``export-check`` (opgov.usecases.runtimes), asked through
+The question is the declared use case ``EXPORT_CHECK`` (opgov.usecases.runtimes), asked through
 the client the CLI uses (opgov.usecases.client): its service runs in one transaction on the
 database, or its method and path are asked of the server. A problem either way is the same
 ``BadInput`` (or ``PolicyRefusal``) of opgov.core.errors, in one line.
@@ -200,13 +200,12 @@ def _sentence(note: dict[str, Any]) -> str:
 
 def _ask(db: str | None, server: str | None, token: str | None, ops: list[str],
          extra: dict[str, Any]) -> dict[str, Any]:
-    """The declared use case ``export-check`` (opgov.usecases.runtimes) asked through the same client
-    as the CLI's (opgov.usecases.client): of the server, or in one transaction on the database."""
+    """The declared use case ``export-check`` (opgov.usecases.runtimes.EXPORT_CHECK) asked through the
+    same client as the CLI's (opgov.usecases.client): of the server, or in one transaction on the database."""
     from opgov.results.plain import jsonable
-    from opgov.usecases import named
     from opgov.usecases.client import connect, on_database
+    from opgov.usecases.runtimes import EXPORT_CHECK
 
-    use_case = named("export-check")
     client = connect(server, token, begin=on_database(db or os.environ.get("OPGOV_DATABASE_URL"), "export-check"))
-    result = client.call(use_case, use_case.ask(operators=ops, **extra))
+    result = client.call(EXPORT_CHECK, EXPORT_CHECK.ask(operators=ops, **extra))
     return jsonable(result)

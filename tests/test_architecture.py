@@ -250,21 +250,25 @@ def test_an_upward_reference_of_a_declaration_is_caught():
                                        method="GET", path="/api/v1/gone", summary="gone"))
 
 
-def area_mismatches(declared_in: dict, commands: dict[str, str]) -> list[str]:
+def area_mismatches(declared_in: dict, commands: dict[str, tuple[str, tuple[str, ...]]]) -> list[str]:
     """Each part of a use case whose module is not named after the use case's area (the module of
     usecases/ that declares it): its request (``usecases/requests/<area>.py``), result classes
-    (``results/<area>.py``), service (``services/<area>.py``) and CLI commands
-    (``cli/commands_<area>.py``; ``commands`` maps a command to the module of its function), as
-    ``name: what in module``."""
+    (``results/<area>.py``) and service (``services/<area>.py``), as ``name: what in module``; and
+    each CLI command calling a declaration of another area than its module's
+    (``cli/commands_<area>.py``; ``commands`` maps a command to the module of its function and the
+    declarations it calls, opgov.cli.client.callers)."""
     wrong = []
     for use_case, area in declared_in.items():
         expected = {"request": f"opgov.usecases.requests.{area}", "result": f"opgov.results.{area}",
                     "service": f"opgov.services.{area}"}
-        parts = declaration_references(use_case) + [("command " + c, commands[c]) for c in use_case.cli]
-        for what, module in parts:
-            want = expected.get(what, f"opgov.cli.commands_{area}")
-            if module != want:
-                wrong.append(f"{use_case.name}: {what} in {module}, not {want}")
+        for what, module in declaration_references(use_case):
+            if module != expected[what]:
+                wrong.append(f"{use_case.name}: {what} in {module}, not {expected[what]}")
+    for command, (module, called) in commands.items():
+        for declaration in called:
+            area = declaration.rpartition(".")[0]
+            if module != f"opgov.cli.commands_{area.rpartition('.')[2]}":
+                wrong.append(f"command {command} in {module} calls {declaration}")
     return wrong
 
 
@@ -289,14 +293,24 @@ def _command_modules() -> dict[str, str]:
     return found
 
 
+def _commands_calling() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every command that calls a use case → the module of its function and the declarations it
+    calls (opgov.cli.client.callers)."""
+    from opgov.cli.client import callers
+
+    modules = _command_modules()
+    return {command: (modules[command], called) for command, called in callers().items()}
+
+
 def test_every_part_of_a_use_case_is_in_the_files_of_its_area():
-    """One name per area: a use case declared in usecases/<area>.py has its request, result,
-    service and CLI command in the modules of that name in their layers."""
+    """One name per area: a use case declared in usecases/<area>.py has its request, result and
+    service in the modules of that name in their layers, and the CLI commands that call it are in
+    cli/commands_<area>.py."""
     import opgov.usecases as usecases
 
     declared_in = {u: area for area in usecases.AREAS
                    for u in importlib.import_module(f"opgov.usecases.{area}").DECLARED}
-    assert area_mismatches(declared_in, _command_modules()) == []
+    assert area_mismatches(declared_in, _commands_calling()) == []
 
 
 def test_a_part_outside_its_area_is_caught():
@@ -305,10 +319,84 @@ def test_a_part_outside_its_area_is_caught():
     from opgov.usecases.requests.ops import OperatorRef
 
     planted = UseCase("tokens list", request=OperatorRef, result=OperatorDetail,
-                      service=lazy("opgov.services.ops", "show_op"), method="GET", path="/api/v1/planted",
+                      service=lazy("opgov.services.tokens", "list_tokens"), method="GET", path="/api/v1/planted",
                       summary="planted")
-    assert area_mismatches({planted: "ops"}, _command_modules()) == [
-        "tokens list: command tokens list in opgov.cli.commands_tokens, not opgov.cli.commands_ops"]
+    commands = {**_commands_calling(), "tokens list": ("opgov.cli.commands_tokens", ("opgov.usecases.ops.OPS_SHOW",))}
+    assert area_mismatches({planted: "ops"}, commands) == [
+        "tokens list: service in opgov.services.tokens, not opgov.services.ops",
+        "command tokens list in opgov.cli.commands_tokens calls opgov.usecases.ops.OPS_SHOW"]
+
+
+def test_every_declaration_is_a_name_of_its_areas_module():
+    """A declaration is a module-level name of its area's module, spelt as the use case
+    (``REVIEW_MANY = UseCase("review many", …)``), and ``DECLARED`` holds exactly those: what an
+    entrypoint imports is what the API derives its routes from."""
+    import opgov.usecases as usecases
+    from opgov.usecases.declaration import UseCase
+
+    wrong = []
+    for area in usecases.AREAS:
+        module = importlib.import_module(f"opgov.usecases.{area}")
+        names = {name: value for name, value in vars(module).items() if isinstance(value, UseCase)}
+        wrong += [f"{area}.{name}: {value.name!r}" for name, value in names.items()
+                  if name != value.name.upper().replace(" ", "_").replace("-", "_")]
+        if list(names.values()) != list(module.DECLARED):
+            wrong.append(f"{area}.DECLARED is not its declarations in order")
+    assert wrong == []
+
+
+def test_a_reader_follows_a_command_to_its_service():
+    """`opgov review 12 13 14 --approve`: the command's function imports the declaration it calls,
+    and the declaration names its service; no lookup by name between them."""
+    from opgov.cli.client import callers
+    from opgov.usecases.governance import REVIEW_MANY
+
+    assert "opgov.usecases.governance.REVIEW_MANY" in callers()["review"]
+    assert (REVIEW_MANY.service.module, REVIEW_MANY.service.name) == ("opgov.services.governance", "review_many")
+
+
+# the entrypoints: what calls a use case
+ENTRYPOINTS = ("cli", "api", "web", "export_check")
+# how many of their calls may still look a use case up by a name in a string (named("…"), ask("…"), call("…"))
+LOOKUPS_BY_NAME_ALLOWED = 0
+
+
+def lookups_by_name(package: Path = PACKAGE) -> list[str]:
+    """Each call of ``named``, ``ask`` or ``call`` (a function or a method) in an entrypoint module
+    whose first argument is a string literal: a use case looked up by name, which neither a reader
+    nor a tool can follow to its declaration, as ``file:line: the call``."""
+    found = []
+    for name, path in _modules(package).items():
+        if layer_of(name) not in ENTRYPOINTS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                continue
+            function = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+            if function in ("named", "ask", "call"):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_entrypoints_hold_the_use_cases_they_call():
+    found = lookups_by_name()
+    assert len(found) <= LOOKUPS_BY_NAME_ALLOWED, "\n".join(found)
+
+
+def test_a_lookup_by_name_is_caught(tmp_path):
+    copy = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    before = set(lookups_by_name(copy))
+    plants = [("cli/commands_queue.py", 'def _planted():\n    return ask("queue", reason=[])\n', "ask('queue', reason=[])"),
+              ("api/routers/checks.py", '_PLANTED = usecases.named("check-model")\n', "usecases.named('check-model')"),
+              ("export_check.py", 'def _planted(client):\n    return client.call("export-check")\n',
+               "client.call('export-check')")]
+    planted = {f"opgov/{file}:{_plant(copy / file, text)}: {call}" for file, text, call in plants}
+    # a name that comes from data, and a lookup below the entrypoints, are not what this counts
+    _plant(copy / "api" / "usecases.py", "def _planted(name):\n    return named(name)\n")
+    _plant(copy / "services" / "ops.py", 'def _planted():\n    return named("ops show")\n')
+    assert set(lookups_by_name(copy)) - before == planted
 
 
 def _models_declared(package: Path, layers: tuple[str, ...]) -> list[str]:

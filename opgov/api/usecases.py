@@ -12,10 +12,11 @@ hand-written route. A request with ``FORMATS`` is answered the text its service 
 transactions (its first parameter ``begin``) gets them from opgov.api.deps.writing, and the route
 is marked as writing.
 
-What one route alone needs is here, not in its declaration: :data:`CACHED` reads are answered with
-a strong ETag from the answer cache (opgov.api.cache), their token, stamp and answer read in one
-trip to the thread pool; :data:`HEADERS` adds headers to an answer; :data:`HAND_WRITTEN` routes are
-not derived; :data:`OPERATION_IDS` keeps an older operationId.
+What one route alone needs is here, not in its declaration, keyed by the declaration itself:
+:data:`CACHED` reads are answered with a strong ETag from the answer cache (opgov.api.cache), their
+token, stamp and answer read in one trip to the thread pool; :data:`HEADERS` adds headers to an
+answer; :data:`HAND_WRITTEN` routes are not derived; :data:`OPERATION_IDS` keeps an older
+operationId.
 """
 
 from __future__ import annotations
@@ -30,22 +31,25 @@ from pydantic.fields import FieldInfo
 from opgov.api.deps import Authorization, Reader, Writer
 from opgov.api.headers import deprecation
 from opgov.usecases import USE_CASES, UseCase
+from opgov.usecases.compat import CHECK_BC
+from opgov.usecases.ops import OPS_SHOW
+from opgov.usecases.runtimes import CHECK_MODEL
 
 # What a route alone needs, beside its declaration:
 # the reads answered with a strong ETag from the answer cache (opgov.api.cache)
-CACHED = frozenset({"ops show"})
+CACHED: frozenset[UseCase] = frozenset({OPS_SHOW})
 # the headers an answer carries besides its JSON, a function of the result (opgov.api.headers)
-HEADERS = {"ops show": deprecation}
+HEADERS: dict[UseCase, Any] = {OPS_SHOW: deprecation}
 # the use cases whose route is hand-written (opgov.api.routers.checks: check-model's one path takes a
 # multipart form of model files or a JSON body of operators); the CLI's client asks them all the same
-HAND_WRITTEN = frozenset({"check-model"})
+HAND_WRITTEN: frozenset[UseCase] = frozenset({CHECK_MODEL})
 # operationIds kept from before the route was derived: clients generated from the document call them so
-OPERATION_IDS = {"check-bc": "check_bc_api_v1_check_bc_post"}
+OPERATION_IDS: dict[UseCase, str] = {CHECK_BC: "check_bc_api_v1_check_bc_post"}
 
 
 def operation_id(use_case: UseCase) -> str:
     """The route's operationId: the declaration's, unless an older one is kept (:data:`OPERATION_IDS`)."""
-    return OPERATION_IDS.get(use_case.name, use_case.operation_id)
+    return OPERATION_IDS.get(use_case, use_case.operation_id)
 
 
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
@@ -128,9 +132,10 @@ def endpoint(use_case: UseCase):
             parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY,
                                                 annotation=body_model | None if optional else body_model,
                                                 default=None if optional else inspect.Parameter.empty))
-    if use_case.name in CACHED:
+    if use_case in CACHED:
         return _cached(use_case, parameters[1:])
-    if use_case.name in HEADERS:
+    headers = HEADERS.get(use_case)
+    if headers is not None:
         parameters.append(inspect.Parameter("response", inspect.Parameter.KEYWORD_ONLY, annotation=Response))
     # the parameters without a default first, as Python requires
     parameters.sort(key=lambda p: p.default is not inspect.Parameter.empty)
@@ -157,7 +162,7 @@ def endpoint(use_case: UseCase):
                         read_upload(fields[name], limit)
         result = use_case.function(ctx, **fields)
         if response is not None:
-            response.headers.update(HEADERS[use_case.name](result))
+            response.headers.update(headers(result))
         if use_case.formats:
             from opgov.results.rendered import Rendered
 
@@ -218,23 +223,23 @@ def _answer(use_case: UseCase, request: Request, authorization: str | None, key:
                     result = use_case.function(orm, **fields)
             else:
                 result = use_case.function(ctx, **fields)
-            headers = HEADERS[use_case.name](result) if use_case.name in HEADERS else {}
+            headers = HEADERS[use_case](result) if use_case in HEADERS else {}
             answer = Answer.of(_adapter(use_case).dump_json(result), headers)
             if answers.enabled:
                 answers.put(key, generation, answer)
     return answer.response(request.headers.get("if-none-match"), private=not request.app.state.config.public_reads)
 
 
-_ADAPTERS: dict[str, Any] = {}
+_ADAPTERS: dict[UseCase, Any] = {}
 
 
 def _adapter(use_case: UseCase) -> Any:
     """The result's serializer (built once per use case)."""
-    if use_case.name not in _ADAPTERS:
+    if use_case not in _ADAPTERS:
         from pydantic import TypeAdapter
 
-        _ADAPTERS[use_case.name] = TypeAdapter(use_case.result)
-    return _ADAPTERS[use_case.name]
+        _ADAPTERS[use_case] = TypeAdapter(use_case.result)
+    return _ADAPTERS[use_case]
 
 
 # a cached read's answers, as the OpenAPI document shows them
@@ -263,10 +268,10 @@ def router(use_cases: tuple[UseCase, ...] = USE_CASES) -> APIRouter:
     routes = APIRouter()
     # a literal segment before a parameter at the same place (/runtimes/coverage before /runtimes/{runtime})
     for use_case in sorted(use_cases, key=lambda u: u.path.replace("{", "\uffff")):
-        if use_case.name in HAND_WRITTEN:
+        if use_case in HAND_WRITTEN:
             continue
         extra = {ONE_OF: [list(group) for group in use_case.one_of]} if use_case.one_of else None
-        responses = dict(CACHED_ANSWERS) if use_case.name in CACHED else {}
+        responses = dict(CACHED_ANSWERS) if use_case in CACHED else {}
         if use_case.formats:  # the texts a GET also answers, beside the result's JSON
             responses[use_case.status] = {"content": {media: {} for media in use_case.formats.values()}}
         routes.add_api_route(_route_path(use_case), endpoint(use_case), methods=[use_case.method], openapi_extra=extra,

@@ -95,6 +95,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+# the lists every top-level command and group is registered in (opgov.cli.main's run swaps in
+# shorter ones holding only the command it invokes): what opgov.cli.client.callers walks
+REGISTERED = app.registered_commands, app.registered_groups
 
 JsonOpt = typer.Option(False, "--json", help="Print JSON instead of text.")
 

@@ -39,19 +39,18 @@ def _read_log(*, op: str | None, since: str | None, limit: int) -> list:
     most EVENTS_PAGE_MAX events, so older ones are asked for (``before``) until ``limit`` is
     reached or the log starts. Each page is older than the one before it, so an event written
     meanwhile is neither repeated nor skipped."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.errors import BadInput
     from opgov.results.admin import EVENTS_PAGE_MAX
-    from opgov.cli.client import named
+    from opgov.usecases.admin import LOG
 
     if not 0 <= limit <= 2**31 - 1:  # what the service refuses, in its words
         raise BadInput(f"--limit must be between 0 and {2**31 - 1}, got {limit}")
-    use_case = named("log")
     pages: list[list] = []
     left, before = limit, None
     while True:
-        page = call(use_case, use_case.ask(operator=op, since=since, before=before,
-                                           limit=min(left, EVENTS_PAGE_MAX) if limit else EVENTS_PAGE_MAX))
+        page = ask(LOG, operator=op, since=since, before=before,
+                        limit=min(left, EVENTS_PAGE_MAX) if limit else EVENTS_PAGE_MAX)
         pages.append(page.events)
         left -= len(page.events)
         if page.next_before is None or not page.events or (limit and left <= 0):
@@ -62,8 +61,9 @@ def _read_log(*, op: str | None, since: str | None, limit: int) -> list:
 
 def _log_verify(json_out: bool) -> None:
     from opgov.cli.client import call
+    from opgov.usecases.admin import LOG_VERIFY
 
-    report = call("log verify")
+    report = call(LOG_VERIFY)
     if json_out:
         print_json(report)
     elif report.intact:

@@ -24,13 +24,12 @@ def decomps_closure(release: Optional[str] = typer.Option(None, "--release", hel
     """The closure proof of torch's default decomposition table: each operator either ends only in
     core operators (following the table transitively, as `decomps import-torch` traced it) or is
     listed with why not. With --against, exit 1 when an operator stopped closing."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.closure import DECOMPS_CLOSURE
 
     out = output(fmt, json_out, columns)
-    use_case = named("decomps closure")
-    report = call(use_case, use_case.ask({"release": "--release", "snapshot": "--snapshot", "against": "--against"},
-                                         release=release, snapshot=snapshot, against=against))
+    report = ask(DECOMPS_CLOSURE, {"release": "--release", "snapshot": "--snapshot", "against": "--against"},
+                                  release=release, snapshot=snapshot, against=against)
     if out.json:
         print_json(report)
     else:

@@ -104,10 +104,10 @@ def check_bc_cmd(
 def _check_bc_on_server(old: str, new: str):
     """The check asked of the server (``--server``): a file here is uploaded, anything else names a
     snapshot the server holds; a git ref is read only on this machine."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.errors import BadInput
     from opgov.formats.files import read_content
-    from opgov.cli.client import named
+    from opgov.usecases.compat import CHECK_BC
 
     sides = {}
     for key, side in (("old", old), ("new", new)):
@@ -118,8 +118,7 @@ def _check_bc_on_server(old: str, new: str):
             sides[key] = read_content(side)
         else:
             sides[f"{key}_snapshot"] = side
-    use_case = named("check-bc")
-    return call(use_case, use_case.ask(**sides))
+    return ask(CHECK_BC, **sides)
 
 
 def _print_colored(text: str) -> None:
@@ -144,13 +143,12 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
                                                help="Last day it applies (a future date); it expires the day after."),
                    json_out: bool = JsonOpt) -> None:
     """Record an exception: BC breaks of matching non-core operators are not errors until it expires."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.clock import parse_time
-    from opgov.cli.client import named
+    from opgov.usecases.compat import EXCEPTIONS_ADD
 
     last_day = parse_time(expires, what="--expires").date()
-    use_case = named("exceptions add")
-    view = call(use_case, use_case.ask(pattern=pattern, reason=reason, expires=last_day))
+    view = ask(EXCEPTIONS_ADD, pattern=pattern, reason=reason, expires=last_day)
     if json_out:
         print_json(view)
         return
@@ -166,12 +164,11 @@ def exceptions_add(pattern: str = typer.Argument(..., help="Operator glob, e.g. 
 def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="Include removed ones."),
                     json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Exceptions in force, and expired ones (which no longer apply)."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.compat import EXCEPTIONS_LIST
 
     out = output(fmt, json_out, columns)
-    use_case = named("exceptions list")
-    views = call(use_case, use_case.ask(all=include_removed))
+    views = ask(EXCEPTIONS_LIST, all=include_removed)
     if out.json:
         print_json(views)
         return
@@ -193,9 +190,8 @@ def exceptions_list(include_removed: bool = typer.Option(False, "--all", help="I
 @exceptions_app.command("remove")
 def exceptions_remove(exception_id: int = typer.Argument(..., metavar="ID")) -> None:
     """Remove an exception (kept in the log)."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.compat import EXCEPTIONS_REMOVE
 
-    use_case = named("exceptions remove")
-    view = call(use_case, use_case.ask(exception_id=exception_id))
+    view = ask(EXCEPTIONS_REMOVE, exception_id=exception_id)
     say(f"removed exception {view.id} ({view.pattern})")

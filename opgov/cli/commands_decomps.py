@@ -62,13 +62,13 @@ def decomps_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bool
     operator, a cycle or a deprecated target; the message shows the path. A committee decision's
     rule is kept over a file's; a file's replaces torch's (decision > file > torch). FILE may name
     a shipped file: export-composites (opgov's rules for the composites torch.export decomposes)."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.formats.files import read_content
     from opgov.resources import data_argument
-    from opgov.cli.client import named
+    from opgov.usecases.decomps import DECOMPS_LOAD
 
-    use_case = named("decomps load")  # a shipped name is resolved here, and read as the file it names
-    result = call(use_case, use_case.ask(rules=read_content(data_argument(file))))
+    # a shipped name is resolved here, and read as the file it names
+    result = ask(DECOMPS_LOAD, rules=read_content(data_argument(file)))
     if json_out:
         print_json(result)
         return
@@ -87,11 +87,11 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 
     torch's rules are facts about PyTorch: they are recorded even when `opgov check-decomps`
     then reports them; rules from decisions and files are kept (decision > file > torch)."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.decomps import DECOMPS_IMPORT_TORCH
 
-    use_case = named("decomps import-torch")  # torch traces between two write transactions
-    result = call(use_case, use_case.ask({"budget": "--budget", "only": "--only"}, budget=budget, only=only or []))
+    # torch traces between two write transactions
+    result = ask(DECOMPS_IMPORT_TORCH, {"budget": "--budget", "only": "--only"}, budget=budget, only=only or [])
     if json_out:
         print_json(result)
         return
@@ -119,9 +119,10 @@ def decomps_import_torch(budget: float = typer.Option(50.0, "--budget", help="Se
 def decomps_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every rule with where it came from."""
     from opgov.cli.client import call
+    from opgov.usecases.decomps import DECOMPS_LIST
 
     out = output(fmt, json_out, columns)
-    rules = call("decomps list")
+    rules = call(DECOMPS_LIST)
     if out.json:
         print_json(rules)
     else:
@@ -144,13 +145,12 @@ def check_decomps_cmd(fmt: CheckFormat = typer.Option(CheckFormat.text, "--forma
     all core; a decomposable operator with neither a rule nor a CompositeImplicitAutograd kernel;
     with --models, an operator real models use that is neither core nor decomposed.
     `--format github` stays within GitHub's 10 annotations per level (the rest in one summary)."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.decomps import Violation
     from opgov.render.decomps_text import render_violations
-    from opgov.cli.client import named
+    from opgov.usecases.decomps import CHECK_DECOMPS
 
-    use_case = named("check-decomps")
-    report = call(use_case, use_case.ask(models=models))
+    report = ask(CHECK_DECOMPS, models=models)
     violations = [Violation(v.rule, v.severity, v.operator, v.message, tuple(v.path)) for v in report.violations]
     text = render_violations(violations, fmt.value)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
@@ -169,13 +169,13 @@ def opset_build(
 ) -> None:
     """The operators a backend must implement after the chosen decompositions (and, with
     --models, which real models that covers and what to add next)."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.results.plain import to_json
     from opgov.results.rendered import Rendered
-    from opgov.cli.client import named
+    from opgov.usecases.decomps import OPSET_BUILD
 
-    use_case = named("opset build")  # json: the report; the other formats: the text the service renders
-    answer = call(use_case, use_case.ask({"decompose": "--decompose", "keep": "--keep"}, preset=preset.value,
-                                         decompose=decompose or [], keep=keep or [], format=fmt.value, models=models))
+    # json: the report; the other formats: the text the service renders
+    answer = ask(OPSET_BUILD, {"decompose": "--decompose", "keep": "--keep"}, preset=preset.value,
+                              decompose=decompose or [], keep=keep or [], format=fmt.value, models=models)
     text = answer.text if isinstance(answer, Rendered) else to_json(answer)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
+from opgov.cli.client import ask  # a declared use case (opgov.usecases.<area>), in-process or of the server
 from opgov.cli.runtime import day, minute, output, print_json, say
 
 members_app = typer.Typer(help="Who may do what: maintainers, developers, bots.", no_args_is_help=True)
@@ -25,11 +25,9 @@ RationaleOpt = typer.Option(..., "--rationale", help="Why: recorded with the dec
 def members_add(name: str, role: str = typer.Option(..., "--role", help="maintainer, developer or bot."),
                 json_out: bool = JsonOpt) -> None:
     """Add a member. The first member must be a maintainer; until then every command is allowed."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.usecases.governance import MEMBERS_ADD
 
-    use_case = named("members add")
-    member = call(use_case, use_case.ask(name=name, role=role))
+    member = ask(MEMBERS_ADD, name=name, role=role)
     print_json(member) if json_out else say(f"added {member.name} as {member.role}")
 
 
@@ -37,9 +35,10 @@ def members_add(name: str, role: str = typer.Option(..., "--role", help="maintai
 def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Members and their roles."""
     from opgov.cli.client import call
+    from opgov.usecases.governance import MEMBERS_LIST
 
     out = output(fmt, json_out, columns)
-    members = call("members list")
+    members = call(MEMBERS_LIST)
     columns = ["name", "role", "added", "by"]
     if out.json:
         print_json(members)
@@ -53,24 +52,20 @@ def members_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, co
 @members_app.command("remove")
 def members_remove(name: str) -> None:
     """Remove a member (never the last maintainer while others remain)."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.usecases.governance import MEMBERS_REMOVE
 
-    use_case = named("members remove")
-    call(use_case, use_case.ask(name=name))
+    ask(MEMBERS_REMOVE, name=name)
     say(f"removed {name}")
 
 
 @config_app.command("set")
 def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
-    from opgov.cli.client import call
     from opgov.services.governance import setting_value
-    from opgov.cli.client import named
+    from opgov.usecases.governance import CONFIG_SET
 
     number = setting_value(key, value)  # the argument is text: its key and number said as a local run says them
-    use_case = named("config set")
-    result = call(use_case, use_case.ask(key=key, value=number))
+    result = ask(CONFIG_SET, key=key, value=number)
     say(f"{key}: {result.before} → {result.value}")
 
 
@@ -79,8 +74,9 @@ def config_list(json_out: bool = JsonOpt) -> None:
     """Current settings."""
     from opgov.results.plain import jsonable
     from opgov.cli.client import call
+    from opgov.usecases.governance import CONFIG_LIST
 
-    settings = call("config list")
+    settings = call(CONFIG_LIST)
     if json_out:
         print_json(settings)
     else:
@@ -101,7 +97,9 @@ def _proposed(view, json_out: bool) -> None:
 def propose_core(op: str = typer.Argument(..., metavar="OP"), rationale: str = RationaleOpt,
                  json_out: bool = JsonOpt) -> None:
     """Propose adding a functional operator to the core opset."""
-    _proposed(ask("propose", operator=op, kind="core", rationale=rationale), json_out)
+    from opgov.usecases.governance import PROPOSE
+
+    _proposed(ask(PROPOSE, operator=op, kind="core", rationale=rationale), json_out)
 
 
 @app.command("propose-decompose")
@@ -112,15 +110,19 @@ def propose_decompose(op: str = typer.Argument(..., metavar="OP"),
                                                     "CompositeImplicitAutograd (the kernel is the decomposition)."),
                       rationale: str = RationaleOpt, json_out: bool = JsonOpt) -> None:
     """Propose that an operator decomposes into (core) operators."""
+    from opgov.usecases.governance import PROPOSE
+
     targets = [t for t in into.split(",") if t.strip()]
-    _proposed(ask("propose", operator=op, kind="decompose", rationale=rationale, targets=targets), json_out)
+    _proposed(ask(PROPOSE, operator=op, kind="decompose", rationale=rationale, targets=targets), json_out)
 
 
 @app.command("propose-custom")
 def propose_custom(op: str = typer.Argument(..., metavar="OP"), rationale: str = RationaleOpt,
                    json_out: bool = JsonOpt) -> None:
     """Propose keeping an operator custom (needs special handling by backends)."""
-    _proposed(ask("propose", operator=op, kind="custom", rationale=rationale), json_out)
+    from opgov.usecases.governance import PROPOSE
+
+    _proposed(ask(PROPOSE, operator=op, kind="custom", rationale=rationale), json_out)
 
 
 @app.command("review")
@@ -135,18 +137,15 @@ def review_cmd(proposal_ids: list[int] = typer.Argument(..., metavar="ID..."),
     them (not open, your own) writes none. `--json` prints the proposal, or with several IDs the
     list of them in the order given."""
     from opgov.core.errors import BadInput
+    from opgov.usecases.governance import REVIEW, REVIEW_MANY
 
     if approve == reject:
         raise BadInput("give exactly one of --approve or --reject")
     if len(proposal_ids) == 1 and len(comment) == 1:
-        views = [ask("review", proposal_id=proposal_ids[0], approve=approve, comment=comment[0])]
+        views = [ask(REVIEW, proposal_id=proposal_ids[0], approve=approve, comment=comment[0])]
     else:
-        from opgov.cli.client import call
-        from opgov.cli.client import named
-
-        use_case = named("review many")
-        views = call(use_case, use_case.ask({"comments": "--comment", "proposal_ids": "ID"},
-                                            proposal_ids=proposal_ids, approve=approve, comments=comment))
+        views = ask(REVIEW_MANY, {"comments": "--comment", "proposal_ids": "ID"},
+                                 proposal_ids=proposal_ids, approve=approve, comments=comment)
     if json_out:
         print_json(views[0] if len(proposal_ids) == 1 else views)
         return
@@ -162,7 +161,9 @@ def review_cmd(proposal_ids: list[int] = typer.Argument(..., metavar="ID..."),
 @app.command("withdraw")
 def withdraw_cmd(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Withdraw an open proposal (your own; maintainers any)."""
-    view = ask("withdraw", proposal_id=proposal_id)
+    from opgov.usecases.governance import WITHDRAW
+
+    view = ask(WITHDRAW, proposal_id=proposal_id)
     print_json(view) if json_out else say(f"proposal {view.id} withdrawn")
 
 
@@ -185,8 +186,10 @@ def proposals_list(open_only: bool = OpenOpt, json_out: bool = JsonOpt, fmt: For
 
 
 def _list_proposals(open_only: bool, json_out: bool, fmt: TableFormat, columns: str | None = None) -> None:
+    from opgov.usecases.governance import PROPOSALS
+
     out = output(fmt, json_out, columns)
-    views = ask("proposals", open=open_only)
+    views = ask(PROPOSALS, open=open_only)
     if out.json:
         print_json(views)
         return
@@ -203,7 +206,9 @@ def _list_proposals(open_only: bool, json_out: bool, fmt: TableFormat, columns: 
 @proposals_app.command("show")
 def proposals_show(proposal_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """One proposal with its votes and decision."""
-    view = ask("proposals show", proposal_id=proposal_id)
+    from opgov.usecases.governance import PROPOSALS_SHOW
+
+    view = ask(PROPOSALS_SHOW, proposal_id=proposal_id)
     if json_out:
         print_json(view)
         return
@@ -225,12 +230,13 @@ def decisions_load(file: str = typer.Argument(..., metavar="FILE"), json_out: bo
 
     from opgov.formats.files import read_content
     from opgov.resources import SHIPPED_DECISIONS, data_argument, shipped_name
+    from opgov.usecases.governance import DECISIONS_LOAD
 
     given = file
     if not Path(file).exists() and shipped_name(file) in SHIPPED_DECISIONS:  # the one the server ships
-        result = ask("decisions load", shipped=shipped_name(file))
+        result = ask(DECISIONS_LOAD, shipped=shipped_name(file))
     else:  # a shipped file of another kind is read as the file it is, and refused as such
-        result = ask("decisions load", decisions=read_content(data_argument(file)))
+        result = ask(DECISIONS_LOAD, decisions=read_content(data_argument(file)))
     print_json(result) if json_out else say(
         f"{result.recorded} decisions recorded from {given}"  # as the user named it: no path of a checkout
         + (f" ({result.already_recorded} were already recorded)" if result.already_recorded else "")

@@ -24,14 +24,14 @@ def import_cmd(
 
     An older release than the latest snapshot (labels compared as versions) is refused unless
     --historical is given."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.formats.files import read_content
-    from opgov.cli.client import named
+    from opgov.usecases.imports import IMPORT
 
-    use_case = named("import")  # both files are read here, and uploaded with --server
-    result = call(use_case, use_case.ask({"label": "--label"}, native_functions=read_content(native_functions_yaml),
-                                         label=label, tags=None if tags_yaml is None else read_content(tags_yaml),
-                                         historical=historical))
+    # both files are read here, and uploaded with --server
+    result = ask(IMPORT, {"label": "--label"}, native_functions=read_content(native_functions_yaml),
+                         label=label, tags=None if tags_yaml is None else read_content(tags_yaml),
+                         historical=historical)
     _imported(result, json_out)
 
 
@@ -69,9 +69,10 @@ def snapshots_cmd(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, c
     """Every imported snapshot, in the order of history (a release imported with --historical in
     its place)."""
     from opgov.cli.client import call
+    from opgov.usecases.imports import SNAPSHOTS
 
     out = output(fmt, json_out, columns)
-    views = call("snapshots")
+    views = call(SNAPSHOTS)
     if out.json:
         print_json(views)
         return

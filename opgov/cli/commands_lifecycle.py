@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import JsonOpt, app
-from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
+from opgov.cli.client import ask  # a declared use case (opgov.usecases.<area>), in-process or of the server
 from opgov.cli.runtime import day, minute, print_json, say
 
 
@@ -33,28 +33,36 @@ def deprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typ
                                                             help="Required for core operators."),
                   json_out: bool = JsonOpt) -> None:
     """Tag an operator deprecating (torch.export warns on it)."""
-    _stepped(ask("deprecate", name=op, reason=reason, replacement=replacement), json_out)
+    from opgov.usecases.lifecycle import DEPRECATE
+
+    _stepped(ask(DEPRECATE, name=op, reason=reason, replacement=replacement), json_out)
 
 
 @app.command("mark-deprecated")
 def mark_deprecated_cmd(op: str = typer.Argument(..., metavar="OP"),
                         reason: Optional[str] = typer.Option(None, "--reason"), json_out: bool = JsonOpt) -> None:
     """deprecating → deprecated, no sooner than deprecating_days after (torch.export fails on it)."""
-    _stepped(ask("mark-deprecated", name=op, reason=reason), json_out)
+    from opgov.usecases.lifecycle import MARK_DEPRECATED
+
+    _stepped(ask(MARK_DEPRECATED, name=op, reason=reason), json_out)
 
 
 @app.command("delete")
 def delete_cmd(op: str = typer.Argument(..., metavar="OP"), reason: Optional[str] = typer.Option(None, "--reason"),
                json_out: bool = JsonOpt) -> None:
     """deprecated → deleted, no sooner than deprecated_days after; the sync bot removes the entry."""
-    _stepped(ask("delete", name=op, reason=reason), json_out)
+    from opgov.usecases.lifecycle import DELETE
+
+    _stepped(ask(DELETE, name=op, reason=reason), json_out)
 
 
 @app.command("undeprecate")
 def undeprecate_cmd(op: str = typer.Argument(..., metavar="OP"), reason: str = typer.Option(..., "--reason"),
                     json_out: bool = JsonOpt) -> None:
     """Back to active from deprecating or deprecated (not from deleted)."""
-    _stepped(ask("undeprecate", name=op, reason=reason), json_out)
+    from opgov.usecases.lifecycle import UNDEPRECATE
+
+    _stepped(ask(UNDEPRECATE, name=op, reason=reason), json_out)
 
 
 @app.command("tick")
@@ -64,11 +72,12 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
     from opgov.results.plain import jsonable
     from opgov.services.lifecycle import check_within
+    from opgov.usecases.lifecycle import TICK, UPGRADERS_TIMERS
 
     check_within(within)  # here, so the request's schema cannot word it differently
     # over HTTP on the server's clock, a token needed even without --apply; in-process a read without it
-    result = ask("tick", apply=apply, within_days=within)
-    upgraders = ask("upgraders timers", within_days=within)  # reported, never applied: a person replaces them
+    result = ask(TICK, apply=apply, within_days=within)
+    upgraders = ask(UPGRADERS_TIMERS, within_days=within)  # reported, never applied: a person replaces them
     if json_out:
         print_json({**jsonable(result), "upgraders": jsonable(upgraders)})
         return

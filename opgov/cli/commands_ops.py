@@ -26,12 +26,11 @@ def ops_list(
     columns: ColumnsOpt = None,
 ) -> None:
     """Operators present in the latest snapshot."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.ops import OPS_LIST
 
     out = output(fmt, json_out, columns)
-    use_case = named("ops list")
-    ops = call(use_case, use_case.ask(category=category, lifecycle=lifecycle, tag=tag, all=include_all))
+    ops = ask(OPS_LIST, category=category, lifecycle=lifecycle, tag=tag, all=include_all)
     if out.json:
         print_json(ops)
         return
@@ -47,12 +46,11 @@ def ops_list(
 def ops_show(op: str = typer.Argument(..., metavar="OP"), json_out: bool = JsonOpt,
              fmt: FormatOpt = TableFormat.auto) -> None:
     """One operator: schema history (a row per change), decisions, lifecycle, compatibility findings."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.ops import OPS_SHOW
 
     out = output(fmt, json_out)  # ops show: an operator in parts, no --columns
-    use_case = named("ops show")
-    info = call(use_case, use_case.ask(name=op))
+    info = ask(OPS_SHOW, name=op)
     if out.json:
         print_json(info)
         return

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
+from opgov.cli.client import ask  # a declared use case (opgov.usecases.<area>), in-process or of the server
 from opgov.cli.runtime import output, print_json, say
 
 ReasonOpt = typer.Option([], "--reason", metavar="REASON",
@@ -52,9 +52,10 @@ def queue_cmd(reason: list[str] = ReasonOpt, match: list[str] = MatchOpt, snapsh
     (decompose, custom, core, or human when it disagrees), with why. Advice only: nothing is decided
     until the committee votes (`opgov triage --suggested` opens the proposals)."""
     from opgov.cli.client import ask
+    from opgov.usecases.queue import QUEUE
 
     out = output(fmt, json_out, columns)
-    view = ask("queue", reason=reason, match=match, snapshot=snapshot, suggestion=suggestion, sort=sort,
+    view = ask(QUEUE, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion, sort=sort,
                limit=limit, offset=offset, models=models)
     if out.json:
         print_json(view)
@@ -105,6 +106,7 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
     vote on: with KIND a refusal of any one names it and opens none; with --suggested what the
     policy refuses is skipped, with why."""
     from opgov.core.errors import BadInput
+    from opgov.usecases.queue import TRIAGE
 
     if suggested:
         if kind is not None or rationale is not None or file:
@@ -118,7 +120,7 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
     if kind is None or rationale is None:
         raise BadInput("name the category to propose (core or custom) and give --rationale, or use --suggested")
     names = _names_file(file) if file else []
-    result = ask("triage", kind=kind, rationale=rationale, match=match, operators=names, apply=apply)
+    result = ask(TRIAGE, kind=kind, rationale=rationale, match=match, operators=names, apply=apply)
     if not result.selected:  # the service's empty answer: for a command, a selection that missed
         from opgov.core.errors import BadInput
 
@@ -137,7 +139,9 @@ def triage_cmd(kind: Optional[str] = typer.Argument(None, metavar="core|custom",
 
 
 def _triage_suggested(*, apply: bool, json_out: bool, **filters) -> None:
-    result = ask("triage suggested", apply=apply, **filters)
+    from opgov.usecases.queue import TRIAGE_SUGGESTED
+
+    result = ask(TRIAGE_SUGGESTED, apply=apply, **filters)
     if json_out:
         print_json(result)
         return

@@ -34,21 +34,21 @@ def report_weekly(
 
     The period is (since, as_of]; everything is shown as it stood at --as-of.
     """
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.clock import parse_time
     from opgov.core.errors import BadInput
     from opgov.render import report as render
     from opgov.results.rendered import Rendered
-    from opgov.cli.client import named
+    from opgov.usecases.reports import REPORT_WEEKLY
 
     # the period checked and said as the options (a date alone: its midnight UTC) before anything runs
     end = parse_time(as_of, what="--as-of") if as_of else None
     start = parse_time(since, what="--since") if since else None
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    use_case = named("report weekly")  # json: the report; md and html: the text the service renders
-    answer = call(use_case, use_case.ask(as_of=end.isoformat() if end else None,
-                                         since=start.isoformat() if start else None, format=fmt.value))
+    # json: the report; md and html: the text the service renders
+    answer = ask(REPORT_WEEKLY, as_of=end.isoformat() if end else None,
+                                since=start.isoformat() if start else None, format=fmt.value)
     text = answer.text if isinstance(answer, Rendered) else render.render_json(answer)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

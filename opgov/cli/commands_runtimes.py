@@ -68,17 +68,16 @@ def runtimes_add(
     missing; the PyTorch release it follows is what `check-model` checks a model's arguments
     against. Registering the same again changes nothing; another registration of a registered
     runtime is refused (exit 1) without --replace."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.clock import parse_time
     from opgov.formats.files import read_content
-    from opgov.cli.client import named
+    from opgov.usecases.runtimes import RUNTIMES_ADD
 
     day = parse_time(released, what="--released").date() if released else None
-    use_case = named("runtimes add")
-    result = call(use_case, use_case.ask(
+    result = ask(RUNTIMES_ADD,
         {"torch": "--torch"}, runtime=runtime, ops=[read_content(path) for path in ops or []], released=day,
         replace=replace, served=[read_content(path) for path in served or []], torch=torch,
-        torch_pin=read_content(torch_pin) if torch_pin else None, source=str(source) if source else None))
+        torch_pin=read_content(torch_pin) if torch_pin else None, source=str(source) if source else None)
     if json_out:
         print_json(result)
         return
@@ -97,9 +96,10 @@ def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, c
     """Every registered runtime: kernels, the operators they give, core coverage, and the core
     operators each version gained over the previous version of the same runtime."""
     from opgov.cli.client import call
+    from opgov.usecases.runtimes import RUNTIMES_LIST
 
     out = output(fmt, json_out, columns)
-    result = call("runtimes list")
+    result = call(RUNTIMES_LIST)
     if out.json:
         print_json(result)
         return
@@ -117,12 +117,11 @@ def runtimes_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, c
 @runtimes_app.command("show")
 def runtimes_show(runtime: str = typer.Argument(..., metavar="NAME@VERSION"), json_out: bool = JsonOpt) -> None:
     """One runtime: where its operators came from, what it gained, the core operators it lacks."""
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.render.runtimes import render_detail
-    from opgov.cli.client import named
+    from opgov.usecases.runtimes import RUNTIMES_SHOW
 
-    use_case = named("runtimes show")
-    result = call(use_case, use_case.ask(runtime=runtime))
+    result = ask(RUNTIMES_SHOW, runtime=runtime)
     if json_out:
         print_json(result)
     else:
@@ -143,14 +142,13 @@ def runtimes_coverage(
     """The coverage matrix: core operators × registered runtimes (oldest version first), and
     which models each runtime runs. `--format md` has the whole matrix; `json` everything."""
     from opgov.core.errors import BadInput
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.render.runtimes import render_matrix
-    from opgov.cli.client import named
+    from opgov.usecases.runtimes import RUNTIMES_COVERAGE
 
     if out is not None and (out.is_dir() or not out.parent.is_dir()):
         raise BadInput(f"--out {out}: " + ("is a directory" if out.is_dir() else f"no directory {out.parent}"))
-    use_case = named("runtimes coverage")
-    result = call(use_case, use_case.ask(stage=stage.value, models=models))  # --models: with --db only
+    result = ask(RUNTIMES_COVERAGE, stage=stage.value, models=models)  # --models: with --db only
     text = render_matrix(result, fmt.value)
     if out is None:
         sys.stdout.write(text)
@@ -182,21 +180,20 @@ def check_model_cmd(
     from pathlib import Path
 
     from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.usecases.runtimes import CHECK_MODEL
 
-    use_case = named("check-model")
     if all(Path(spec).is_file() for spec in models):  # read here, and sent as they are with --server
         from opgov.formats.files import read_content
 
-        request = use_case.ask(models=[read_content(spec) for spec in models], runtime=runtime)
+        request = CHECK_MODEL.ask(models=[read_content(spec) for spec in models], runtime=runtime)
     else:  # CORPUS#model: a corpus on this machine (with --db only)
         from opgov.formats.corpus import resolve_model_ops
 
         for spec in models:
             if "#" not in spec and not Path(spec).is_file():
                 resolve_model_ops(spec)  # says what it is not
-        request = use_case.ask(specs=list(models), runtime=runtime)
-    checked = call(use_case, request)
+        request = CHECK_MODEL.ask(specs=list(models), runtime=runtime)
+    checked = call(CHECK_MODEL, request)
     from opgov.results.runtimes import RuntimeModelCheck
 
     if isinstance(checked, RuntimeModelCheck):

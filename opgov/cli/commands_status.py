@@ -16,8 +16,9 @@ def status(json_out: bool = JsonOpt) -> None:
     from opgov.cli.runtime import print_json
     from opgov.render.escapes import visible
     from opgov.render.status import status_text
+    from opgov.usecases.status import STATUS
 
-    result = call("status")
+    result = call(STATUS)
     if json_out:
         print_json(result)
     else:  # text is data: a control character in a label is shown, never obeyed

@@ -29,11 +29,11 @@ def sync_yaml_cmd(
     blank line stays). Exit 0: in sync (or written); 1: out of sync (--check), or operators the
     bot cannot settle (reported, left untouched); 2: bad input.
     """
-    from opgov.cli.client import call
+    from opgov.cli.client import ask
     from opgov.core.errors import BadInput
     from opgov.formats.files import read_content
     from opgov.services.sync import tags_beside
-    from opgov.cli.client import named
+    from opgov.usecases.sync import SYNC_YAML, SYNC_YAML_WRITE
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
     if len(modes) != 1:
@@ -45,10 +45,9 @@ def sync_yaml_cmd(
     files = {"native_functions": read_content(path), "tags": read_content(tags) if tags is not None else None,
              "tags_beside": beside and tags is not None}
     if mode == "write":
-        answer = _write_synced(named("sync-yaml write"), files, path, tags)
+        answer = _write_synced(SYNC_YAML_WRITE, files, path, tags)
     else:
-        use_case = named("sync-yaml")
-        answer = call(use_case, use_case.ask(**files, mode=mode))
+        answer = ask(SYNC_YAML, **files, mode=mode)
     result = answer.report
     if json_out:
         print_json(result)

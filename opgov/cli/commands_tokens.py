@@ -21,11 +21,10 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
                   json_out: bool = JsonOpt) -> None:
     """Create a token for MEMBER (maintainers; on a database without members, MEMBER becomes the
     first maintainer). The token is printed once: only its hash is stored."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.tokens import TOKENS_CREATE
 
-    use_case = named("tokens create")
-    created = call(use_case, use_case.ask({"expires_days": "--expires"}, member=member, expires_days=expires))
+    created = ask(TOKENS_CREATE, {"expires_days": "--expires"}, member=member, expires_days=expires)
     if json_out:
         print_json(created)
         return
@@ -40,12 +39,11 @@ def tokens_create(member: str = typer.Argument(..., metavar="MEMBER"),
 def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Only this member's tokens."),
                 json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Tokens: id, member, state and dates (never the tokens themselves)."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.tokens import TOKENS_LIST
 
     out = output(fmt, json_out, columns)
-    use_case = named("tokens list")
-    tokens = call(use_case, use_case.ask(member=member))
+    tokens = ask(TOKENS_LIST, member=member)
     columns = ["id", "member", "state", "created", "by", "expires"]
     if out.json:
         print_json(tokens)
@@ -60,9 +58,8 @@ def tokens_list(member: Optional[str] = typer.Option(None, "--member", help="Onl
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: int = typer.Argument(..., metavar="ID"), json_out: bool = JsonOpt) -> None:
     """Revoke a token now (maintainers; a member their own)."""
-    from opgov.cli.client import call
-    from opgov.cli.client import named
+    from opgov.cli.client import ask
+    from opgov.usecases.tokens import TOKENS_REVOKE
 
-    use_case = named("tokens revoke")
-    revoked = call(use_case, use_case.ask(token_id=token_id))
+    revoked = ask(TOKENS_REVOKE, token_id=token_id)
     print_json(revoked) if json_out else say(f"revoked token {revoked.id} of {revoked.member}")

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from opgov.cli.app import ColumnsOpt, FormatOpt, JsonOpt, TableFormat, app
-from opgov.cli.client import ask  # a use case by name (opgov.usecases), in-process or of the server
+from opgov.cli.client import ask  # a declared use case (opgov.usecases.<area>), in-process or of the server
 from opgov.cli.runtime import output, print_json, say
 
 upgraders_app = typer.Typer(help="Operator upgraders and version bumps (the operator versioning guide).",
@@ -50,10 +50,11 @@ def upgraders_add(
     refused (exit 1) until 180 days after its version bump."""
     from opgov.core.clock import parse_time
     from opgov.core.upgraders import parse_range
+    from opgov.usecases.upgraders import UPGRADERS_ADD
 
     day = parse_time(bumped_on, what="--bumped-on").date() if bumped_on else None
     start, end = parse_range(versions)  # 0-3, 0..3 or [0, 3], as START-END
-    result = ask("upgraders add", operator=operator, versions=f"{start}-{end}", old_schema=old_schema, bumped_on=day,
+    result = ask(UPGRADERS_ADD, operator=operator, versions=f"{start}-{end}", old_schema=old_schema, bumped_on=day,
                   reason=reason, name=name, replaces=replaces)
     if json_out:
         print_json(result)
@@ -67,8 +68,10 @@ def upgraders_add(
 @upgraders_app.command("list")
 def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, columns: ColumnsOpt = None) -> None:
     """Every upgrader, and the version bumps on record."""
+    from opgov.usecases.upgraders import UPGRADERS_LIST
+
     out = output(fmt, json_out, columns)
-    result = ask("upgraders list")
+    result = ask(UPGRADERS_LIST)
     if out.json:
         print_json(result)
         return
@@ -85,7 +88,9 @@ def upgraders_list(json_out: bool = JsonOpt, fmt: FormatOpt = TableFormat.auto, 
 @upgraders_app.command("show")
 def upgraders_show(name: str = typer.Argument(..., metavar="UPGRADER"), json_out: bool = JsonOpt) -> None:
     """One upgrader: its operator and versions, the bump and why, its version-map entry."""
-    view = ask("upgraders show", name=name)
+    from opgov.usecases.upgraders import UPGRADERS_SHOW
+
+    view = ask(UPGRADERS_SHOW, name=name)
     if json_out:
         print_json(view)
         return

@@ -66,7 +66,7 @@ def run(argv: list[str] | None = None) -> None:
                 code = app(args=argv, prog_name="opgov", standalone_mode=False)
             sys.exit(code if isinstance(code, int) else 0)
         except OpgovError as err:
-            _say("refused" if err.exit_code == 1 else "error", str(err))
+            _say("refused" if err.exit_code == 1 else "error", _shown(err))
             sys.exit(err.exit_code)
         except click.exceptions.NoArgsIsHelpError as err:  # `opgov ops`: the group's help, as click shows it
             err.show()
@@ -87,6 +87,18 @@ def run(argv: list[str] | None = None) -> None:
         _leave(done.code)
     if argv is None:
         _leave(0)
+
+
+def _shown(err: OpgovError) -> str:
+    """The line an error shows; a command refused with --server also names those that work with it
+    (every command that calls a use case: opgov.cli.client.callers)."""
+    from opgov.cli.runtime import NotRemote
+
+    if isinstance(err, NotRemote):
+        from opgov.cli.client import callers
+
+        return err.naming(list(callers()))
+    return str(err)
 
 
 def _say(prefix: str, text: str) -> None:

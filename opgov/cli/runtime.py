@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from opgov.core.clock import Clock, FixedClock, SystemClock, parse_time
-from opgov.core.errors import PolicyRefusal
+from opgov.core.errors import BadInput, PolicyRefusal
 
 
 @dataclass
@@ -39,12 +39,17 @@ def server() -> str | None:
     return GLOBALS.server or os.environ.get("OPGOV_SERVER") or None
 
 
-def remote_commands() -> str:
-    """The commands that work with --server, in one line."""
-    from opgov.usecases import remote_commands as declared
+class NotRemote(BadInput):
+    """A command that works on a database only, run with ``--server``. The shell, which knows every
+    command (opgov.cli.main), says which do work with it (:meth:`naming`)."""
 
-    names = declared()
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    def __init__(self) -> None:
+        super().__init__("this command does not work with --server yet; run it with --db")
+
+    def naming(self, remote: list[str]) -> str:
+        """The refusal naming the commands that work with ``--server`` (opgov.cli.client.callers)."""
+        return (f"this command does not work with --server yet (only {', '.join(remote[:-1])} and {remote[-1]} "
+                "do); run it with --db")
 
 
 def resolve_actor(explicit: str | None) -> str:
@@ -73,10 +78,7 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     command on any other database is refused, so nobody can skip a timer.
     """
     if server():
-        from opgov.core.errors import BadInput
-
-        raise BadInput(f"this command does not work with --server yet (only {remote_commands()} do); "
-                       "run it with --db")
+        raise NotRemote()
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
     from opgov.services.common import Ctx, is_simulation
 

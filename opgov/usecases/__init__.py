@@ -1,17 +1,18 @@
 """The use cases, each declared once: what it is called, what it asks and answers, which service
 does it, whether it writes, and where the HTTP API serves it.
 
-The API derives its routes from :data:`USE_CASES` (opgov.api.usecases); the CLI calls a use case
-through a client (opgov.cli.client) that runs its service in-process, in one transaction, or asks
-an ``opgov serve`` server over HTTP (``--server``), so a command knows neither a URL nor a JSON key.
-The list of commands that work with ``--server`` is derived from the declarations too.
+The declarations are grouped by area, one module each (their requests in opgov.usecases.requests),
+each a module-level name there (``opgov.usecases.governance.REVIEW_MANY``) that whatever calls it
+imports: a CLI command calls it through a client (opgov.cli.client) that runs its service
+in-process, in one transaction, or asks an ``opgov serve`` server over HTTP (``--server``), so a
+command knows neither a URL nor a JSON key; the API derives its routes from :data:`USE_CASES`
+(opgov.api.usecases).
 
-The declarations are grouped by area, one module each (their requests in opgov.usecases.requests).
 A declaration holds its request and result classes themselves, and its service as
 ``lazy(module, name)``: a service module loads the database layer, which a command that does not
-call it must not pay for. An area's module is imported when first asked (:func:`named`,
-``USE_CASES``): it imports its requests and results (pydantic), which a command loads for its own
-area only, and ``opgov --help`` not at all.
+call it must not pay for. An area's module imports its requests and results (pydantic), so a
+command imports its own area's module inside its function, and ``opgov --help`` none; ``USE_CASES``
+imports them all.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Iterable, Iterator
 
 from opgov.usecases.declaration import PREFIX, UseCase
 
-__all__ = ["AREAS", "PREFIX", "UseCase", "USE_CASES", "named", "remote_commands"]
+__all__ = ["AREAS", "PREFIX", "UseCase", "USE_CASES", "named"]
 
 # the modules of this package that declare use cases (each its DECLARED), the registry's first
 AREAS = ("imports", "ops", "admin", "compat", "reports", "sync", "governance", "tokens", "status", "lifecycle", "upgraders",
@@ -35,10 +36,9 @@ def declared(areas: Iterable[str] = AREAS) -> Iterator[UseCase]:
 
 
 def named(name: str, area: str | None = None) -> UseCase:
-    """The use case of that name (a programming error if there is none). ``area``'s module is looked
-    in first (the CLI gives its command's: a command module asks its own area's use cases), then the
-    others in turn until one declares it: a command loads its own area's requests and results, not
-    every one (all of them take about 0.1 s to import)."""
+    """The use case of that name, for a name that comes from data (a programming error if there is
+    none); code that calls a use case imports its declaration instead. ``area``'s module is looked in
+    first, then the others in turn until one declares it."""
     order = ([area] if area in AREAS else []) + [a for a in AREAS if a != area]
     for use_case in declared(order):
         if use_case.name == name:
@@ -51,8 +51,3 @@ def __getattr__(attribute: str) -> Any:
     if attribute == "USE_CASES":
         return tuple(declared())
     raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
-
-
-def remote_commands() -> list[str]:
-    """The CLI commands the declarations make work with ``--server``."""
-    return list(dict.fromkeys(command for use_case in declared() for command in use_case.cli))

@@ -1,5 +1,5 @@
-"""One use case's declaration (:class:`UseCase`); the declarations are the modules of this package
-by area (opgov.usecases.USE_CASES gathers them)."""
+"""One use case's declaration (:class:`UseCase`); the declarations are module-level names of the
+modules of this package by area (opgov.usecases.USE_CASES gathers them)."""
 
 from __future__ import annotations
 
@@ -51,8 +51,11 @@ class UseCase:
     ``writes``: one write transaction and a token over HTTP (a POST may read: a question too large
     for a URL). ``status``, ``description``, ``group`` (the API's tag, else the path's first
     segment): the route's. ``orm``: the service takes an ORM session (False: Core only).
-    ``commands``: the CLI commands that call it, when they are not just ``name`` (``()``: none, a
-    Python entry point asks it).
+
+    A declaration is a module-level name of its area's module (``REVIEW_MANY`` of
+    opgov.usecases.governance), which whatever calls it imports: a CLI command, the API's routes,
+    the Python entry point. Which commands call it is read from them (opgov.cli.client.callers),
+    not written here.
 
     What one use case alone needs lives in its own code: in its request class (``ONE_OF``, groups of
     fields of which exactly one is given; ``FORMATS``, the texts a GET also answers; a ``reads_only``
@@ -72,7 +75,6 @@ class UseCase:
     description: str | None = None
     group: str | None = None
     orm: bool = True
-    commands: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.method not in ("GET", "POST", "PUT", "DELETE"):
@@ -88,11 +90,6 @@ class UseCase:
     def tag(self) -> str:
         """The API's tag: ``group``, else the path's first segment after the prefix (``members``)."""
         return self.group or self.path[len(PREFIX) + 1:].split("/", 1)[0]
-
-    @property
-    def cli(self) -> tuple[str, ...]:
-        """The CLI commands that call this use case."""
-        return (self.name,) if self.commands is None else self.commands
 
     @property
     def operation_id(self) -> str:

@@ -6,9 +6,10 @@ from opgov.results.status import StatusReport
 from opgov.usecases.declaration import UseCase, lazy
 
 
-DECLARED: tuple[UseCase, ...] = (
-    UseCase("status", result=StatusReport, service=lazy("opgov.services.status", "status"), method="GET",
-            path="/api/v1/status",
-            summary="The database at a glance: its revision, snapshots, operators by category, open proposals and "
-                    "members."),
-)
+STATUS = UseCase(
+    "status", result=StatusReport, service=lazy("opgov.services.status", "status"), method="GET",
+    path="/api/v1/status",
+    summary="The database at a glance: its revision, snapshots, operators by category, open proposals and "
+            "members.")
+
+DECLARED: tuple[UseCase, ...] = (STATUS,)

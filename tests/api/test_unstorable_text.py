@@ -28,7 +28,7 @@ def _is_list(annotation) -> bool:
 
 
 # (use case, field) for every text field a route takes
-TEXT_FIELDS = [(u, name) for u in USE_CASES if u.request is not None and u.name not in HAND_WRITTEN
+TEXT_FIELDS = [(u, name) for u in USE_CASES if u.request is not None and u not in HAND_WRITTEN
                for name, field in u.request.model_fields.items()
                if _texty(field.annotation) and name not in u.local_fields]
 

@@ -2,7 +2,7 @@
 and on PostgreSQL: every declaration is a route of the API, documented in /openapi.json with the
 errors and the security of a hand-written route; `opgov status` — a use case added as one
 declaration, its service, its renderer and a command of a few lines — says the same with --server
-as with --db; the commands that work with --server are those the declarations name."""
+as with --db; the commands that work with --server are those that call a declaration."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from opgov.api.contract import BEARER
 from opgov.api.usecases import operation_id
 from opgov.formats.files import Content
 from opgov.usecases import USE_CASES, UseCase, named
+from opgov.usecases.lifecycle import DEPRECATE, TICK
+from opgov.usecases.runtimes import EXPORT_CHECK
+from opgov.usecases.status import STATUS
 from opgov.usecases.fields import Flag, Upload, WithinDays
 from tests.api.test_api_remote import locally, remotely, same, serve_twins
 from tests.api.test_api_serve import V2, opgov, problem, run_cli
@@ -105,18 +108,33 @@ def test_a_request_is_refused_the_same_before_it_is_sent(twins):
             assert remote.stderr == "opgov: error: --expires: Input should be greater than or equal to 1\n"
 
 
-def test_the_commands_that_work_with_a_server_are_the_declared_ones(tmp_path):
+def _declaration(path: str) -> UseCase:
+    """``opgov.usecases.governance.REVIEW`` → that declaration."""
+    import importlib
+
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def test_the_commands_that_work_with_a_server_are_those_that_call_a_declaration(tmp_path):
+    from opgov.cli.client import callers
+
     refused = run_cli("--server", "http://127.0.0.1:9", "decisions", "export", str(tmp_path / "d.yaml"))
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     listed = refused.stderr.split("(only ", 1)[1].split(" do);", 1)[0]
     names = [name for part in listed.split(", ") for name in part.split(" and ")]
-    assert {command for use_case in USE_CASES for command in use_case.cli} <= set(names)
-    # export-check is asked by the Python entry point opgov.export_check, not by a command
+    calls = callers()
+    assert names == list(calls)  # every command's, though the run holds only `decisions`
+    assert {"review", "proposals list", "propose-core", "triage", "tick", "sync-yaml", "log"} <= set(names)
+    # every declaration is called by a command but export-check, which the Python entry point
+    # opgov.export_check asks
+    called = {_declaration(path) for paths in calls.values() for path in paths}
+    assert called == set(USE_CASES) - {EXPORT_CHECK}
     assert "export-check" not in names
 
 
-def test_a_use_case_is_called_by_name():
-    assert named("status").path == "/api/v1/status" and not named("status").writes
+def test_a_use_case_named_in_data_is_found():
+    assert named("status") is STATUS and STATUS.path == "/api/v1/status" and not STATUS.writes
     with pytest.raises(KeyError):
         named("no such use case")
 
@@ -127,16 +145,16 @@ TWIN_MODULES = ("test_api_remote", "test_api_remote_admin", "test_api_runtimes",
 
 
 def test_every_declared_command_has_a_twin_case():
-    """A declaration makes its commands work with --server (remote_commands()); each of them is run
-    both ways by a twin test, so a new declaration without one fails here."""
+    """A command that calls a declaration works with --server (opgov.cli.client.callers); each of
+    them is run both ways by a twin test, so a new command without one fails here."""
     import re
     from pathlib import Path
 
-    from opgov.usecases import remote_commands
+    from opgov.cli.client import callers
 
     sources = "\n".join((Path(__file__).parent / f"{name}.py").read_text() for name in TWIN_MODULES)
     missing = []
-    for command in remote_commands():
+    for command in callers():
         words = command.split()
         as_args = r",\s*".join(f'"{re.escape(word)}"' for word in words)
         if not re.search(rf"(?<![\w-]){as_args}", sources):
@@ -224,9 +242,8 @@ def test_a_body_of_defaults_may_be_left_out(monkeypatch):
 def test_a_dry_run_reads():
     """`tick` writes only with `apply` (its request's `reads_only`): without it, the CLI's transaction
     is a read."""
-    tick = named("tick")
-    assert tick.writes and tick.writes_for(tick.ask(apply=True)) and not tick.writes_for(tick.ask(apply=False))
-    assert named("deprecate").writes_for(named("deprecate").ask(name="aten::glu", reason="r"))
+    assert TICK.writes and TICK.writes_for(TICK.ask(apply=True)) and not TICK.writes_for(TICK.ask(apply=False))
+    assert DEPRECATE.writes_for(DEPRECATE.ask(name="aten::glu", reason="r"))
     with pytest.raises(ValueError):
         UseCase("x", result=dict, service=dict, method="GET", path="/api/v1/x", summary="x", writes=True)
 
@@ -239,7 +256,7 @@ def test_every_field_of_a_declaration_serves_several_use_cases():
     used = {field.name: sum(getattr(u, field.name) != field.default for u in USE_CASES)
             for field in dataclasses.fields(UseCase)}
     assert {name: n for name, n in used.items() if n < 2} == {}
-    assert len(used) <= 13
+    assert len(used) <= 12
 
 
 def test_every_result_is_declared_in_the_results_package():

@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field
 from opgov.api.deps import Reader
 from opgov.api.fields import OperatorName
 from opgov.formats.files import Content
-from opgov.usecases import PREFIX, named
+from opgov.usecases import PREFIX
+from opgov.usecases.runtimes import CHECK_MODEL
 
 router = APIRouter(prefix="/api/v1", tags=["checks"])
 
@@ -62,13 +63,10 @@ _MODEL_BODY = {"requestBody": {"required": True, "content": {
         "runtime": {"type": "string", "description": "a registered runtime NAME@VERSION, or a snapshot label"}}}}}}}
 
 
-_CHECK_MODEL = named("check-model")
-
-
 # the declared use case (opgov.usecases.runtimes), by hand: one route takes its multipart form or a JSON body
-@router.post(_CHECK_MODEL.path[len(PREFIX):], response_model=_CHECK_MODEL.result, openapi_extra=_MODEL_BODY,
-             operation_id=_CHECK_MODEL.operation_id, summary=_CHECK_MODEL.summary,
-             description=_CHECK_MODEL.description)  # the router's tag is the declaration's group
+@router.post(CHECK_MODEL.path[len(PREFIX):], response_model=CHECK_MODEL.result, openapi_extra=_MODEL_BODY,
+             operation_id=CHECK_MODEL.operation_id, summary=CHECK_MODEL.summary,
+             description=CHECK_MODEL.description)  # the router's tag is the declaration's group
 def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
     from opgov.services.runtimes import check_model, check_model_operators
 
