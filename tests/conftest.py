@@ -624,13 +624,15 @@ def _file_done() -> None:
     _TIMES.clear()
 
 
-def pytest_runtest_logstart(nodeid, location):
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):  # where the test runs (a worker), before its fixtures are set up
     import time
 
-    if not os.environ.get("OPGOV_TEST_TIMES") or nodeid.partition("::")[0] == _TIMES.get("file"):
+    file = item.nodeid.partition("::")[0]
+    if not os.environ.get("OPGOV_TEST_TIMES") or file == _TIMES.get("file"):
         return
     _file_done()
-    _TIMES.update(file=nodeid.partition("::")[0], wall=time.monotonic(), cpu=_cpu())
+    _TIMES.update(file=file, wall=time.monotonic(), cpu=_cpu())
 
 
 def pytest_sessionfinish(session):
