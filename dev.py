@@ -193,11 +193,12 @@ def shown(path: Path) -> str:
 def test(args: list[str]) -> int:
     """pytest, on one worker per core unless the arguments choose (``-n``, ``--dist``, ``-p no:xdist``).
     A worker takes a whole test file (``--dist loadfile``): a module's server and databases are
-    set up once, by the worker that runs its tests."""
+    set up once, by the worker that runs its tests. The files are handed out in the order the suite
+    gives them, the longest first (tests/conftest.longest_first), not xdist's (most tests first)."""
     setup()
     chosen = any(a in ("-n", "--numprocesses", "--dist", "no:xdist") or a.startswith(("-n", "--numprocesses=", "--dist="))
                  for a in args)
-    parallel = [] if chosen else ["-n", "auto", "--dist", "loadfile"]
+    parallel = [] if chosen else ["-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]
     return subprocess.run([str(PY), "-m", "pytest", *parallel, *args], cwd=ROOT).returncode
 
 

@@ -116,9 +116,32 @@ POSTGRES_IS_THE_POINT = (
 
 def pytest_collection_modifyitems(config, items):
     """Leave out the PostgreSQL variant of a test parametrized over both databases, outside the
-    files of POSTGRES_IS_THE_POINT (reported as deselected, never as skipped)."""
-    if os.environ.get("OPGOV_TEST_BOTH_DATABASES") == "1":
-        return
+    files of POSTGRES_IS_THE_POINT (reported as deselected, never as skipped); then put the files
+    in the order the workers should start them (:func:`longest_first`)."""
+    if os.environ.get("OPGOV_TEST_BOTH_DATABASES") != "1":
+        _deselect_postgres_twins(config, items)
+    items[:] = longest_first(items)
+
+
+def longest_first(items: list) -> list:
+    """The files longest first, each file's tests in their own order: those marked
+    ``pytest.mark.long(seconds)`` by the seconds they take on one worker, then the rest by how many
+    tests they hold. pytest-xdist (``--dist loadfile --no-loadscope-reorder``, as dev.py runs it)
+    hands the files to the workers in this order, so a file that takes minutes in one or two tests
+    starts first instead of last, while the other worker runs the short files beside it."""
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.partition("::")[0], []).append(item)
+
+    def cost(tests: list) -> tuple[float, int]:
+        marked = [m.args[0] for t in tests for m in t.iter_markers("long") if m.args]
+        return (max(marked, default=0.0), len(tests))
+
+    return [item for tests in sorted(files.values(), key=cost, reverse=True) for item in tests]
+
+
+def _deselect_postgres_twins(config, items) -> None:
+    """The PostgreSQL variants outside POSTGRES_IS_THE_POINT, deselected (reported as such)."""
     tests = REPO / "tests"
     kept, left_out = [], []
     for item in items:
@@ -576,3 +599,42 @@ def replay_history(url: str, pytorch_release, now: str, *, releases=RELEASES, re
         run_opgov("--db", url, "--now", now, "decisions", "load", "core-aten-review-2023")
     for version in runtimes:
         run_opgov("--db", url, "--now", now, "runtimes", "add", f"executorch@{version}")
+
+
+# --- where the suite's time goes ------------------------------------------------------------------
+# OPGOV_TEST_TIMES=FILE: each worker appends a line per test file it ran: the file, its wall seconds
+# and its CPU seconds (the worker's own and that of the programs it started and waited for: servers,
+# schemathesis, the CLI). Read by docs/performance.md's tables and by the `long` marks.
+_TIMES: dict[str, object] = {}
+
+
+def _cpu() -> float:
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _file_done() -> None:
+    import time
+
+    if _TIMES.get("file"):
+        with open(os.environ["OPGOV_TEST_TIMES"], "a") as out:
+            out.write(f"{_TIMES['file']}\t{time.monotonic() - _TIMES['wall']:.1f}\t{_cpu() - _TIMES['cpu']:.1f}\n")
+    _TIMES.clear()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):  # where the test runs (a worker), before its fixtures are set up
+    import time
+
+    file = item.nodeid.partition("::")[0]
+    if not os.environ.get("OPGOV_TEST_TIMES") or file == _TIMES.get("file"):
+        return
+    _file_done()
+    _TIMES.update(file=file, wall=time.monotonic(), cpu=_cpu())
+
+
+def pytest_sessionfinish(session):
+    if os.environ.get("OPGOV_TEST_TIMES"):
+        _file_done()

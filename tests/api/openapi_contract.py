@@ -6,12 +6,13 @@ free port) on real data with a maintainer's token, and must find nothing — eve
 status and a body the document declares, and every request the document calls valid is accepted.
 Bounded: a fixed seed and a few examples per operation.
 
-The operations are fuzzed in three files, so `--dist loadfile` runs them on different workers:
+The operations are fuzzed in four files, so `--dist loadfile` runs them on different workers:
 test_openapi_contract.py (reading and checking: files, operators, decompositions, runtimes, pages),
-test_openapi_contract_governance.py (proposals, queue, exceptions, members and tokens, settings,
-events, the clock; last the routes that remove the maintainer and their token) and
+test_openapi_contract_workbench.py (the committee's workbench: proposals, votes, triage and the
+queue), test_openapi_contract_governance.py (exceptions, members and tokens, settings, events, the
+clock, the report; last the routes that remove the maintainer and their token) and
 test_openapi_contract_torch.py (the route that traces torch). Together they are every operation
-of the document (test_openapi_contract.py checks that the three groups cover it).
+of the document (test_openapi_contract.py checks that the groups cover it).
 
 What no schema can say (an uploaded file's content, a date in the server's future, ...) is listed
 with its reason in tests/api/schemathesis.toml, the only place a schema-valid request may get 400.
@@ -34,9 +35,10 @@ SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 # routes that remove what the run authenticates with (the maintainer, their token): run last, alone
 SELF_DESTRUCTIVE = r"^/api/v1/(members/\{name\}|tokens/\{token_id\})$"
 TRACES_TORCH = "/api/v1/decomps/import-torch"  # each call may trace torch's table for up to 2 minutes
-# the governance routes (test_openapi_contract_governance.py); every other one but the two above is
-# test_openapi_contract.py's
-GOVERNANCE = r"^/api/v1/(proposals|queue|exceptions|events|members|tokens|tick|report|config)(/.*)?$"
+# the committee's workbench (test_openapi_contract_workbench.py) and the other governance routes
+# (test_openapi_contract_governance.py); every other one but the two above is test_openapi_contract.py's
+WORKBENCH = r"^/api/v1/(proposals|queue)(/.*)?$"
+GOVERNANCE = r"^/api/v1/(exceptions|events|members|tokens|tick|report|config)(/.*)?$"
 
 
 def _build(db: str, pytorch_release, shared_dir: Path) -> str:
@@ -125,11 +127,14 @@ def clean(code: int, report: str) -> bool:
 
 
 def group(path: str) -> str:
-    """Which file fuzzes a path's operations: torch, last (self-destructive), governance or reading."""
+    """Which file fuzzes a path's operations: torch, last (self-destructive), workbench, governance
+    or reading."""
     if path == TRACES_TORCH:
         return "torch"
     if re.search(SELF_DESTRUCTIVE, path):
         return "last"
+    if re.search(WORKBENCH, path):
+        return "workbench"
     return "governance" if re.search(GOVERNANCE, path) else "reading"
 
 

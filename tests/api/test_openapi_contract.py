@@ -1,8 +1,8 @@
 """The OpenAPI document is the contract (tests/api/openapi_contract.py says how it is checked):
 the document's own promises, the server's refusal of what the document refuses, and schemathesis
 on the reading and checking operations (files, operators, decompositions, runtimes, pages). The
-governance operations are test_openapi_contract_governance.py's, the route that traces torch
-test_openapi_contract_torch.py's.
+workbench's operations are test_openapi_contract_workbench.py's, the other governance operations
+test_openapi_contract_governance.py's, the route that traces torch test_openapi_contract_torch.py's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 import httpx
 import pytest
 
-from tests.api.openapi_contract import GOVERNANCE, SELF_DESTRUCTIVE, TRACES_TORCH, fuzz_clean, group, serve
+from tests.api.openapi_contract import GOVERNANCE, SELF_DESTRUCTIVE, TRACES_TORCH, WORKBENCH, fuzz_clean, group, serve
 
 pytestmark = [pytest.mark.realdata]
 
@@ -58,12 +58,12 @@ def test_every_operation_declares_its_errors_and_is_fuzzed_by_one_file(served):
         assert errors or not takes, f"{method.upper()} {path} declares no error"
         for status, response in errors.items():
             assert list(response["content"]) == ["application/problem+json"], (path, method, status)
-    # the three files' groups: each operation is in one, and each group holds operations
+    # the files' groups: each operation is in one, and each group holds operations
     groups = {group(path) for path, _ in operations}
-    assert groups == {"reading", "governance", "last", "torch"}
+    assert groups == {"reading", "workbench", "governance", "last", "torch"}
     assert [p for p, _ in operations if group(p) == "torch"] == [TRACES_TORCH]
 
 
 def test_schemathesis_finds_nothing_in_reading_and_checking(served, tmp_path):
     fuzz_clean(served, tmp_path, "reading", "--max-examples", "15", "--exclude-path-regex",
-               f"{GOVERNANCE}|{SELF_DESTRUCTIVE}|^{re.escape(TRACES_TORCH)}$")
+               f"{WORKBENCH}|{GOVERNANCE}|{SELF_DESTRUCTIVE}|^{re.escape(TRACES_TORCH)}$")

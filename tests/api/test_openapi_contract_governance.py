@@ -1,6 +1,7 @@
-"""schemathesis on the governance operations (proposals, queue, exceptions, members and tokens,
-settings, events, the clock), then on the routes that remove the maintainer and their token, last
-and alone. How and why: tests/api/openapi_contract.py."""
+"""schemathesis on the governance operations outside the workbench (exceptions, members and tokens,
+settings, events, the clock, the report), then on the routes that remove the maintainer and their
+token, last and alone. The workbench's are test_openapi_contract_workbench.py's. How and why:
+tests/api/openapi_contract.py."""
 
 from __future__ import annotations
 
