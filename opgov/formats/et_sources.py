@@ -387,7 +387,8 @@ class _Dtypes:
     compute: set[str] | None = None
     unattributed: list[tuple[str, ...]] = field(default_factory=list)
 
-    def found(self) -> bool:
+    def any(self) -> bool:
+        """Whether anything was found of the dtypes (an argument's, the common one, an unattributed switch)."""
         return bool(self.args or self.common is not None or self.compute is not None or self.unattributed)
 
 
@@ -652,7 +653,7 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
     _read_supported(code, pset, dtypes)
     checks = _read_checks(code, locals_, pset)
     _narrow(dtypes, checks)
-    moves_bytes = not found.found() and _moves_bytes(code)
+    moves_bytes = not found.any() and _moves_bytes(code)
     int_as_float = (found.common is not None or found.compute is not None) and _int_as_float(code, scope)
     facts = KernelFacts(
         kernel=kernel, file=path, any_dtype=moves_bytes, params=tuple(params), int_as_float=int_as_float,
@@ -661,7 +662,7 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
         compute=tuple(sorted(found.compute)) if found.compute is not None else None,
         ranks=tuple((a, tuple(sorted(r))) for a, r in sorted(checks.ranks.items())),
         same_dtype=tuple(dict.fromkeys(checks.same)), unattributed=tuple(dict.fromkeys(found.unattributed)),
-        unknown=None if found.found() or moves_bytes else "no dtype switch found in the kernel or its file's helpers")
+        unknown=None if found.any() or moves_bytes else "no dtype switch found in the kernel or its file's helpers")
     if fallback is not None and re.search(r"\bportable\b|torch::executor::native::\w+_out", body):
         facts = _union(facts, fallback)
     return facts
