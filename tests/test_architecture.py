@@ -418,6 +418,40 @@ def test_results_are_declared_in_results():
     assert _models_declared(PACKAGE, ("services", "render", "web")) == []
 
 
+LONG = 80  # lines: a function longer than this does several things, or should say why not
+MOST_LONG = 3  # kept long where a split would make them worse (fastyaml._walk: the import's hot loop)
+
+
+def long_functions(package: Path = PACKAGE) -> list[str]:
+    """Functions and methods of ``package`` over :data:`LONG` lines (``end_lineno - lineno + 1``,
+    decorators excluded; a nested function counts on its own and inside its parent), as
+    ``path:line name (length)``, longest first."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > LONG:
+                    found.append((length, f"{path.relative_to(package.parent)}:{node.lineno} {node.name} ({length})"))
+    return [text for _, text in sorted(found, key=lambda f: -f[0])]
+
+
+def test_few_functions_are_long():
+    long = long_functions()
+    assert len(long) <= MOST_LONG, "\n".join(long)
+
+
+def test_a_long_function_is_counted(tmp_path):
+    copy = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    before = long_functions(copy)
+    body = "".join(f"    x{i} = {i}\n" for i in range(LONG - 1))  # the def line and these: LONG lines
+    line = _plant(copy / "core" / "names.py", f"@staticmethod\ndef planted():\n{body}") - (LONG - 1)
+    assert long_functions(copy) == before  # exactly LONG lines, decorator apart: not long
+    _plant(copy / "core" / "names.py", "def planted_too():\n" + body + "    return x0\n")
+    assert set(long_functions(copy)) - set(before) == {f"opgov/core/names.py:{line + LONG + 1} planted_too ({LONG + 1})"}
+
+
 def _plant(path: Path, text: str) -> int:
     """Append ``text`` to the file; the line of its last line."""
     old = path.read_text(encoding="utf-8")

@@ -71,42 +71,68 @@ def check_pr_cmd(
 
     Exit 0: no errors; 1: errors; 2: bad input.
     """
+    if list_rules:
+        _list_rules()
+        return
+    gate = _run(base, head, config)
+    names = _side_names(gate, head)
+    _write_extras(gate.report, names, sarif=sarif, junit=junit, requests=requests)
+    sys.stdout.write(_rendered(gate.report, fmt, names))
+    if gate.report.errors:
+        raise typer.Exit(1)
+
+
+def _list_rules() -> None:
+    """Every rule of the gate, check-bc's first, with its purpose."""
+    from opgov.core import compat
+    from opgov.core.prgate import PR_RULES
+
+    seen = set()
+    for rule in compat.RULES:
+        if rule.id not in seen:
+            seen.add(rule.id)
+            sys.stdout.write(f"{rule.id:34} check-bc  {rule.purpose}\n")
+    for rule in PR_RULES.values():
+        sys.stdout.write(f"{rule.id:34} {rule.severity:9} {rule.purpose}\n")
+
+
+def _run(base: Optional[str], head: Optional[str], config: Optional[str]):
+    """The gate, with the database's decisions and exceptions when there is a database."""
     from datetime import datetime, timezone
 
-    from opgov.render import prgate as render
     from opgov.services.prgate import database_facts, load_config, run_check_pr
 
-    if list_rules:
-        from opgov.core import compat
-        from opgov.core.prgate import PR_RULES
-
-        seen = set()
-        for rule in compat.RULES:
-            if rule.id not in seen:
-                seen.add(rule.id)
-                sys.stdout.write(f"{rule.id:34} check-bc  {rule.purpose}\n")
-        for rule in PR_RULES.values():
-            sys.stdout.write(f"{rule.id:34} {rule.severity:9} {rule.purpose}\n")
-        return
     cfg = load_config(config)
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
         from opgov.cli.runtime import command
 
         with command(write=False) as ctx:
             today = ctx.now().date()
-            facts = database_facts(ctx.session, today)
-            report, base_src, head_src = run_check_pr(cfg, base, head, today=today, facts=facts)
-    else:
-        report, base_src, head_src = run_check_pr(cfg, base, head, today=datetime.now(timezone.utc).date())
-    def shown(revision: str | None, label: str) -> str:
-        if revision is None:
-            return label
-        short = revision[:12] if len(revision) == 40 and all(c in "0123456789abcdef" for c in revision) else revision
-        return f"{short}:{label}"
+            return run_check_pr(cfg, base, head, today=today, facts=database_facts(ctx.session, today))
+    return run_check_pr(cfg, base, head, today=datetime.now(timezone.utc).date())
 
-    names = {"base": shown(base_src.revision, base_src.label), "head": shown(head_src.revision, head_src.label)}
-    if head_src.revision is None and head is None:
-        names["head"] = f"{head_src.label} (working tree)"
+
+def _shown(revision: str | None, label: str) -> str:
+    if revision is None:
+        return label
+    short = revision[:12] if len(revision) == 40 and all(c in "0123456789abcdef" for c in revision) else revision
+    return f"{short}:{label}"
+
+
+def _side_names(gate, head: Optional[str]) -> dict[str, str]:
+    """How the report names the two sides (a revision shortened, the working tree's file said so)."""
+    names = {"base": _shown(gate.base.revision, gate.base.label), "head": _shown(gate.head.revision, gate.head.label)}
+    if gate.head.revision is None and head is None:
+        names["head"] = f"{gate.head.label} (working tree)"
+    return names
+
+
+def _write_extras(report, names: dict[str, str], *, sarif: Optional[Path], junit: Optional[Path],
+                  requests: Optional[Path]) -> None:
+    """The files asked for beside the output (--sarif, --junit, --requests), and the markdown
+    summary appended to $GITHUB_STEP_SUMMARY when it is set."""
+    from opgov.render import prgate as render
+
     if sarif is not None:
         from opgov.render.sarif import render_sarif
 
@@ -124,27 +150,29 @@ def check_pr_cmd(
                 out.write(render.render_markdown(report, **names))
         except OSError as err:
             sys.stderr.write(f"opgov: cannot append to $GITHUB_STEP_SUMMARY ({err.strerror or err})\n")
+
+
+def _rendered(report, fmt: PrFormat, names: dict[str, str]) -> str:
+    """The report in the chosen format."""
+    from opgov.render import prgate as render
+
     if fmt is PrFormat.json:
-        text = render.render_json(report, **names) + "\n"
-    elif fmt is PrFormat.github:
-        text = render.render_github(report)
-    elif fmt is PrFormat.markdown:
-        text = render.render_markdown(report, **names)
-    elif fmt is PrFormat.sarif:
+        return render.render_json(report, **names) + "\n"
+    if fmt is PrFormat.github:
+        return render.render_github(report)
+    if fmt is PrFormat.markdown:
+        return render.render_markdown(report, **names)
+    if fmt is PrFormat.sarif:
         from opgov.render.sarif import render_sarif
 
-        text = render_sarif(report)
-    elif fmt is PrFormat.junit:
+        return render_sarif(report)
+    if fmt is PrFormat.junit:
         from opgov.render.junit import render_junit
 
-        text = render_junit(report)
-    elif fmt is PrFormat.requests:
-        text = render.render_requests(report)
-    else:
-        text = render.render_text(report, **names)
-    sys.stdout.write(text)
-    if report.errors:
-        raise typer.Exit(1)
+        return render_junit(report)
+    if fmt is PrFormat.requests:
+        return render.render_requests(report)
+    return render.render_text(report, **names)
 
 
 @allowlist_app.command("convert")

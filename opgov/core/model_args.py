@@ -171,87 +171,115 @@ def check_calls(calls: Sequence[Call], *, model_release: str, runtime_release: s
     ``runtime_release``: ``runtime_schemas`` (operator → schema text) are that release's,
     ``model_schemas`` the model's release's (None when opgov holds no snapshot of it: defaults
     and BC are then not compared). ``upgraders``: :class:`opgov.core.upgraders.Upgrader` on record."""
-    from opgov.core.compat import bc_breaks
-
-    found: dict[tuple, Problem] = {}
+    problems = _Problems(model_release, runtime_release)
     upgrade = model_schemas is not None and newer(runtime_release, model_release)
-
-    def add(rule: str, call: Call, argument: str | None, message: str, upgrader: str | None = None) -> None:
-        key = (rule, call.op, argument)
-        if key in found:
-            p = found[key]
-            found[key] = Problem(p.rule, p.severity, p.call, p.op, p.argument, p.model_release, p.runtime_release,
-                                 p.message, p.upgrader, p.calls + 1)
-            return
-        severity = "warning" if upgrader is not None else RULES[rule]
-        found[key] = Problem(rule, severity, call.node, call.op, argument, model_release, runtime_release, message,
-                             upgrader)
-
     for call in calls:
         r_text = runtime_schemas.get(call.op)
         if r_text is None:
-            add("operator-missing", call, None, f"{call.node} calls {call.op}, which torch {runtime_release} does not "
-                                                "have: it cannot load the call")
+            problems.add("operator-missing", call, None, f"{call.node} calls {call.op}, which torch {runtime_release} "
+                                                         "does not have: it cannot load the call")
             continue
         r_schema = _parse(r_text)
         m_text = model_schemas.get(call.op) if model_schemas is not None else None
         m_schema = _parse(m_text)
         if r_schema is None:
             continue
-        if upgrade and m_schema is not None and m_text != r_text:
-            breaks = bc_breaks(m_schema, r_schema)
-            if breaks:
-                covering = next((u for u in upgraders if u.covers(call.op, m_text)), None)
-                why = breaks[0].message.rstrip(".")
-                if covering is not None:
-                    add("schema-bc-break", call, None,
-                        f"{call.op} broke backward compatibility between torch {model_release} and {runtime_release} "
-                        f"({why}): {call.node} runs only through the upgrader {covering.name}", covering.name)
-                else:
-                    add("schema-bc-break", call, None,
-                        f"{call.op} broke backward compatibility between torch {model_release} and {runtime_release} "
-                        f"({why}) and no upgrader on record covers its {model_release} schema: {call.node} does not "
-                        "run")
-                continue  # the upgrader (or its absence) is the whole story of this call
-        r_args = {a.name: a for a in r_schema.arguments.flat}
-        m_args = {a.name: a for a in m_schema.arguments.flat} if m_schema is not None else {}
-        named = {a.name: a for a in call.args}
-        # a renamed argument is one finding: the call names the new name, R requires the old one;
-        # torch.export.load refuses the archive, so "dropped, runs as if defaulted" is not said of it
-        refused_here = any(r_arg.default is None and not r_arg.kwarg_only and name not in named
-                           for name, r_arg in r_args.items())
-        for arg in call.args:
-            if arg.name in r_args or refused_here:
-                continue
-            m_arg = m_args.get(arg.name)
-            if m_arg is not None and _is_default(m_arg, arg.value):
-                continue  # passes the default: dropping it changes nothing
-            add("argument-unknown", call, arg.name,
-                f"{call.node} passes {arg.name}={arg.text} to {call.op}, an argument torch {runtime_release} does not "
-                f"know (the model's torch {model_release} does): torch.export.load of {runtime_release} drops it, "
-                "so the call runs as if it were left to its default")
-        for name, r_arg in r_args.items():
-            if name in named:
-                continue
-            if r_arg.default is None and not r_arg.kwarg_only:
-                unknown_here = [a.name for a in call.args if a.name not in r_args]
-                renamed = f"; the call names {', '.join(unknown_here)} instead" if unknown_here else ""
-                add("argument-refused", call, name,
-                    f"{call.node} does not name {name}, which torch {runtime_release}'s {call.op} requires "
-                    f"({'renamed or added since ' + model_release if m_schema is not None else 'unknown to the model'}"
-                    f"{renamed}): torch.export.load of {runtime_release} refuses the archive")
-                continue
-            m_arg = m_args.get(name)
-            if m_arg is None or m_arg.default is None or r_arg.default is None:
-                continue
-            from opgov.core.compat.torchscript import value_differs
+        if upgrade and m_schema is not None and m_text != r_text and _bc_break(problems, call, m_schema, m_text,
+                                                                                r_schema, upgraders):
+            continue  # the upgrader (or its absence) is the whole story of this call
+        _argument_problems(problems, call, r_schema, m_schema)
+    return problems.ordered()
 
-            if value_differs(m_arg, r_arg):
-                add("default-changed", call, name,
-                    f"{call.node} leaves {name} of {call.op} to its default, which is {m_arg.default} in torch "
-                    f"{model_release} and {r_arg.default} in {runtime_release}: the results change silently")
-    order = {"error": 0, "warning": 1}
-    return tuple(sorted(found.values(), key=lambda p: (order[p.severity], p.op, p.rule, p.argument or "")))
+
+class _Problems:
+    """The problems found so far, one per (rule, operator, argument), counting its calls."""
+
+    def __init__(self, model_release: str, runtime_release: str) -> None:
+        self.model_release = model_release
+        self.runtime_release = runtime_release
+        self.found: dict[tuple, Problem] = {}
+
+    def add(self, rule: str, call: Call, argument: str | None, message: str, upgrader: str | None = None) -> None:
+        key = (rule, call.op, argument)
+        if key in self.found:
+            p = self.found[key]
+            self.found[key] = Problem(p.rule, p.severity, p.call, p.op, p.argument, p.model_release,
+                                      p.runtime_release, p.message, p.upgrader, p.calls + 1)
+            return
+        severity = "warning" if upgrader is not None else RULES[rule]
+        self.found[key] = Problem(rule, severity, call.node, call.op, argument, self.model_release,
+                                  self.runtime_release, message, upgrader)
+
+    def ordered(self) -> tuple[Problem, ...]:
+        """Errors first, then by operator, rule and argument."""
+        order = {"error": 0, "warning": 1}
+        return tuple(sorted(self.found.values(), key=lambda p: (order[p.severity], p.op, p.rule, p.argument or "")))
+
+
+def _bc_break(problems: _Problems, call: Call, m_schema, m_text: str, r_schema, upgraders: Sequence) -> bool:
+    """Whether the operator broke BC between the model's release and the runtime's (then the call
+    runs only through an upgrader on record, or not at all: a problem either way)."""
+    from opgov.core.compat import bc_breaks
+
+    breaks = bc_breaks(m_schema, r_schema)
+    if not breaks:
+        return False
+    model_release, runtime_release = problems.model_release, problems.runtime_release
+    covering = next((u for u in upgraders if u.covers(call.op, m_text)), None)
+    why = breaks[0].message.rstrip(".")
+    if covering is not None:
+        problems.add("schema-bc-break", call, None,
+                     f"{call.op} broke backward compatibility between torch {model_release} and {runtime_release} "
+                     f"({why}): {call.node} runs only through the upgrader {covering.name}", covering.name)
+    else:
+        problems.add("schema-bc-break", call, None,
+                     f"{call.op} broke backward compatibility between torch {model_release} and {runtime_release} "
+                     f"({why}) and no upgrader on record covers its {model_release} schema: {call.node} does not "
+                     "run")
+    return True
+
+
+def _argument_problems(problems: _Problems, call: Call, r_schema, m_schema) -> None:
+    """The call's arguments against the runtime's schema: one it does not know, one it requires
+    that the call does not name, a default the call relies on that changed."""
+    model_release, runtime_release = problems.model_release, problems.runtime_release
+    r_args = {a.name: a for a in r_schema.arguments.flat}
+    m_args = {a.name: a for a in m_schema.arguments.flat} if m_schema is not None else {}
+    named = {a.name: a for a in call.args}
+    # a renamed argument is one finding: the call names the new name, R requires the old one;
+    # torch.export.load refuses the archive, so "dropped, runs as if defaulted" is not said of it
+    refused_here = any(r_arg.default is None and not r_arg.kwarg_only and name not in named
+                       for name, r_arg in r_args.items())
+    for arg in call.args:
+        if arg.name in r_args or refused_here:
+            continue
+        m_arg = m_args.get(arg.name)
+        if m_arg is not None and _is_default(m_arg, arg.value):
+            continue  # passes the default: dropping it changes nothing
+        problems.add("argument-unknown", call, arg.name,
+                     f"{call.node} passes {arg.name}={arg.text} to {call.op}, an argument torch {runtime_release} "
+                     f"does not know (the model's torch {model_release} does): torch.export.load of "
+                     f"{runtime_release} drops it, so the call runs as if it were left to its default")
+    for name, r_arg in r_args.items():
+        if name in named:
+            continue
+        if r_arg.default is None and not r_arg.kwarg_only:
+            unknown_here = [a.name for a in call.args if a.name not in r_args]
+            renamed = f"; the call names {', '.join(unknown_here)} instead" if unknown_here else ""
+            problems.add("argument-refused", call, name,
+                         f"{call.node} does not name {name}, which torch {runtime_release}'s {call.op} requires "
+                         f"({'renamed or added since ' + model_release if m_schema is not None else 'unknown to the model'}"
+                         f"{renamed}): torch.export.load of {runtime_release} refuses the archive")
+            continue
+        m_arg = m_args.get(name)
+        if m_arg is None or m_arg.default is None or r_arg.default is None:
+            continue
+        from opgov.core.compat.torchscript import value_differs
+
+        if value_differs(m_arg, r_arg):
+            problems.add("default-changed", call, name,
+                         f"{call.node} leaves {name} of {call.op} to its default, which is {m_arg.default} in torch "
+                         f"{model_release} and {r_arg.default} in {runtime_release}: the results change silently")
 
 
 def dtypes_by_operator(calls: Iterable[Call]) -> dict[str, tuple[str, ...]]:

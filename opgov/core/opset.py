@@ -63,7 +63,7 @@ transitively. A model is covered when everything it then needs is in the must-im
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from opgov.core.corpus import ModelOps
@@ -306,124 +306,20 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
         raise BadInput(fill(TEXTS["both"], op=both[0]), subject=both[0])
     choice = OpsetChoice(preset, tuple(extra), tuple(kept))
     decomposes = _decision(choice, operators, rules)
-    notes: list[str] = []
-    code_keep: tuple[str, ...] = ()
-    code_decompose: tuple[str, ...] = ()
-    forced: frozenset[str] = frozenset()  # what export decomposes whatever the table says
-    follow = rules  # the rules the opset follows
     if torch is None:
-        notes += [fill(TEXTS["no_rule"], op=op) for op in extra if op not in rules]
-        does = decomposes
+        plan = _Plan(follow=rules, does=decomposes,
+                     notes=[fill(TEXTS["no_rule"], op=op) for op in extra if op not in rules])
     else:
-        for op in extra:
-            refusal = _refusal(op, torch, rules)
-            if refusal is not None:
-                raise PolicyRefusal(fill(TEXTS[refusal[0]], op=op, version=torch.version, reason=refusal[1]),
-                                    subject=op)
-        forced = _forced(operators, torch)
-        extra_set = frozenset(extra)
-        traced_away = frozenset(implicit) | forced
-        # what the generated code decomposes: opgov's choice, where torch has a decomposition
-        # (an --decompose operator passed _refusal: torch has a traced decomposition or a rule says how)
-        table = {op for op in set(torch.targets) | torch.default
-                 if decomposes(op) and (_torch_may(op, torch, rules) or op in extra_set) and op not in forced}
-        follow = dict(rules)
-        for op in table | forced:
-            if torch.targets.get(op) is not None:
-                follow[op] = tuple(torch.targets[op])
-        becomes = _Leaves(follow, forced.__contains__)  # what export turns an operator into by itself
-        for op in kept:
-            if op in forced:
-                shown = ", ".join(sorted(becomes(op))) or "(no operator)" if op in follow else "(not traced)"
-                raise PolicyRefusal(fill(TEXTS["refuse_keep"], op=op, version=torch.version, reason=torch.forced[op],
-                                         ops=shown), subject=op)
-        # a decomposition added for a rule must stay within ATen (torch decomposes var_mean into
-        # prims): otherwise the operator is better implemented than its targets
-        added = sorted(op for op in table if op not in torch.default and op not in extra_set)
-        probe = _Leaves(follow, table.__contains__)
-        foreign = {op: sorted(t for t in probe(op) if _outside_aten(t)) for op in added}
-        foreign = {op: leaves for op, leaves in foreign.items() if leaves}
-        table -= set(foreign)
-
-        def does(op: str) -> bool:  # the code's table decomposes it, or export does whatever the table says
-            return op in table or op in forced
-        if PRESET_POLICY[preset]["from_empty"]:
-            code_decompose = tuple(sorted(table))
-        else:
-            code_keep = tuple(sorted(op for op in torch.default - table))
-            code_decompose = tuple(sorted(table - torch.default))
-        live_rules = sorted(op for op in rules if decomposes(op) and op not in table
-                            and _noted_if_torch_keeps(op, operators, rules, traced_away))
-        none = [op for op in live_rules if op not in foreign]
-        if none:
-            notes.append(fill(TEXTS["torch_none"], n=len(none), version=torch.version, ops=", ".join(none)))
-        if foreign:
-            notes.append(fill(TEXTS["torch_foreign"], n=len(foreign), version=torch.version, ops=", ".join(
-                fill(TEXTS["foreign_item"], op=op, ops=", ".join(leaves)) for op, leaves in sorted(foreign.items()))))
-        core_kept = [op for op in sorted(torch.default - table) if op not in kept
-                     and _core_torch_decomposes(op, operators, torch)]
-        if core_kept:
-            notes.append(fill(TEXTS["core_kept"], n=len(core_kept), version=torch.version, ops=", ".join(core_kept)))
-
+        plan = _torch_plan(choice, operators, rules, torch, frozenset(implicit), decomposes)
     live = {op: info for op, info in operators.items() if _present(info) and not _graph(op, operators)}
     graph = tuple(sorted(op for op, info in operators.items() if _present(info) and _graph(op, operators)))
     not_functional: list[str] = []
-    candidates = [op for op, i in live.items() if _candidate(preset, i)]
     if PRESET_POLICY[preset]["drift"]:
         not_functional = sorted(op for op, i in live.items() if _drift(i) and op not in kept)
-    leaves = _Leaves(follow, does)
-
-    entries: dict[str, dict] = {}
-
-    functionalized: dict[str, str] = {}
-
-    def add(op: str, why: str, source: str | None = None) -> None:
-        if why == "target" and preset != "no-decomp":
-            # functionalization: an exported graph holds a mutable target's functional sibling
-            # (``_native_batch_norm_legit`` → ``_native_batch_norm_legit_functional``), never the target
-            form = functional_form(op, operators)
-            if form != op:
-                functionalized[op], op = form, form
-        if _graph(op, operators):
-            return
-        info = operators.get(op)
-        entry = entries.setdefault(op, {"why": why, "by": set(), "info": info})
-        if _RANK[why] < _RANK[entry["why"]]:
-            entry["why"] = why
-        if source:
-            entry["by"].add(source)
-
-    without_rule: set[str] = set()
-    for op in sorted(set(candidates)):
-        if op in forced:  # never in an exported program: what torch turns it into is
-            if op in follow:
-                for leaf in leaves(op):
-                    add(leaf, "target", op)
-            continue
-        if not decomposes(op):
-            add(op, _why_kept(op, choice, operators))
-        elif does(op) and op in follow:
-            for leaf in leaves(op):
-                add(leaf, "target", op)
-        elif torch is not None and op in traced_away:
-            continue  # export's tracing decomposes it (CompositeImplicitAutograd): never in a graph
-        elif torch is not None and op in rules:
-            add(op, "torch-keeps")  # decided decomposable, but torch cannot decompose it
-        else:
-            without_rule.add(op)
-    for op in kept:  # kept explicitly, perhaps not a candidate (e.g. an in-place variant)
-        if op in live:
-            add(op, "kept")
-    for op in extra:  # decomposed explicitly, perhaps not a candidate
-        if op in follow and does(op):
-            for leaf in leaves(op):
-                add(leaf, "target", op)
-    for op in entries:
-        if entries[op]["why"] == "target" and not does(op) and op in operators:
-            entries[op]["why"] = _why_kept(op, choice, operators) if not decomposes(op) else "torch-keeps"
-    without_rule -= set(entries)
-    for op in [op for op in entries if _graph(op, operators)]:  # a rule's target may be one: still no kernel
-        del entries[op]
+    found = _Entries(preset, operators)
+    without_rule = _gather(found, choice, operators, rules, live, plan, decomposes, torch)
+    entries = found.entries
+    notes = plan.notes
     # an operator is listed or left out, never both: a non-functional core operator a decomposition
     # produces (and functionalization has no form for in this registry) is listed, not left out
     not_functional = [op for op in not_functional if op not in entries]
@@ -433,7 +329,7 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                              produced_by=tuple(sorted(e["by"])),
                              lifecycle=e["info"].lifecycle if e["info"] else "unknown")
                   for op, e in sorted(entries.items()))
-    decomposed = tuple(sorted(op for op in follow if does(op)))
+    decomposed = tuple(sorted(op for op in plan.follow if plan.does(op)))
     beyond = set(extra)
     if PRESET_POLICY[preset]["beyond_core"]:
         beyond |= {op for op in decomposed if (i := operators.get(op)) is not None and i.category == "core"}
@@ -441,12 +337,154 @@ def build_opset(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence
                  decomposed=decomposed, beyond_default=tuple(sorted(beyond)), notes=tuple(notes),
                  not_functional=tuple(not_functional), graph_ops=graph,
                  graph_reasons={op: operators[op].graph or graph_op_reason(op) or "" for op in graph},
-                 functionalized=functionalized,
-                 torch_version=torch.version if torch is not None else None, code_keep=code_keep,
-                 code_decompose=code_decompose, rules=follow,
+                 functionalized=found.functionalized,
+                 torch_version=torch.version if torch is not None else None, code_keep=plan.code_keep,
+                 code_decompose=plan.code_decompose, rules=plan.follow,
                  torch_removes=tuple((op, torch.forced[op]) for op in sorted(
-                     forced, key=lambda o: (operators[o].kind != "functional", o.startswith("aten::_"), o))),
+                     plan.forced, key=lambda o: (operators[o].kind != "functional", o.startswith("aten::_"), o))),
                  torch_facts=torch.describe() if torch is not None else None)
+
+
+@dataclass
+class _Plan:
+    """What the opset follows: the rules (torch's traced targets where torch decomposes), what is
+    decomposed (``does``), what export decomposes whatever the table says (``forced``) or while
+    tracing (``traced_away``), how the generated code adjusts torch's table, and the notes so far."""
+
+    follow: Mapping[str, tuple[str, ...]]
+    does: Callable[[str], bool]
+    notes: list[str]
+    forced: frozenset[str] = frozenset()
+    traced_away: frozenset[str] = frozenset()
+    code_keep: tuple[str, ...] = ()
+    code_decompose: tuple[str, ...] = ()
+
+
+def _torch_plan(choice: OpsetChoice, operators: Mapping[str, OpInfo], rules: Mapping[str, tuple[str, ...]],
+                torch: TorchFacts, implicit: frozenset[str], decomposes) -> _Plan:
+    """What one torch release's ``run_decompositions`` does with this choice (refusing a
+    ``decompose`` operator torch cannot decompose, or a ``keep`` operator export removes anyway)."""
+    extra, kept = choice.decompose, choice.keep
+    for op in extra:
+        refusal = _refusal(op, torch, rules)
+        if refusal is not None:
+            raise PolicyRefusal(fill(TEXTS[refusal[0]], op=op, version=torch.version, reason=refusal[1]),
+                                subject=op)
+    forced = _forced(operators, torch)
+    extra_set = frozenset(extra)
+    # what the generated code decomposes: opgov's choice, where torch has a decomposition
+    # (an --decompose operator passed _refusal: torch has a traced decomposition or a rule says how)
+    table = {op for op in set(torch.targets) | torch.default
+             if decomposes(op) and (_torch_may(op, torch, rules) or op in extra_set) and op not in forced}
+    follow = dict(rules)
+    for op in table | forced:
+        if torch.targets.get(op) is not None:
+            follow[op] = tuple(torch.targets[op])
+    becomes = _Leaves(follow, forced.__contains__)  # what export turns an operator into by itself
+    for op in kept:
+        if op in forced:
+            shown = ", ".join(sorted(becomes(op))) or "(no operator)" if op in follow else "(not traced)"
+            raise PolicyRefusal(fill(TEXTS["refuse_keep"], op=op, version=torch.version, reason=torch.forced[op],
+                                     ops=shown), subject=op)
+    # a decomposition added for a rule must stay within ATen (torch decomposes var_mean into
+    # prims): otherwise the operator is better implemented than its targets
+    added = sorted(op for op in table if op not in torch.default and op not in extra_set)
+    probe = _Leaves(follow, table.__contains__)
+    foreign = {op: sorted(t for t in probe(op) if _outside_aten(t)) for op in added}
+    foreign = {op: leaves for op, leaves in foreign.items() if leaves}
+    table -= set(foreign)
+    plan = _Plan(follow=follow, does=(table | forced).__contains__, notes=[], forced=forced,
+                 traced_away=implicit | forced)
+    if PRESET_POLICY[choice.preset]["from_empty"]:
+        plan.code_decompose = tuple(sorted(table))
+    else:
+        plan.code_keep = tuple(sorted(op for op in torch.default - table))
+        plan.code_decompose = tuple(sorted(table - torch.default))
+    live_rules = sorted(op for op in rules if decomposes(op) and op not in table
+                        and _noted_if_torch_keeps(op, operators, rules, plan.traced_away))
+    none = [op for op in live_rules if op not in foreign]
+    if none:
+        plan.notes.append(fill(TEXTS["torch_none"], n=len(none), version=torch.version, ops=", ".join(none)))
+    if foreign:
+        plan.notes.append(fill(TEXTS["torch_foreign"], n=len(foreign), version=torch.version, ops=", ".join(
+            fill(TEXTS["foreign_item"], op=op, ops=", ".join(leaves)) for op, leaves in sorted(foreign.items()))))
+    core_kept = [op for op in sorted(torch.default - table) if op not in kept
+                 and _core_torch_decomposes(op, operators, torch)]
+    if core_kept:
+        plan.notes.append(fill(TEXTS["core_kept"], n=len(core_kept), version=torch.version, ops=", ".join(core_kept)))
+    return plan
+
+
+class _Entries:
+    """The opset's operators as they are found: each with why it is there and the operators
+    whose decomposition produces it (``entries``), and the mutable targets replaced by their
+    functional form (``functionalized``)."""
+
+    def __init__(self, preset: str, operators: Mapping[str, OpInfo]) -> None:
+        self.preset = preset
+        self.operators = operators
+        self.entries: dict[str, dict] = {}
+        self.functionalized: dict[str, str] = {}
+
+    def add(self, op: str, why: str, source: str | None = None) -> None:
+        if why == "target" and self.preset != "no-decomp":
+            # functionalization: an exported graph holds a mutable target's functional sibling
+            # (``_native_batch_norm_legit`` → ``_native_batch_norm_legit_functional``), never the target
+            form = functional_form(op, self.operators)
+            if form != op:
+                self.functionalized[op], op = form, form
+        if _graph(op, self.operators):
+            return
+        info = self.operators.get(op)
+        entry = self.entries.setdefault(op, {"why": why, "by": set(), "info": info})
+        if _RANK[why] < _RANK[entry["why"]]:
+            entry["why"] = why
+        if source:
+            entry["by"].add(source)
+
+    def targets(self, op: str, leaves) -> None:
+        for leaf in leaves(op):
+            self.add(leaf, "target", op)
+
+
+def _gather(found: _Entries, choice: OpsetChoice, operators: Mapping[str, OpInfo],
+            rules: Mapping[str, tuple[str, ...]], live: Mapping[str, OpInfo], plan: _Plan, decomposes,
+            torch: TorchFacts | None) -> set[str]:
+    """The opset's operators, into ``found``: the preset's candidates, kept or replaced by what
+    they decompose into, then the operators kept and decomposed explicitly; returns the
+    decomposed candidates no rule says how to decompose."""
+    follow, does, entries = plan.follow, plan.does, found.entries
+    leaves = _Leaves(follow, does)
+    candidates = [op for op, i in live.items() if _candidate(choice.preset, i)]
+    without_rule: set[str] = set()
+    for op in sorted(set(candidates)):
+        if op in plan.forced:  # never in an exported program: what torch turns it into is
+            if op in follow:
+                found.targets(op, leaves)
+            continue
+        if not decomposes(op):
+            found.add(op, _why_kept(op, choice, operators))
+        elif does(op) and op in follow:
+            found.targets(op, leaves)
+        elif torch is not None and op in plan.traced_away:
+            continue  # export's tracing decomposes it (CompositeImplicitAutograd): never in a graph
+        elif torch is not None and op in rules:
+            found.add(op, "torch-keeps")  # decided decomposable, but torch cannot decompose it
+        else:
+            without_rule.add(op)
+    for op in choice.keep:  # kept explicitly, perhaps not a candidate (e.g. an in-place variant)
+        if op in live:
+            found.add(op, "kept")
+    for op in choice.decompose:  # decomposed explicitly, perhaps not a candidate
+        if op in follow and does(op):
+            found.targets(op, leaves)
+    for op in entries:
+        if entries[op]["why"] == "target" and not does(op) and op in operators:
+            entries[op]["why"] = _why_kept(op, choice, operators) if not decomposes(op) else "torch-keeps"
+    without_rule -= set(entries)
+    for op in [op for op in entries if _graph(op, operators)]:  # a rule's target may be one: still no kernel
+        del entries[op]
+    return without_rule
 
 
 _RANK = {"kept": 0, "core": 1, "not-decomposed": 2, "torch-keeps": 3, "target": 4}

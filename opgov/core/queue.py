@@ -311,63 +311,83 @@ def suggest(ev: Evidence, *, tagged_core: bool = False, rule: Sequence[str] = ()
        core; but a family member the committee decided otherwise, or no runtime and no model to
        tell → human.
     """
-    torch = ev.torch
     if ev.kind.kind != "functional":
         return Advice(Suggestion.human, f"a {ev.kind.kind} variant: it follows its functional operator's category")
     if ev.kind.graph is not None:
-        held = f"a graph operator ({ev.kind.graph}): no kernel runs it"
-        if "symbolic" in ev.kind.graph:  # a size of a dynamic shape: export records it whatever the table says
-            held += ", torch.export holds it in a graph of dynamic shapes"
-        elif torch is not None and torch.export_decomposes:
-            held += f"; torch.export (torch {torch.release}) decomposes it ({torch.export_how})"
-        elif torch is not None:
-            held += f"; torch.export (torch {torch.release}) holds it, lowering strips it"
-        if tagged_core:
-            return Advice(Suggestion.core, f"{held}; native_functions.yaml tags it core")
-        return Advice(Suggestion.custom, f"{held}; native_functions.yaml does not tag it core")
+        return _graph_advice(ev, tagged_core)
+    torch = ev.torch
     if torch is None:
         if ev.composite.composite_implicit:
             return Advice(Suggestion.human, "CompositeImplicitAutograd, but no torch release's facts are recorded "
                                             "(opgov decomps import-torch): what export turns it into is unknown")
         return Advice(Suggestion.human, "no torch release's facts are recorded (opgov decomps import-torch): "
                                         "whether torch.export decomposes it is unknown")
-    export = f"torch.export (torch {torch.release})"
-    implicit = ev.composite.composite_implicit
-    kernel = "CompositeImplicitAutograd: its kernel is the decomposition (no targets recorded)"
     if torch.export_decomposes:
-        how = f"{export} decomposes it ({torch.export_how})"
-        if torch.traced is None:
-            return Advice(Suggestion.human, f"{how}, but into what was not recorded ({torch.untraced})")
-        if not torch.ends_in:
-            if implicit and not tagged_core:
-                return Advice(Suggestion.decompose, f"{how} into no operator: an exported program never holds it; "
-                                                    f"{kernel}")
-            return Advice(Suggestion.human, f"{how} into no operator: an exported program never holds it, and "
-                                            "a decomposition needs targets (the policy refuses one without)")
-        if not torch.reaches_core:
-            return Advice(Suggestion.human, f"{how} into {_names(list(torch.ends_in))}; not core: "
-                                            f"{_names(list(torch.not_core))}")
-        into = f"{how} into core ops: {_names(list(torch.ends_in))}"
-        if tagged_core:
-            return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {into}", torch.ends_in)
-        return Advice(Suggestion.decompose, into, torch.ends_in)
-    if implicit and not torch.has_decomposition:  # an operator the release's facts do not know
+        return _decomposed_advice(ev, torch, tagged_core)
+    if ev.composite.composite_implicit and not torch.has_decomposition:  # an operator the release's facts do not know
         why = (f"CompositeImplicitAutograd in native_functions.yaml: export decomposes it by its kernel (torch "
                f"{torch.release}'s facts do not record it, nor into what)")
         if tagged_core:
             return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {why}")
         return Advice(Suggestion.decompose, why)
+    return _kept_advice(ev, _why_kept(torch), tagged_core)
+
+
+def _graph_advice(ev: Evidence, tagged_core: bool) -> Advice:
+    """A graph operator: core when PyTorch tags it core, else custom; never decompose."""
+    torch = ev.torch
+    held = f"a graph operator ({ev.kind.graph}): no kernel runs it"
+    if "symbolic" in ev.kind.graph:  # a size of a dynamic shape: export records it whatever the table says
+        held += ", torch.export holds it in a graph of dynamic shapes"
+    elif torch is not None and torch.export_decomposes:
+        held += f"; torch.export (torch {torch.release}) decomposes it ({torch.export_how})"
+    elif torch is not None:
+        held += f"; torch.export (torch {torch.release}) holds it, lowering strips it"
+    if tagged_core:
+        return Advice(Suggestion.core, f"{held}; native_functions.yaml tags it core")
+    return Advice(Suggestion.custom, f"{held}; native_functions.yaml does not tag it core")
+
+
+def _decomposed_advice(ev: Evidence, torch: TorchFact, tagged_core: bool) -> Advice:
+    """torch.export decomposes it: decompose into core operators, else a human's call."""
+    how = f"torch.export (torch {torch.release}) decomposes it ({torch.export_how})"
+    if torch.traced is None:
+        return Advice(Suggestion.human, f"{how}, but into what was not recorded ({torch.untraced})")
+    if not torch.ends_in:
+        if ev.composite.composite_implicit and not tagged_core:
+            return Advice(Suggestion.decompose, f"{how} into no operator: an exported program never holds it; "
+                                                "CompositeImplicitAutograd: its kernel is the decomposition "
+                                                "(no targets recorded)")
+        return Advice(Suggestion.human, f"{how} into no operator: an exported program never holds it, and "
+                                        "a decomposition needs targets (the policy refuses one without)")
+    if not torch.reaches_core:
+        return Advice(Suggestion.human, f"{how} into {_names(list(torch.ends_in))}; not core: "
+                                        f"{_names(list(torch.not_core))}")
+    into = f"{how} into core ops: {_names(list(torch.ends_in))}"
+    if tagged_core:
+        return Advice(Suggestion.human, f"native_functions.yaml tags it core, yet {into}", torch.ends_in)
+    return Advice(Suggestion.decompose, into, torch.ends_in)
+
+
+def _why_kept(torch: TorchFact) -> str:
+    """Why torch.export keeps an operator it does not decompose."""
+    export = f"torch.export (torch {torch.release})"
     if torch.traced and torch.in_default_table and torch.declines:
         others = [t for t in torch.traced if t not in torch.declines]
-        no_decomp = (f"{export} keeps it: its decomposition declines some of torch's sample inputs"
-                     + (f" (the others it decomposes into {_names(others)})" if others else ""))
-    elif torch.traced:
-        no_decomp = (f"{export} keeps it: its default table does not apply torch._decomp's decomposition "
-                     f"(into {_names(list(torch.traced))})")
-    elif torch.has_decomposition:
-        no_decomp = f"{export} keeps it: its default table does not apply torch._decomp's decomposition"
-    else:
-        no_decomp = f"{export} keeps it: torch has no decomposition for it"
+        return (f"{export} keeps it: its decomposition declines some of torch's sample inputs"
+                + (f" (the others it decomposes into {_names(others)})" if others else ""))
+    if torch.traced:
+        return (f"{export} keeps it: its default table does not apply torch._decomp's decomposition "
+                f"(into {_names(list(torch.traced))})")
+    if torch.has_decomposition:
+        return f"{export} keeps it: its default table does not apply torch._decomp's decomposition"
+    return f"{export} keeps it: torch has no decomposition for it"
+
+
+def _kept_advice(ev: Evidence, no_decomp: str, tagged_core: bool) -> Advice:
+    """Export keeps it: core when runtimes implement it or models use it, custom when neither (core
+    when the yaml tags it core); a human's call when the committee decided its family otherwise, or
+    when no runtime and no model can tell."""
     use = _use(ev)
     disagree = [c for c in ev.family.decided]
     if use:

@@ -275,6 +275,45 @@ def _value(line: str) -> str:
     return line.strip()
 
 
+def _refuse_bad_line(text: str, path: str) -> None:
+    """A list item that does not start with ``func:``, or text at column 0 that is not an entry or a
+    comment: refused with its line."""
+    bad = _BAD_LINE_RE.search("\n" + text)
+    if bad is not None:
+        lineno = text.count("\n", 0, bad.start()) + 1
+        what = ("entry does not start with '- func:'" if text[bad.start()] == "-"
+                else "expected '- func:', an indented key, a comment or a blank line")
+        raise BadInput(what, file=path, line=lineno)
+
+
+def _body_end(text: str, start_pos: int, first_line: int, stop_pos: int, stop_line: int) -> int:
+    """The last line of the entry starting at ``start_pos`` (line ``first_line``) whose next one
+    starts at ``stop_pos`` (line ``stop_line``): the last line before it that is neither blank nor a
+    comment."""
+    end = stop_pos - 1 if text[stop_pos - 1] == "\n" else stop_pos  # end of the line above
+    end_line = stop_line
+    while True:
+        begin = text.rfind("\n", 0, end) + 1
+        if begin <= start_pos:
+            return first_line
+        end_line -= 1
+        stripped = text[begin:end].lstrip()
+        if stripped and stripped[0] != "#":
+            return end_line
+        end = begin - 1
+
+
+def _func_name(func: str, seen: dict[str, int], path: str, lineno: int) -> str:
+    """The operator name of a ``func:`` value, refused when unreadable or a duplicate."""
+    paren = func.find("(")
+    name = func[:paren].strip() if paren > 0 else ""
+    if not name or not _FUNC_NAME_RE.fullmatch(name):
+        raise BadInput(f"cannot read an operator name from func: {func!r}", file=path, line=lineno)
+    if name in seen:
+        raise BadInput(f"duplicate operator {name} (first at line {seen[name]})", file=path, line=lineno)
+    return name
+
+
 def scan(text: str, *, path: str = "native_functions.yaml") -> list[Entry]:
     """The entries of a native_functions.yaml text, in file order.
 
@@ -283,20 +322,13 @@ def scan(text: str, *, path: str = "native_functions.yaml") -> list[Entry]:
     empty or nameless schema, a duplicate func name, a ``tags:`` or ``autogen:`` value in a form
     it cannot read, or one of those keys twice in an entry.
     """
+    _refuse_bad_line(text, path)
     src = "\n" + text
-    bad = _BAD_LINE_RE.search(src)
-    if bad is not None:
-        lineno = text.count("\n", 0, bad.start()) + 1
-        what = ("entry does not start with '- func:'" if text[bad.start()] == "-"
-                else "expected '- func:', an indented key, a comment or a blank line")
-        raise BadInput(what, file=path, line=lineno)
-
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     n = len(text)
     lineno = 1
     counted = 0  # text offset up to which newlines are counted into ``lineno``
-
     start_pos = -1  # offset of the current entry's func line
     func = name = ""
     first_line = 0
@@ -304,24 +336,6 @@ def scan(text: str, *, path: str = "native_functions.yaml") -> list[Entry]:
     tags_line: int | None = None
     autogen: tuple[str, ...] = ()
     autogen_line: int | None = None
-
-    def finish(stop_pos: int, stop_line: int) -> None:
-        # the body ends at the last line before ``stop_pos`` that is neither blank nor a comment
-        end = stop_pos - 1 if text[stop_pos - 1] == "\n" else stop_pos  # end of the line above
-        end_line = stop_line
-        while True:
-            begin = text.rfind("\n", 0, end) + 1
-            if begin <= start_pos:
-                end_line = first_line
-                break
-            end_line -= 1
-            stripped = text[begin:end].lstrip()
-            if stripped and stripped[0] != "#":
-                break
-            end = begin - 1
-        entries.append(Entry(func, name, first_line, end_line, stop_line - 1, tags, tags_line,
-                             autogen, autogen_line))
-
     for m in _KEY_LINE_RE.finditer(src):
         pos = m.start()
         lineno += text.count("\n", counted, pos)
@@ -334,16 +348,10 @@ def scan(text: str, *, path: str = "native_functions.yaml") -> list[Entry]:
                     raise BadInput("indented text before the first entry", file=path,
                                    line=text.count("\n", 0, head.start()) + 1)
             else:
-                finish(pos, lineno)
+                entries.append(Entry(func, name, first_line, _body_end(text, start_pos, first_line, pos, lineno),
+                                     lineno - 1, tags, tags_line, autogen, autogen_line))
             func = _value(m[2])
-            paren = func.find("(")
-            name = func[:paren].strip() if paren > 0 else ""
-            if not name or not _FUNC_NAME_RE.fullmatch(name):
-                raise BadInput(f"cannot read an operator name from func: {func!r}", file=path,
-                               line=lineno)
-            if name in seen:
-                raise BadInput(f"duplicate operator {name} (first at line {seen[name]})",
-                               file=path, line=lineno)
+            name = _func_name(func, seen, path, lineno)
             seen[name] = lineno
             start_pos = pos
             first_line = lineno
@@ -364,7 +372,8 @@ def scan(text: str, *, path: str = "native_functions.yaml") -> list[Entry]:
         lineno += text.count("\n", counted, n)
         if n and text[-1] != "\n":
             lineno += 1  # a last line without a newline
-        finish(n, lineno)
+        entries.append(Entry(func, name, first_line, _body_end(text, start_pos, first_line, n, lineno),
+                             lineno - 1, tags, tags_line, autogen, autogen_line))
     elif (head := _CONTENT_RE.search(src)) is not None:
         raise BadInput("indented text but no '- func:' entry", file=path,
                        line=text.count("\n", 0, head.start()) + 1)
@@ -441,86 +450,15 @@ def plan(text: str, desired: Mapping[str, Desired], *,
         for a in e.autogen:
             if a not in by_name:
                 declarers.setdefault(a, []).append(e)
-
-    conflicts: list[Conflict] = []
-    conflicted: set[str] = set()
-
-    def conflict(op: str, kind: ConflictKind, reason: str, line: int | None) -> None:
-        conflicts.append(Conflict(op, kind, reason, line))
-        conflicted.add(op)
-
-    for e in entries:
-        d = desired.get(e.name)
-        if d is None:
-            conflict(e.name, "missing-in-database", "in the file but unknown to the database",
-                     e.line)
-        elif d.schema is not None and d.schema != e.func:
-            conflict(e.name, "schema-differs",
-                     f"schema in the file {e.func!r} differs from the database's {d.schema!r}",
-                     e.line)
-    for a, decl in declarers.items():
-        d = desired.get(a)
-        first = decl[0]
-        if d is None:
-            conflict(a, "missing-in-database",
-                     f"declared by autogen: of {first.name} but unknown to the database",
-                     first.autogen_line)
-        elif not d.delete and d.managed_tags:
-            conflict(a, "autogen-tags",
-                     f"only autogen: of {first.name} declares it, so it cannot carry tags "
-                     f"{sorted(d.managed_tags)}", first.autogen_line)
-    for op, d in desired.items():
-        if not d.delete and op not in by_name and op not in declarers:
-            conflict(op, "missing-in-file", "known to the database but not in the file", None)
-
-    # entries to delete (with the operators their autogen: declares)
-    deleting: dict[str, Entry] = {
-        e.name: e for e in entries
-        if e.name not in conflicted and (d := desired.get(e.name)) is not None and d.delete
-    }
-    for name, e in list(deleting.items()):
-        for a in e.autogen:
-            if a in by_name:
-                continue
-            d = desired.get(a)
-            survivors = [x for x in declarers.get(a, ()) if x.name not in deleting]
-            if survivors or (d is not None and d.delete and a not in conflicted):
-                continue
-            why = "is in conflict" if a in conflicted else "the database does not mark deleted"
-            conflict(name, "autogen-blocked",
-                     f"deleting it would remove {a} (declared by its autogen:), which {why}",
-                     e.line)
-            del deleting[name]
-            break
-
-    changes: list[Change] = []
-
-    # autogen-only operators marked deleted: remove from every surviving declaration
-    autogen_removals: dict[int, list[str]] = {}  # 0-based autogen line -> names to remove
-    autogen_owner: dict[int, Entry] = {}
-    for a, decl in declarers.items():
-        d = desired.get(a)
-        if d is None or not d.delete or a in conflicted:
-            continue
-        survivors = [x for x in decl if x.name not in deleting]
-        blocked = [x.name for x in survivors if x.name in conflicted]
-        if blocked:
-            conflict(a, "autogen-blocked",
-                     f"declared by autogen: of {', '.join(blocked)}, which is in conflict",
-                     decl[0].autogen_line)
-            continue
-        for x in survivors:
-            assert x.autogen_line is not None
-            autogen_removals.setdefault(x.autogen_line - 1, []).append(a)
-            autogen_owner[x.autogen_line - 1] = x
-    for idx, names in autogen_removals.items():
-        for n in names:
-            changes.append(Change(n, "remove-autogen", None, idx + 1, autogen_owner[idx].name))
-
+    conflicts = _conflicts(entries, by_name, declarers, desired)
+    deleting = _deleting(entries, by_name, declarers, desired, conflicts)
+    removals, owners = _autogen_removals(declarers, desired, deleting, conflicts)
+    changes = [Change(n, "remove-autogen", None, idx + 1, owners[idx].name)
+               for idx, names in removals.items() for n in names]
     deletions: list[Entry] = []
     tag_edits: list[tuple[Entry, tuple[str, ...]]] = []
     for e in entries:
-        if e.name in conflicted:
+        if e.name in conflicts.ops:
             continue
         d = desired[e.name]
         if e.name in deleting:
@@ -533,25 +471,113 @@ def plan(text: str, desired: Mapping[str, Desired], *,
         if have == d.managed_tags:
             continue
         where = e.tags_line if e.tags_line is not None else e.line
-        for t in GOVERNED_TAGS:
-            if t in have and t not in d.managed_tags:
-                changes.append(Change(e.name, "remove-tag", t, where, e.name))
-        for t in GOVERNED_TAGS:
-            if t in d.managed_tags and t not in have:
-                changes.append(Change(e.name, "add-tag", t, where, e.name))
+        changes += [Change(e.name, "remove-tag", t, where, e.name) for t in GOVERNED_TAGS
+                    if t in have and t not in d.managed_tags]
+        changes += [Change(e.name, "add-tag", t, where, e.name) for t in GOVERNED_TAGS
+                    if t in d.managed_tags and t not in have]
         tag_edits.append((e, _new_tags(e.tags, d.managed_tags)))
-
     if not changes:
-        return SyncPlan(text, (), tuple(conflicts))
+        return SyncPlan(text, (), tuple(conflicts.found))
+    return SyncPlan(_edited(text, removals, owners, deletions, tag_edits), tuple(changes), tuple(conflicts.found))
 
-    # render the edits on the lines of the text
+
+class _Conflicts:
+    """The conflicts found so far, and the operators they name."""
+
+    def __init__(self) -> None:
+        self.found: list[Conflict] = []
+        self.ops: set[str] = set()
+
+    def add(self, op: str, kind: ConflictKind, reason: str, line: int | None) -> None:
+        self.found.append(Conflict(op, kind, reason, line))
+        self.ops.add(op)
+
+
+def _conflicts(entries: list[Entry], by_name: dict[str, Entry], declarers: dict[str, list[Entry]],
+               desired: Mapping[str, Desired]) -> _Conflicts:
+    """Where the file and the database disagree on what exists: an entry (or an operator only an
+    autogen: declares) the database does not know, a schema that differs, tags on an operator only
+    an autogen: declares, an operator of the database not in the file."""
+    conflicts = _Conflicts()
+    for e in entries:
+        d = desired.get(e.name)
+        if d is None:
+            conflicts.add(e.name, "missing-in-database", "in the file but unknown to the database", e.line)
+        elif d.schema is not None and d.schema != e.func:
+            conflicts.add(e.name, "schema-differs",
+                          f"schema in the file {e.func!r} differs from the database's {d.schema!r}", e.line)
+    for a, decl in declarers.items():
+        d = desired.get(a)
+        first = decl[0]
+        if d is None:
+            conflicts.add(a, "missing-in-database", f"declared by autogen: of {first.name} but unknown to the database",
+                          first.autogen_line)
+        elif not d.delete and d.managed_tags:
+            conflicts.add(a, "autogen-tags", f"only autogen: of {first.name} declares it, so it cannot carry tags "
+                          f"{sorted(d.managed_tags)}", first.autogen_line)
+    for op, d in desired.items():
+        if not d.delete and op not in by_name and op not in declarers:
+            conflicts.add(op, "missing-in-file", "known to the database but not in the file", None)
+    return conflicts
+
+
+def _deleting(entries: list[Entry], by_name: dict[str, Entry], declarers: dict[str, list[Entry]],
+              desired: Mapping[str, Desired], conflicts: _Conflicts) -> dict[str, Entry]:
+    """The entries to delete; one whose autogen: declares an operator that would be lost with it
+    (in conflict, or not marked deleted) is a conflict instead."""
+    deleting: dict[str, Entry] = {
+        e.name: e for e in entries
+        if e.name not in conflicts.ops and (d := desired.get(e.name)) is not None and d.delete
+    }
+    for name, e in list(deleting.items()):
+        for a in e.autogen:
+            if a in by_name:
+                continue
+            d = desired.get(a)
+            survivors = [x for x in declarers.get(a, ()) if x.name not in deleting]
+            if survivors or (d is not None and d.delete and a not in conflicts.ops):
+                continue
+            why = "is in conflict" if a in conflicts.ops else "the database does not mark deleted"
+            conflicts.add(name, "autogen-blocked", f"deleting it would remove {a} (declared by its autogen:), which {why}",
+                          e.line)
+            del deleting[name]
+            break
+    return deleting
+
+
+def _autogen_removals(declarers: dict[str, list[Entry]], desired: Mapping[str, Desired],
+                      deleting: dict[str, Entry], conflicts: _Conflicts) -> tuple[dict[int, list[str]], dict[int, Entry]]:
+    """The autogen-only operators marked deleted, removed from every surviving declaration:
+    (0-based autogen: line → the names to remove, 0-based autogen: line → its entry)."""
+    removals: dict[int, list[str]] = {}
+    owners: dict[int, Entry] = {}
+    for a, decl in declarers.items():
+        d = desired.get(a)
+        if d is None or not d.delete or a in conflicts.ops:
+            continue
+        survivors = [x for x in decl if x.name not in deleting]
+        blocked = [x.name for x in survivors if x.name in conflicts.ops]
+        if blocked:
+            conflicts.add(a, "autogen-blocked", f"declared by autogen: of {', '.join(blocked)}, which is in conflict",
+                          decl[0].autogen_line)
+            continue
+        for x in survivors:
+            assert x.autogen_line is not None
+            removals.setdefault(x.autogen_line - 1, []).append(a)
+            owners[x.autogen_line - 1] = x
+    return removals, owners
+
+
+def _edited(text: str, removals: dict[int, list[str]], owners: dict[int, Entry], deletions: list[Entry],
+            tag_edits: list[tuple[Entry, tuple[str, ...]]]) -> str:
+    """The edits rendered on the lines of the text."""
     lines, final_newline = _split_lines(text)
     cr = "\r" if lines and lines[0].endswith("\r") else ""
     replace: dict[int, str | None] = {}  # 0-based line index -> new text (None: drop the line)
     insert_after: dict[int, str] = {}
     delete_lines: set[int] = set()
-    for idx, names in autogen_removals.items():
-        remaining = tuple(n for n in autogen_owner[idx].autogen if n not in names)
+    for idx, names in removals.items():
+        remaining = tuple(n for n in owners[idx].autogen if n not in names)
         replace[idx] = _render_list_line(lines[idx], 10, remaining) if remaining else None
     for e in deletions:
         delete_lines.update(_entry_deletion(lines, e))
@@ -562,8 +588,7 @@ def plan(text: str, desired: Mapping[str, Desired], *,
             replace[e.tags_line - 1] = _render_list_line(lines[e.tags_line - 1], 7, new)
         else:
             replace[e.tags_line - 1] = None
-    new_lines = _apply(lines, replace, insert_after, delete_lines)
-    return SyncPlan(_join_lines(new_lines, final_newline), tuple(changes), tuple(conflicts))
+    return _join_lines(_apply(lines, replace, insert_after, delete_lines), final_newline)
 
 
 def _entry_deletion(lines: list[str], e: Entry) -> list[int]:

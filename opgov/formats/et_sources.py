@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opgov.core.errors import BadInput
 
@@ -320,34 +320,26 @@ _COMPLEX = frozenset({"complex32", "complex64", "complex128"})
 _SCALARS = frozenset({"bool", "int64", "float64"})  # the types a Scalar holds (ET_SWITCH_SCALAR_OBJ_TYPES)
 
 
-def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[list[str], str]],
-                 switches: SwitchSets, fallback: KernelFacts | None = None) -> KernelFacts:
-    """The facts of the kernel function ``kernel`` (``torch::executor::gelu_out``): ``sources`` are the
-    kernel folder's files (path → text, comments stripped), ``helpers`` the util and pattern
-    files' functions (:func:`helper_index`)."""
-    fname = kernel.rsplit("::", 1)[-1]
-    where = None
+def _definition(fname: str, sources: dict[str, str]) -> tuple[str, str, list[str], str] | None:
+    """Where the kernel ``fname`` is defined: (its file, the file's text, its parameters after the
+    runtime context, its body), else None."""
     for path, text in sources.items():
         for params, body, _ in _functions(text).get(fname, []):
             if params and _CONTEXT.search(params[0]):
-                where = (path, text, [_param_name(p) for p in params[1:]], body)
-                break
-        if where:
-            break
-    if where is None:
-        return KernelFacts(kernel=kernel, file=None, unknown=f"no definition of {fname} found")
-    path, text, params, body = where
-    pset = set(params)
-    # the kernel's body and the helpers of its file that are not kernels themselves
-    functions = _functions(text)
+                return path, text, [_param_name(p) for p in params[1:]], body
+    return None
+
+
+def _scope(fname: str, text: str, body: str, helpers: dict[str, tuple[list[str], str]]) -> list[str]:
+    """The code the kernel runs, its body first: the helpers of its file that are not kernels
+    themselves, then the helpers of util/ and pattern/ it calls (comparison_tensor_out,
+    unary_ufunc_*, check_*_args), their parameters renamed to the arguments the call passes."""
     scope = [body]
-    for name, defs in functions.items():
+    for name, defs in _functions(text).items():
         for fparams, fbody, _ in defs:
             if name != fname and not (fparams and _CONTEXT.search(fparams[0]) and name.endswith("_out")):
                 if re.search(rf"\b{re.escape(name)}\b", body):
                     scope.append(fbody)
-    # the helpers of util/ and pattern/ it calls (comparison_tensor_out, unary_ufunc_*, check_*_args),
-    # their parameters renamed to the arguments the call passes
     seen: set[str] = set()
     queue = list(scope)
     while queue:
@@ -371,22 +363,39 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
             scope.append(renamed)
             if len(seen) < 12:
                 queue.append(renamed)
-    code = "\n".join(scope)
+    return scope
+
+
+def _locals(scope: list[str], pset: set[str]) -> dict[str, str]:
+    """The locals standing for an argument's dtype or element (the kernel's own assignments first)."""
     locals_: dict[str, str] = {}
-    for chunk in scope:  # the kernel's own assignments first
+    for chunk in scope:
         for m in _LOCAL_TYPE.finditer(chunk):
             locals_.setdefault(m.group(1), m.group(2))
         for m in _LOCAL_ELEMENT.finditer(chunk):
             if m.group(2) in pset:
                 locals_.setdefault(f"&{m.group(1)}", m.group(2))
-    dtypes: dict[str, set[str]] = {}
+    return locals_
+
+
+@dataclass
+class _Dtypes:
+    """What the switches of a kernel say, gathered as they are read."""
+
+    args: dict[str, set[str]] = field(default_factory=dict)
     common: set[str] | None = None
     compute: set[str] | None = None
-    unattributed: list[tuple[str, ...]] = []
-    complex_spans: list[tuple[int, int]] = []
-    # a fast path guarded by `x != ScalarType::Half && …`: the dtypes it excludes never reach the
-    # switches inside it (they take the general path further on)
-    guarded: list[tuple[int, int, set[str]]] = []
+    unattributed: list[tuple[str, ...]] = field(default_factory=list)
+
+    def any(self) -> bool:
+        """Whether anything was found of the dtypes (an argument's, the common one, an unattributed switch)."""
+        return bool(self.args or self.common is not None or self.compute is not None or self.unattributed)
+
+
+def _guarded(code: str) -> list[tuple[int, int, set[str]]]:
+    """The blocks of a fast path guarded by `x != ScalarType::Half && …` and the dtypes it excludes:
+    those never reach the switches inside it (they take the general path further on)."""
+    guarded = []
     for m in re.finditer(r"\bif\s*\(", code):
         close = _balanced(code, m.end() - 1)
         cond = code[m.end(): close - 1]
@@ -397,6 +406,30 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
         if excluded:
             start = close + brace.end() - 1
             guarded.append((start, _balanced(code, start, "{", "}"), excluded))
+    return guarded
+
+
+def _float_or(types: set[str], what: str, subject: str, code: str) -> set[str]:
+    """``compute_type = isFloatingType(x) ? x : Float`` (then maybe get_compute_type): the dtypes of
+    x whose compute type is one of the switch's ``types``."""
+    _, other = what.split(":")
+    upcast = re.search(rf"get_compute_type\(\s*{re.escape(subject)}\s*\)", code) is not None
+    fallback_type = SCALAR_TYPES.get(other)
+    taken = set()
+    for d in _INT + _FLOAT + ("float16", "bfloat16", "bool"):
+        computed = d if d in _FLOAT + ("float16", "bfloat16") else fallback_type
+        if upcast:
+            computed = COMPUTE_UPCAST.get(computed, computed)
+        if computed in types:
+            taken.add(d)
+    return taken
+
+
+def _read_switches(code: str, switches: SwitchSets, locals_: dict[str, str], pset: set[str]) -> _Dtypes:
+    """The ``ET_SWITCH_*`` macros of the kernel's code, each attributed to what it switches on."""
+    found = _Dtypes()
+    complex_spans: list[tuple[int, int]] = []
+    guarded = _guarded(code)
     # `if (t != ScalarType::Float) { t = ScalarType::Double; }`: t is one of two dtypes, whatever the call
     pinned = {m.group(1): {SCALAR_TYPES.get(m.group(2)), SCALAR_TYPES.get(m.group(3))}
               for m in re.finditer(r"\bif\s*\(\s*(\w+)\s*!=\s*[\w:]*ScalarType::(\w+)\s*\)\s*\{\s*\1\s*=\s*"
@@ -416,7 +449,7 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
         if types is not None and types and {"bool", "int64", "float64"} <= types <= _SCALARS:
             continue  # a switch over a Scalar's own type
         if types is None or subject is None:
-            unattributed.append(("?",))
+            found.unattributed.append(("?",))
             continue
         if subject.strip() in pinned and pinned[subject.strip()] <= types:
             continue  # the switch takes every dtype its subject can be
@@ -425,29 +458,25 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
             types = types | outside
         kind, what = _subject(subject, locals_, pset)
         if kind == "param":
-            dtypes.setdefault(what, set()).update(types)
+            found.args.setdefault(what, set()).update(types)
         elif kind == "float_or":
-            # compute_type = isFloatingType(x) ? x : Float (then maybe get_compute_type): x's dtypes
-            # whose compute type is one of the switch's
-            arg, other = what.split(":")
-            upcast = re.search(rf"get_compute_type\(\s*{re.escape(subject)}\s*\)", code) is not None
-            fallback_type = SCALAR_TYPES.get(other)
-            for d in _INT + _FLOAT + ("float16", "bfloat16", "bool"):
-                computed = d if d in _FLOAT + ("float16", "bfloat16") else fallback_type
-                if upcast:
-                    computed = COMPUTE_UPCAST.get(computed, computed)
-                if computed in types:
-                    dtypes.setdefault(arg, set()).add(d)
+            taken = _float_or(types, what, subject, code)
+            if taken:
+                found.args.setdefault(what.split(":")[0], set()).update(taken)
         elif kind == "scalar":
             continue
         elif kind == "common":
-            common = (common or set()) | types
+            found.common = (found.common or set()) | types
         elif kind == "compute":
-            compute = (compute or set()) | types
+            found.compute = (found.compute or set()) | types
         else:
-            unattributed.append(tuple(sorted(types)))
-    # a plain C++ switch on an argument's dtype: its cases (written out, or by a macro of the file
-    # whose body is `case ScalarType::dtype:`)
+            found.unattributed.append(tuple(sorted(types)))
+    return found
+
+
+def _read_case_switches(code: str, text: str, pset: set[str], dtypes: dict[str, set[str]]) -> None:
+    """A plain C++ switch on an argument's dtype: its cases (written out, or by a macro of the file
+    whose body is `case ScalarType::dtype:`) are dtypes the argument takes."""
     local = {k: v for k, v in switch_macros(text).items() if "case" in v[1]}
     for m in re.finditer(r"\bswitch\s*\(\s*([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\)\s*\)\s*\{", code):
         if m.group(1) not in pset:
@@ -464,7 +493,11 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
                         cases.add(SCALAR_TYPES[t])
         if cases:
             dtypes.setdefault(m.group(1), set()).update(cases)
-    # a branch for one dtype beside the switch (`if (in.scalar_type() == ScalarType::Bool) {...}`)
+
+
+def _read_branches(code: str, dtypes: dict[str, set[str]]) -> None:
+    """A branch for one dtype beside the switch (`if (in.scalar_type() == ScalarType::Bool) {...}`)
+    adds that dtype to an argument the switches name, unless the branch refuses it."""
     for m in re.finditer(r"\bif\s*\(", code):
         close = _balanced(code, m.end() - 1)
         cond = code[m.end(): close - 1]
@@ -474,12 +507,16 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
         for a, t in _DTYPE_EQ.findall(cond):
             if a in dtypes and t in SCALAR_TYPES and "!=" not in cond:
                 dtypes[a].add(SCALAR_TYPES[t])
+
+
+def _read_supported(code: str, pset: set[str], dtypes: dict[str, set[str]]) -> None:
+    """The elementwise utilities' ``SupportedTensorDtypes``: beside an argument, and as a template
+    argument naming the result's dtypes
+    (apply_bitensor_elementwise_fn<CTYPE, op_name, SupportedTensorDtypes::REALHBBF16>(fn, ctx, a, …, out))."""
     for m in _SUPPORTED_USE.finditer(code):
         arg, set_name = m.group(1), m.group(2)
         if arg in pset and set_name in _SUPPORTED:
             dtypes.setdefault(arg, set()).update(_SUPPORTED[set_name])
-    # the elementwise utilities name the result's dtypes as a template argument
-    # (apply_bitensor_elementwise_fn<CTYPE, op_name, SupportedTensorDtypes::REALHBBF16>(fn, ctx, a, …, out))
     for m in _ELEMENTWISE_OUT.finditer(code):
         set_name = m.group(1)
         open_ = code.find("(", m.end() - 1)
@@ -487,106 +524,145 @@ def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[
         arg = call_args[-1].strip() if call_args else ""
         if arg in pset and set_name in _SUPPORTED:
             dtypes.setdefault(arg, set()).update(_SUPPORTED[set_name])
-    # argument checks: in the kernel and in the check_* helpers it calls (by position)
-    ranks: dict[str, set[int]] = {}
-    same: list[tuple[str, ...]] = []
-    exact: dict[str, set[str]] = {}
-    refused: dict[str, set[str]] = {}
 
-    def read_checks(code_: str, rename: dict[str, str]) -> None:
-        """The checks whose whole condition is one of the patterns (a condition mixing others says
-        nothing for certain)."""
-        for m in _CHECK_MACRO.finditer(code_):
-            end_ = _balanced(code_, m.end() - 1)
-            args = split_args(code_[m.end(): end_ - 1])
-            index = 1 if m.group(1).startswith("ET_KERNEL_CHECK") else 0
-            if len(args) <= index:
-                continue
-            cond = re.sub(r"\s+", " ", args[index]).strip()
-            while cond.startswith("(") and _balanced(cond, 0) == len(cond):
-                cond = cond[1:-1].strip()
-            terms = [t.strip() for t in cond.split("||")]
-            dims = [re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.dim\(\) == (\d+)", t) for t in terms]
-            if all(dims) and len({d.group(1) for d in dims}) == 1:
-                arg = rename.get(dims[0].group(1), dims[0].group(1))
-                if arg in pset:
-                    ranks.setdefault(arg, set()).update(int(d.group(2)) for d in dims)
-                continue
-            rank = re.fullmatch(r"tensor_is_rank\( ?([A-Za-z_]\w*)(?:\.value\(\))? ?, ?(\d+) ?\)", cond)
-            if rank:
-                arg = rename.get(rank.group(1), rank.group(1))
-                if arg in pset:
-                    ranks.setdefault(arg, set()).add(int(rank.group(2)))
-                continue
-            # `t == ScalarType::Long || t == ScalarType::Int || …` (t an argument's dtype, or a local for it):
-            # the dtypes the argument may have, listed
-            listed = [re.fullmatch(r"([A-Za-z_]\w*(?:\.value\(\))?(?:\.scalar_type\(\))?) == (?:[\w:]*ScalarType::)(\w+)", t)
-                      for t in terms]
-            if len(terms) > 1 and all(listed):
-                subjects = {_subject(x.group(1) if x.group(1).endswith(")") else x.group(1), locals_, pset)
-                            for x in listed}
-                if len(subjects) == 1:
-                    kind, what = next(iter(subjects))
-                    arg = rename.get(what, what) if kind == "param" else None
-                    if arg in pset:
-                        exact.setdefault(arg, set()).update(SCALAR_TYPES[x.group(2)] for x in listed
-                                                            if x.group(2) in SCALAR_TYPES)
-                        listed_args.add(arg)
-                continue
-            compared = re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\) (==|!=) "
-                                    r"(?:[\w:]*ScalarType::)(\w+)", cond)
-            if compared:  # == names the one dtype it takes, != one it refuses
-                arg = rename.get(compared.group(1), compared.group(1))
-                if arg in pset and compared.group(3) in SCALAR_TYPES:
-                    (exact if compared.group(2) == "==" else refused).setdefault(arg, set()).add(
-                        SCALAR_TYPES[compared.group(3)])
-                continue
-            floating = re.fullmatch(r"tensor_is_floating_type\( ?([A-Za-z_]\w*) ?\)", cond)
-            if floating:
-                arg = rename.get(floating.group(1), floating.group(1))
-                if arg in pset:
-                    exact.setdefault(arg, set()).update(_FLOAT + ("float16", "bfloat16"))
-                continue
-            same_ = re.fullmatch(r"tensors_have_same_(?:shape_and_)?dtype\((.*)\)", cond)
-            if same_:
-                names_ = tuple(dict.fromkeys(rename.get(a.strip(), a.strip()) for a in split_args(same_.group(1))))
-                names_ = tuple(a for a in names_ if a in pset)
-                if len(names_) >= 2:
-                    same.append(names_)
 
-    listed_args: set[str] = set()
-    read_checks(code, {})
-    for arg, types in refused.items():
+@dataclass
+class _Checks:
+    """The argument checks of a kernel: ranks, the dtypes a check takes (``exact``; ``listed``: the
+    arguments whose check lists several) or refuses, and the groups that must share a dtype."""
+
+    ranks: dict[str, set[int]]
+    exact: dict[str, set[str]]
+    refused: dict[str, set[str]]
+    listed: set[str]
+    same: list[tuple[str, ...]]
+
+
+def _condition(args: list[str], index: int) -> str:
+    """A check's condition, whitespace collapsed and outer parentheses gone."""
+    cond = re.sub(r"\s+", " ", args[index]).strip()
+    while cond.startswith("(") and _balanced(cond, 0) == len(cond):
+        cond = cond[1:-1].strip()
+    return cond
+
+
+def _read_checks(code: str, locals_: dict[str, str], pset: set[str]) -> _Checks:
+    """The checks (in the kernel and the check_* helpers it calls) whose whole condition is one of
+    the patterns (a condition mixing others says nothing for certain)."""
+    checks = _Checks({}, {}, {}, set(), [])
+    for m in _CHECK_MACRO.finditer(code):
+        args = split_args(code[m.end(): _balanced(code, m.end() - 1) - 1])
+        index = 1 if m.group(1).startswith("ET_KERNEL_CHECK") else 0
+        if len(args) <= index:
+            continue
+        cond = _condition(args, index)
+        terms = [t.strip() for t in cond.split("||")]
+        dims = [re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.dim\(\) == (\d+)", t) for t in terms]
+        if all(dims) and len({d.group(1) for d in dims}) == 1:
+            if dims[0].group(1) in pset:
+                checks.ranks.setdefault(dims[0].group(1), set()).update(int(d.group(2)) for d in dims)
+            continue
+        rank = re.fullmatch(r"tensor_is_rank\( ?([A-Za-z_]\w*)(?:\.value\(\))? ?, ?(\d+) ?\)", cond)
+        if rank:
+            if rank.group(1) in pset:
+                checks.ranks.setdefault(rank.group(1), set()).add(int(rank.group(2)))
+            continue
+        # `t == ScalarType::Long || t == ScalarType::Int || …` (t an argument's dtype, or a local for it):
+        # the dtypes the argument may have, listed
+        listed = [re.fullmatch(r"([A-Za-z_]\w*(?:\.value\(\))?(?:\.scalar_type\(\))?) == (?:[\w:]*ScalarType::)(\w+)", t)
+                  for t in terms]
+        if len(terms) > 1 and all(listed):
+            subjects = {_subject(x.group(1), locals_, pset) for x in listed}
+            if len(subjects) == 1:
+                kind, what = next(iter(subjects))
+                if kind == "param" and what in pset:
+                    checks.exact.setdefault(what, set()).update(SCALAR_TYPES[x.group(2)] for x in listed
+                                                                if x.group(2) in SCALAR_TYPES)
+                    checks.listed.add(what)
+            continue
+        compared = re.fullmatch(r"([A-Za-z_]\w*)(?:\.value\(\))?\.scalar_type\(\) (==|!=) "
+                                r"(?:[\w:]*ScalarType::)(\w+)", cond)
+        if compared:  # == names the one dtype it takes, != one it refuses
+            arg = compared.group(1)
+            if arg in pset and compared.group(3) in SCALAR_TYPES:
+                (checks.exact if compared.group(2) == "==" else checks.refused).setdefault(arg, set()).add(
+                    SCALAR_TYPES[compared.group(3)])
+            continue
+        floating = re.fullmatch(r"tensor_is_floating_type\( ?([A-Za-z_]\w*) ?\)", cond)
+        if floating:
+            if floating.group(1) in pset:
+                checks.exact.setdefault(floating.group(1), set()).update(_FLOAT + ("float16", "bfloat16"))
+            continue
+        same_ = re.fullmatch(r"tensors_have_same_(?:shape_and_)?dtype\((.*)\)", cond)
+        if same_:
+            names_ = tuple(a for a in dict.fromkeys(a.strip() for a in split_args(same_.group(1))) if a in pset)
+            if len(names_) >= 2:
+                checks.same.append(names_)
+    return checks
+
+
+def _narrow(dtypes: dict[str, set[str]], checks: _Checks) -> None:
+    """What the checks do to the dtypes the switches allow."""
+    for arg, types in checks.refused.items():
         if arg in dtypes:
             dtypes[arg] -= types
-    for arg, types in exact.items():
-        if arg in listed_args and arg in dtypes and dtypes[arg] < types:
+    for arg, types in checks.exact.items():
+        if arg in checks.listed and arg in dtypes and dtypes[arg] < types:
             # a check listing the dtypes an argument may have admits them all; a switch over fewer is
             # a path for some of them (index.Tensor's fast path for int64 and int32 indices)
             dtypes[arg] = set(types)
             continue
         # a check for one dtype (an index must be int64) narrows what the switches allow
         dtypes[arg] = set(types) if arg not in dtypes else (dtypes[arg] & types or set(types))
-    # no switch: a kernel that copies or sets bytes (memcpy, memset), or never reads an element as
-    # a C++ type, takes any dtype
-    moves_bytes = not (dtypes or common is not None or compute is not None or unattributed) and (
-        re.search(r"\bmemcpy\s*\(|\bmemmove\s*\(|\bmemset\s*\(|element_size\(\)", code) is not None
-        or (re.search(r"data_ptr\s*<", code) is None and re.search(r"\b\w+_out\s*\(", code) is None))
-    # true division: the kernel's common dtype of integer (or bool) inputs is float32
-    # (`isFloatingType(a) ? a : ScalarType::Float`, or a helper of its file that returns Float last)
-    int_as_float = (common is not None or compute is not None) and (
-        re.search(r"isFloatingType\((?:[^()]|\([^()]*\))*\)\s*\?\s*[^:;?]+:\s*[\w:]*ScalarType::Float\b", code) is not None
-        or any("isFloatingType" in chunk and re.search(r"return\s+[\w:]*ScalarType::Float\s*;\s*\}\s*$", chunk.strip())
-               for chunk in scope[1:]))
+
+
+def _moves_bytes(code: str) -> bool:
+    """A kernel that copies or sets bytes (memcpy, memset), or never reads an element as a C++ type:
+    with no switch, it takes any dtype."""
+    return (re.search(r"\bmemcpy\s*\(|\bmemmove\s*\(|\bmemset\s*\(|element_size\(\)", code) is not None
+            or (re.search(r"data_ptr\s*<", code) is None and re.search(r"\b\w+_out\s*\(", code) is None))
+
+
+def _int_as_float(code: str, scope: list[str]) -> bool:
+    """True division: the kernel's common dtype of integer (or bool) inputs is float32
+    (`isFloatingType(a) ? a : ScalarType::Float`, or a helper of its file that returns Float last)."""
+    return (re.search(r"isFloatingType\((?:[^()]|\([^()]*\))*\)\s*\?\s*[^:;?]+:\s*[\w:]*ScalarType::Float\b", code)
+            is not None
+            or any("isFloatingType" in chunk and re.search(r"return\s+[\w:]*ScalarType::Float\s*;\s*\}\s*$", chunk.strip())
+                   for chunk in scope[1:]))
+
+
+def kernel_facts(kernel: str, sources: dict[str, str], helpers: dict[str, tuple[list[str], str]],
+                 switches: SwitchSets, fallback: KernelFacts | None = None) -> KernelFacts:
+    """The facts of the kernel function ``kernel`` (``torch::executor::gelu_out``): ``sources`` are the
+    kernel folder's files (path → text, comments stripped), ``helpers`` the util and pattern
+    files' functions (:func:`helper_index`)."""
+    fname = kernel.rsplit("::", 1)[-1]
+    where = _definition(fname, sources)
+    if where is None:
+        return KernelFacts(kernel=kernel, file=None, unknown=f"no definition of {fname} found")
+    path, text, params, body = where
+    pset = set(params)
+    scope = _scope(fname, text, body, helpers)
+    code = "\n".join(scope)
+    locals_ = _locals(scope, pset)
+    found = _read_switches(code, switches, locals_, pset)
+    dtypes = found.args
+    _read_case_switches(code, text, pset, dtypes)
+    _read_branches(code, dtypes)
+    _read_supported(code, pset, dtypes)
+    checks = _read_checks(code, locals_, pset)
+    _narrow(dtypes, checks)
+    moves_bytes = not found.any() and _moves_bytes(code)
+    int_as_float = (found.common is not None or found.compute is not None) and _int_as_float(code, scope)
     facts = KernelFacts(
         kernel=kernel, file=path, any_dtype=moves_bytes, params=tuple(params), int_as_float=int_as_float,
         dtypes=tuple((a, tuple(sorted(t))) for a, t in sorted(dtypes.items())),
-        common=tuple(sorted(common)) if common is not None else None,
-        compute=tuple(sorted(compute)) if compute is not None else None,
-        ranks=tuple((a, tuple(sorted(r))) for a, r in sorted(ranks.items())),
-        same_dtype=tuple(dict.fromkeys(same)), unattributed=tuple(dict.fromkeys(unattributed)),
-        unknown=None if (dtypes or common is not None or compute is not None or unattributed or moves_bytes)
-        else "no dtype switch found in the kernel or its file's helpers")
+        common=tuple(sorted(found.common)) if found.common is not None else None,
+        compute=tuple(sorted(found.compute)) if found.compute is not None else None,
+        ranks=tuple((a, tuple(sorted(r))) for a, r in sorted(checks.ranks.items())),
+        same_dtype=tuple(dict.fromkeys(checks.same)), unattributed=tuple(dict.fromkeys(found.unattributed)),
+        unknown=None if found.any() or moves_bytes else "no dtype switch found in the kernel or its file's helpers")
     if fallback is not None and re.search(r"\bportable\b|torch::executor::native::\w+_out", body):
         facts = _union(facts, fallback)
     return facts

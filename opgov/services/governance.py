@@ -523,9 +523,34 @@ def load_decisions(ctx: Ctx, file: str | Content, *, shown_as: str | None = None
     shown = shown_as or shown
     session = ctx.session
     serialize(ctx, "import", shared=True)  # categories are read, then written back
+    ops, absent = _decided_operators(session, records, shown)
+    records = [r for r in records if r.op not in absent]
+    # lock the operators whose categories are about to be written, in the order tick locks them
+    session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
+                    .order_by(Operator.qualname).with_for_update().execution_options(populate_existing=True)).all()
+    latest = latest_snapshot(session)
+    loaded, superseded = 0, []
+    for record in records:
+        op = ops[record.op]
+        existing = session.scalars(select(Decision).where(Decision.operator_id == op.id, Decision.imported,
+                                                          Decision.source == record.source)).first()
+        if existing is not None:
+            continue  # loading the same file twice records nothing new
+        if _record_decision(ctx, record, op, latest) is not None:
+            superseded.append(op.qualname)
+        loaded += 1
+    return DecisionsLoaded(file=shown, decisions=len(records) + len(absent), recorded=loaded,
+                           already_recorded=len(records) - loaded, superseded=superseded,
+                           decomposition_errors=_decomposition_errors(session, records), skipped=absent)
+
+
+def _decided_operators(session, records, shown: str) -> tuple[dict[str, Operator], dict[str, str]]:
+    """Every record checked before anything is written: (each decided operator's row, the
+    decisions skipped because the database does not know their operator or a target, with why).
+    A name opgov cannot read refuses the file."""
     ops = {}
-    absent: dict[str, str] = {}  # a decision on an operator the database does not know yet: skipped, named
-    for record in records:  # validate everything before writing anything
+    absent: dict[str, str] = {}
+    for record in records:
         missing = []
         for name in (record.op, *record.into):
             try:
@@ -541,57 +566,51 @@ def load_decisions(ctx: Ctx, file: str | Content, *, shown_as: str | None = None
         if missing:
             ops.pop(record.op, None)
             absent[record.op] = f"{shown}:{record.line}: {'; '.join(missing)}"
-    records = [r for r in records if r.op not in absent]
-    # lock the operators whose categories are about to be written, in the order tick locks them
-    session.scalars(select(Operator).where(Operator.id.in_({op.id for op in ops.values()}))
-                    .order_by(Operator.qualname).with_for_update().execution_options(populate_existing=True)).all()
-    latest = latest_snapshot(session)
-    loaded, superseded = 0, []
-    for record in records:
-        op = ops[record.op]
-        existing = session.scalars(select(Decision).where(Decision.operator_id == op.id, Decision.imported,
-                                                          Decision.source == record.source)).first()
-        if existing is not None:
-            continue  # loading the same file twice records nothing new
-        before = {"category": op.category, "category_source": op.category_source, "needs_review": op.needs_review}
-        targets = [str(find_operator(session, t).qualname) for t in record.into]
-        # A historical decision to take an operator out of core, older than a snapshot that still
-        # tags it core, was overturned later (PyTorch tagged it core after the decision): it goes
-        # on record, and the category stays what the newer registry says.
-        note = None
-        if (record.category != "core" and op.present and "core" in op.tags and latest is not None
-                and record.decided_at < latest.imported_at and op.category_source != "decision"):
-            note = f"superseded: snapshot {latest.label} (newer) tags it core"
-            superseded.append(op.qualname)
-        session.add(Decision(operator_id=op.id, proposal_id=None, category=record.category, targets=targets,
-                             rationale=record.rationale, decided_at=record.decided_at, decided_by=record.decided_by,
-                             votes=[], imported=True, source=record.source, note=note))
-        if note is None:
-            op.category, op.category_source, op.needs_review, op.review_reason = (record.category, "decision", False,
-                                                                                  None)
-            _set_rule(ctx, op.qualname, "decompose" if record.category == "decomposable" else record.category,
-                      targets, record.source)
-        log_event(ctx, "category.decided" if note is None else "category.decision_recorded", op.qualname,
-                  before=before, after={"category": record.category, "targets": targets, "imported": True,
-                                        "decided_at": record.decided_at.isoformat(), "note": note,
-                                        "decided_by": list(record.decided_by)},
-                  reason=record.rationale)
-        loaded += 1
-    # Historical decisions are facts: their rules are recorded even when they end in non-core
-    # operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
-    # rather than leave it for check-decomps to find.
+    return ops, absent
+
+
+def _record_decision(ctx: Ctx, record, op: Operator, latest) -> str | None:
+    """One historical decision on record, its rule and its event; the operator takes its category
+    unless a newer snapshot overturned it (then the note that says so is returned)."""
+    session = ctx.session
+    before = {"category": op.category, "category_source": op.category_source, "needs_review": op.needs_review}
+    targets = [str(find_operator(session, t).qualname) for t in record.into]
+    # A historical decision to take an operator out of core, older than a snapshot that still
+    # tags it core, was overturned later (PyTorch tagged it core after the decision): it goes
+    # on record, and the category stays what the newer registry says.
+    note = None
+    if (record.category != "core" and op.present and "core" in op.tags and latest is not None
+            and record.decided_at < latest.imported_at and op.category_source != "decision"):
+        note = f"superseded: snapshot {latest.label} (newer) tags it core"
+    session.add(Decision(operator_id=op.id, proposal_id=None, category=record.category, targets=targets,
+                         rationale=record.rationale, decided_at=record.decided_at, decided_by=record.decided_by,
+                         votes=[], imported=True, source=record.source, note=note))
+    if note is None:
+        op.category, op.category_source, op.needs_review, op.review_reason = (record.category, "decision", False,
+                                                                              None)
+        _set_rule(ctx, op.qualname, "decompose" if record.category == "decomposable" else record.category,
+                  targets, record.source)
+    log_event(ctx, "category.decided" if note is None else "category.decision_recorded", op.qualname,
+              before=before, after={"category": record.category, "targets": targets, "imported": True,
+                                    "decided_at": record.decided_at.isoformat(), "note": note,
+                                    "decided_by": list(record.decided_by)},
+              reason=record.rationale)
+    return note
+
+
+def _decomposition_errors(session, records) -> list[str]:
+    """Historical decisions are facts: their rules are recorded even when they end in non-core
+    operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
+    rather than leave it for check-decomps to find."""
     from opgov.core.decomps import check
     from opgov.services.decomps import current_rules, implicit_operators, registry_state
 
     session.flush()
     ruled = {r.op for r in records if r.category == "decomposable"}
     categories, lifecycle, _ = registry_state(session)
-    errors = [v.message for v in check(current_rules(session), categories, lifecycle,
-                                       implicit=implicit_operators(session))
-              if v.severity == "error" and v.operator in ruled]
-    return DecisionsLoaded(file=shown, decisions=len(records) + len(absent), recorded=loaded,
-                           already_recorded=len(records) - loaded, superseded=superseded,
-                           decomposition_errors=errors, skipped=absent)
+    return [v.message for v in check(current_rules(session), categories, lifecycle,
+                                     implicit=implicit_operators(session))
+            if v.severity == "error" and v.operator in ruled]
 
 
 def record_decisions(ctx: Ctx, decisions: Content | None = None, shipped: str | None = None) -> DecisionsLoaded:

@@ -211,6 +211,45 @@ def _category_reason(label: str, category: str, source: str) -> str:
     return f"{label} neither tags it core nor gives it a CompositeImplicitAutograd kernel"
 
 
+@dataclasses.dataclass
+class _Changes:
+    """What an import writes, gathered as the registry is compared with the operator rows: the
+    operators new to the database, one small tuple each (name, category, its source, review, why),
+    whose rows, schema versions and events are built and written a chunk at a time (CHUNK), never all
+    at once: an upload may add thousands (issue 42: an import costs a small multiple of its file);
+    the rows to update, the schema versions, the events and the governance tag findings."""
+
+    session: object
+    snapshot_id: int
+    previous_id: int | None
+    label: str
+    result: ImportResult
+    fresh: list[str] = dataclasses.field(default_factory=list)
+    # and for each, its (category, source, review, why): a few distinct ones, each held once
+    records: list[tuple[str, str, bool, str | None]] = dataclasses.field(default_factory=list)
+    distinct: dict[tuple, tuple] = dataclasses.field(default_factory=dict)
+    updates: list[dict] = dataclasses.field(default_factory=list)
+    versions: list[dict] = dataclasses.field(default_factory=list)
+    events: list[dict] = dataclasses.field(default_factory=list)
+    tag_findings: list[dict] = dataclasses.field(default_factory=list)
+
+    def finding(self, name: str, op, old_schema, f) -> None:
+        self.tag_findings.append({"snapshot_id": self.snapshot_id, "base_snapshot_id": self.previous_id,
+                                  "operator": name, "kind": "policy", "rule": f.rule, "severity": f.severity,
+                                  "message": f.message, "old_schema": old_schema, "new_schema": op.schema,
+                                  "line": op.line})
+        if len(self.tag_findings) >= CHUNK:
+            self.write_findings()
+
+    def write_findings(self) -> None:
+        from opgov.db.tables import findings
+
+        insert_rows(self.session, findings, self.tag_findings)
+        for f in self.tag_findings:
+            self.result.findings[f["severity"]] = self.result.findings.get(f["severity"], 0) + 1
+        self.tag_findings.clear()
+
+
 def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label: str, *,
            previous_id: int | None, current: dict) -> ImportResult:
     """Bring the operator rows up to ``registry`` and record what the snapshot holds (``current``:
@@ -222,7 +261,8 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     and each governance tag edit (:mod:`opgov.core.tags`) is also a finding with check-pr's rule id."""
     session = ctx.session
     baseline = previous_id is None
-    result = ImportResult(label=label, operators=len(registry.ops), baseline=baseline)
+    changes = _Changes(session, snapshot_id, previous_id, label,
+                       ImportResult(label=label, operators=len(registry.ops), baseline=baseline))
     c = operators.c
     known = {row.qualname: row for row in session.execute(
         select(c.id, c.qualname, c.schema, c.present, c.category_source, c.category, c.lifecycle,
@@ -231,143 +271,152 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
     last_tags = dict(session.execute(select(c.id, c.tags).where(c.present.is_(False))).all()) if not baseline else {}
     # a present operator's tags are its entry's in the previous snapshot (operators.tags is not
     # read for them: decoding every row's JSON costs more than the whole comparison)
-
-    # the operators new to the database, one small tuple each (name, category, its source, review,
-    # why): their rows, schema versions and events are built and written a chunk at a time (CHUNK),
-    # never all at once: an upload may add thousands (issue 42: an import costs a small multiple of
-    # its file)
-    fresh: list[str] = []
-    # and for each, its (category, source, review, why): a few distinct ones, each held once
-    records: list[tuple[str, str, bool, str | None]] = []
-    distinct: dict[tuple, tuple] = {}
-    updates, versions, events, tag_findings = [], [], [], []
     new_reason = f"new in {label}"  # one string for every new functional operator's review
-
-    def finding(name: str, op, old_schema, f) -> None:
-        tag_findings.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": name,
-                             "kind": "policy", "rule": f.rule, "severity": f.severity, "message": f.message,
-                             "old_schema": old_schema, "new_schema": op.schema, "line": op.line})
-        if len(tag_findings) >= CHUNK:
-            write_findings()
-
-    def write_findings() -> None:
-        from opgov.db.tables import findings
-
-        insert_rows(session, findings, tag_findings)
-        for f in tag_findings:
-            result.findings[f["severity"]] = result.findings.get(f["severity"], 0) + 1
-        tag_findings.clear()
-
     for name, op in registry.ops.items():
         row = known.get(name)
-        functional = op.kind == "functional"
         if row is None:
-            if baseline:
-                # the first snapshot's functional operators PyTorch does not tag core are undecided:
-                # the category is the import's guess until the committee decides (so a history
-                # that starts at any release can be reviewed); a core tag is PyTorch's own record
-                category, source = next_category(None, None, op.suggested_category)
-                review = functional and category != "core"
-                reason = f"new in {label} (the first snapshot)" if review else None
-            else:
-                verdict = judge_tags(name, label, None, op.tags, category=None, category_source=None,
-                                     suggested=op.suggested_category, needs_review=functional,
-                                     review_reason=new_reason if functional else None, functional=functional)
-                category, source = verdict.category, verdict.category_source
-                review, reason = verdict.needs_review, verdict.review_reason
-                for f in verdict.findings:
-                    finding(name, op, None, f)
-                if verdict.governance:
-                    result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
-            fresh.append(name)
-            record = (category, source, review, reason)
-            records.append(distinct.setdefault(record, record))
-            result.added.append(name)
-            if op.schema is None:
-                result.added_autogen.append(name)
-            continue
-        kept = row.present and row.id in current
-        tags_before = current[row.id][1] if kept else None
-        verdict = judge_tags(name, label, tags_before, op.tags, category=row.category,
-                             category_source=row.category_source, suggested=op.suggested_category,
-                             lifecycle=row.lifecycle, needs_review=row.needs_review, review_reason=row.review_reason,
-                             decided=row.category if row.category_source == "decision" else None,
-                             functional=functional)
-        if not functional and verdict.needs_review and (verdict.review_reason or "").startswith("new in "):
-            # it became a variant (rrelu_with_noise now writes to noise): it follows its functional
-            # operator's category, nothing for the committee to decide of it alone
-            verdict = dataclasses.replace(verdict, needs_review=False, review_reason=None)
-        change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
-                        "last_snapshot_id": snapshot_id, "kind": op.kind,
-                        "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
-                        "category": verdict.category, "category_source": verdict.category_source,
-                        "needs_review": verdict.needs_review, "review_reason": verdict.review_reason,
-                        "delegate": op.delegate}
+            _compare_new(changes, name, op, baseline, new_reason)
+        else:
+            _compare_known(changes, name, op, row, current, last_tags)
+    removed = [row for name, row in known.items() if row.present and name not in registry.ops]
+    changes.result.removed.extend(row.qualname for row in removed)
+    _update_rows(session, changes.updates, removed, previous_id)
+    ids = {row.qualname: row.id for row in known.values()}
+    del known
+    _insert_rows(changes, ids, registry.ops)
+    stored.append_latest(session, snapshot_id, position,
+                         ((ids[name], op.schema, op.tags) for name, op in registry.ops.items()),
+                         ((ids[name], op.line) for name, op in registry.ops.items()), current)
+    # the first snapshot is one event; afterwards every change is its own, appended a chunk at a time
+    append_events_now(ctx, chain(changes.events, _removal_events(removed, label),
+                                 () if baseline else _added_events(changes, registry.ops)))
+    return changes.result
+
+
+def _compare_new(changes: _Changes, name: str, op, baseline: bool, new_reason: str) -> None:
+    """An operator new to the database: its category, review and why, its tag findings."""
+    functional = op.kind == "functional"
+    label, result = changes.label, changes.result
+    if baseline:
+        # the first snapshot's functional operators PyTorch does not tag core are undecided:
+        # the category is the import's guess until the committee decides (so a history
+        # that starts at any release can be reviewed); a core tag is PyTorch's own record
+        category, source = next_category(None, None, op.suggested_category)
+        review = functional and category != "core"
+        reason = f"new in {label} (the first snapshot)" if review else None
+    else:
+        verdict = judge_tags(name, label, None, op.tags, category=None, category_source=None,
+                             suggested=op.suggested_category, needs_review=functional,
+                             review_reason=new_reason if functional else None, functional=functional)
+        category, source = verdict.category, verdict.category_source
+        review, reason = verdict.needs_review, verdict.review_reason
         for f in verdict.findings:
-            finding(name, op, row.schema, f)
+            changes.finding(name, op, None, f)
         if verdict.governance:
             result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
-        record_before = {"category": row.category, "category_source": row.category_source,
-                         "needs_review": row.needs_review}
-        record_after = {"category": verdict.category, "category_source": verdict.category_source,
-                        "needs_review": verdict.needs_review}
-        if not row.present:
-            result.added.append(name)
-            old_tags = list(last_tags.get(row.id) or ())
-            events.append({"action": "operator.reappeared", "subject": name,
-                           "before": {"tags": old_tags, **record_before},
-                           "after": {"schema": op.schema, "tags": list(op.tags), **record_after, "snapshot": label},
-                           "reason": " ".join([f"back in {label}", *tags_edited(old_tags, op.tags)])
-                                     + (f"; {verdict.review_reason}" if verdict.review_reason
-                                        and verdict.review_reason != row.review_reason else "")})
-        elif verdict.edits:
-            reason = f"{label} {' '.join(verdict.edits)}"
-            if verdict.governance and verdict.review_reason and verdict.review_reason != row.review_reason:
-                others = [e for e in verdict.edits if e not in verdict.governance]
-                reason = verdict.review_reason + (f" (and {' '.join(others)})" if others else "")
-            elif verdict.governance:
-                reason += " — " + "; ".join(f.message for f in verdict.findings)
-            elif record_after["category"] != record_before["category"]:
-                reason += f" — {_category_reason(label, verdict.category, verdict.category_source)}"
-            events.append({"action": "operator.tags_changed", "subject": name,
-                           "before": {"tags": list(tags_before or ()), **record_before},
-                           "after": {"tags": list(op.tags), **record_after, "snapshot": label}, "reason": reason})
-        elif record_after != record_before:  # the file's kernels moved an undecided operator
-            events.append({"action": "operator.category_changed", "subject": name, "before": record_before,
-                           "after": {**record_after, "snapshot": label},
-                           "reason": _category_reason(label, verdict.category, verdict.category_source)})
-        if row.schema != op.schema:
-            versions.append({"operator_id": row.id, "snapshot_id": snapshot_id, "schema": op.schema})
-            if row.present and row.schema is None and row.autogen_of is not None and op.schema is not None:
-                # not a schema change: torchgen generated it from another entry until now
-                result.own_entry[name] = row.autogen_of
-                events.append({"action": "operator.own_entry", "subject": name,
-                               "before": {"autogen_of": row.autogen_of},
-                               "after": {"schema": op.schema, "snapshot": label}})
-            elif row.present:
-                result.changed.append(name)
-                events.append({"action": "operator.schema_changed", "subject": name,
-                               "before": {"schema": row.schema}, "after": {"schema": op.schema, "snapshot": label}})
-        elif row.present and (row.kind, row.autogen_of) != (op.kind, op.autogen_of):
-            events.append({"action": "operator.entry_changed", "subject": name,
-                           "before": {"kind": row.kind, "autogen_of": row.autogen_of},
-                           "after": {"kind": op.kind, "autogen_of": op.autogen_of, "snapshot": label}})
-        if (row.present, row.schema, tags_before, row.kind, row.composite_implicit, row.autogen_of, row.category,
-                row.category_source, row.needs_review, row.review_reason, row.delegate) != (
-                True, op.schema, change["tags"], op.kind, op.composite_implicit, op.autogen_of, change["category"],
-                change["category_source"], change["needs_review"], change["review_reason"], op.delegate):
-            updates.append(change)
+    changes.fresh.append(name)
+    record = (category, source, review, reason)
+    changes.records.append(changes.distinct.setdefault(record, record))
+    result.added.append(name)
+    if op.schema is None:
+        result.added_autogen.append(name)
 
-    removed = [row for name, row in known.items() if row.present and name not in registry.ops]
-    result.removed.extend(row.qualname for row in removed)
 
-    def removals() -> Iterator[dict]:  # their events, built as they are appended
-        for row in removed:
-            yield {"action": "operator.removed", "subject": row.qualname,
-                   "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
-                   "after": {"snapshot": label},
-                   "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"}
+def _compare_known(changes: _Changes, name: str, op, row, current: dict, last_tags: dict) -> None:
+    """An operator the database has: its record judged again, an event for each change, its row
+    updated when anything of it changed."""
+    functional = op.kind == "functional"
+    kept = row.present and row.id in current
+    tags_before = current[row.id][1] if kept else None
+    verdict = judge_tags(name, changes.label, tags_before, op.tags, category=row.category,
+                         category_source=row.category_source, suggested=op.suggested_category,
+                         lifecycle=row.lifecycle, needs_review=row.needs_review, review_reason=row.review_reason,
+                         decided=row.category if row.category_source == "decision" else None,
+                         functional=functional)
+    if not functional and verdict.needs_review and (verdict.review_reason or "").startswith("new in "):
+        # it became a variant (rrelu_with_noise now writes to noise): it follows its functional
+        # operator's category, nothing for the committee to decide of it alone
+        verdict = dataclasses.replace(verdict, needs_review=False, review_reason=None)
+    change: dict = {"_id": row.id, "schema": op.schema, "tags": list(op.tags), "present": True,
+                    "last_snapshot_id": changes.snapshot_id, "kind": op.kind,
+                    "composite_implicit": op.composite_implicit, "autogen_of": op.autogen_of,
+                    "category": verdict.category, "category_source": verdict.category_source,
+                    "needs_review": verdict.needs_review, "review_reason": verdict.review_reason,
+                    "delegate": op.delegate}
+    for f in verdict.findings:
+        changes.finding(name, op, row.schema, f)
+    if verdict.governance:
+        changes.result.tags_changed.append(f"{name}: {' '.join(verdict.governance)}")
+    _record_event(changes, name, op, row, verdict, tags_before, last_tags)
+    _entry_event(changes, name, op, row)
+    if (row.present, row.schema, tags_before, row.kind, row.composite_implicit, row.autogen_of, row.category,
+            row.category_source, row.needs_review, row.review_reason, row.delegate) != (
+            True, op.schema, change["tags"], op.kind, op.composite_implicit, op.autogen_of, change["category"],
+            change["category_source"], change["needs_review"], change["review_reason"], op.delegate):
+        changes.updates.append(change)
 
+
+def _record_event(changes: _Changes, name: str, op, row, verdict, tags_before, last_tags: dict) -> None:
+    """The event of a change to an operator's record (its presence, tags, category, review), if any."""
+    label = changes.label
+    record_before = {"category": row.category, "category_source": row.category_source,
+                     "needs_review": row.needs_review}
+    record_after = {"category": verdict.category, "category_source": verdict.category_source,
+                    "needs_review": verdict.needs_review}
+    if not row.present:
+        changes.result.added.append(name)
+        old_tags = list(last_tags.get(row.id) or ())
+        changes.events.append({"action": "operator.reappeared", "subject": name,
+                               "before": {"tags": old_tags, **record_before},
+                               "after": {"schema": op.schema, "tags": list(op.tags), **record_after,
+                                         "snapshot": label},
+                               "reason": " ".join([f"back in {label}", *tags_edited(old_tags, op.tags)])
+                                         + (f"; {verdict.review_reason}" if verdict.review_reason
+                                            and verdict.review_reason != row.review_reason else "")})
+    elif verdict.edits:
+        reason = f"{label} {' '.join(verdict.edits)}"
+        if verdict.governance and verdict.review_reason and verdict.review_reason != row.review_reason:
+            others = [e for e in verdict.edits if e not in verdict.governance]
+            reason = verdict.review_reason + (f" (and {' '.join(others)})" if others else "")
+        elif verdict.governance:
+            reason += " — " + "; ".join(f.message for f in verdict.findings)
+        elif record_after["category"] != record_before["category"]:
+            reason += f" — {_category_reason(label, verdict.category, verdict.category_source)}"
+        changes.events.append({"action": "operator.tags_changed", "subject": name,
+                               "before": {"tags": list(tags_before or ()), **record_before},
+                               "after": {"tags": list(op.tags), **record_after, "snapshot": label},
+                               "reason": reason})
+    elif record_after != record_before:  # the file's kernels moved an undecided operator
+        changes.events.append({"action": "operator.category_changed", "subject": name, "before": record_before,
+                               "after": {**record_after, "snapshot": label},
+                               "reason": _category_reason(label, verdict.category, verdict.category_source)})
+
+
+def _entry_event(changes: _Changes, name: str, op, row) -> None:
+    """The schema version and event of a change to an operator's entry (its schema, its own entry
+    where torchgen generated it, its kind), if any."""
+    label = changes.label
+    if row.schema != op.schema:
+        changes.versions.append({"operator_id": row.id, "snapshot_id": changes.snapshot_id, "schema": op.schema})
+        if row.present and row.schema is None and row.autogen_of is not None and op.schema is not None:
+            # not a schema change: torchgen generated it from another entry until now
+            changes.result.own_entry[name] = row.autogen_of
+            changes.events.append({"action": "operator.own_entry", "subject": name,
+                                   "before": {"autogen_of": row.autogen_of},
+                                   "after": {"schema": op.schema, "snapshot": label}})
+        elif row.present:
+            changes.result.changed.append(name)
+            changes.events.append({"action": "operator.schema_changed", "subject": name,
+                                   "before": {"schema": row.schema},
+                                   "after": {"schema": op.schema, "snapshot": label}})
+    elif row.present and (row.kind, row.autogen_of) != (op.kind, op.autogen_of):
+        changes.events.append({"action": "operator.entry_changed", "subject": name,
+                               "before": {"kind": row.kind, "autogen_of": row.autogen_of},
+                               "after": {"kind": op.kind, "autogen_of": op.autogen_of, "snapshot": label}})
+
+
+def _update_rows(session, updates: list[dict], removed: list, previous_id: int | None) -> None:
+    """The rows of the operators that changed, and of those that left."""
     table = operators
     if updates:
         session.execute(
@@ -388,36 +437,43 @@ def _apply(ctx: Ctx, registry: Registry, snapshot_id: int, position: int, label:
         session.execute(update(table).where(table.c.id == bindparam("_id")).values(
             present=False, last_snapshot_id=previous_id, version=table.c.version + 1),
             [{"_id": r.id} for r in removed], execution_options={"synchronize_session": False})
-    ids = {row.qualname: row.id for row in known.values()}
-    del known
-    ops = registry.ops
+
+
+def _insert_rows(changes: _Changes, ids: dict[str, int], ops: dict) -> None:
+    """The rows of the operators new to the database (their ids added to ``ids``), the schema
+    versions and the findings left to write."""
+    session, snapshot_id, fresh = changes.session, changes.snapshot_id, changes.fresh
     for start in range(0, len(fresh), CHUNK):  # plain executemany: faster than RETURNING rows
-        insert_rows(session, table, [_new_row(name, ops[name], snapshot_id, *record) for name, record
-                                     in zip(fresh[start:start + CHUNK], records[start:start + CHUNK])])
+        insert_rows(session, operators, [_new_row(name, ops[name], snapshot_id, *record) for name, record
+                                         in zip(fresh[start:start + CHUNK], changes.records[start:start + CHUNK])])
     if fresh:
         ids.update((qualname, op_id) for op_id, qualname in session.execute(
-            select(table.c.id, table.c.qualname).where(table.c.first_snapshot_id == snapshot_id)))
-    insert_rows(session, schema_versions, versions)
+            select(operators.c.id, operators.c.qualname).where(operators.c.first_snapshot_id == snapshot_id)))
+    insert_rows(session, schema_versions, changes.versions)
     for start in range(0, len(fresh), CHUNK):
         insert_rows(session, schema_versions, [{"operator_id": ids[name], "snapshot_id": snapshot_id,
                                                 "schema": ops[name].schema} for name in fresh[start:start + CHUNK]])
-    if tag_findings:
-        write_findings()
-    stored.append_latest(session, snapshot_id, position,
-                         ((ids[name], op.schema, op.tags) for name, op in ops.items()),
-                         ((ids[name], op.line) for name, op in ops.items()), current)
+    if changes.tag_findings:
+        changes.write_findings()
 
-    def added() -> Iterator[dict]:
-        for name, (category, source, review, reason) in zip(fresh, records):
-            op = ops[name]
-            yield {"action": "operator.added", "subject": name,
-                   "after": {"schema": op.schema, "tags": list(op.tags), "category": category,
-                             "category_source": source, "needs_review": review, "snapshot": label},
-                   "reason": reason}
 
-    # the first snapshot is one event; afterwards every change is its own, appended a chunk at a time
-    append_events_now(ctx, chain(events, removals(), () if baseline else added()))
-    return result
+def _removal_events(removed: list, label: str) -> Iterator[dict]:
+    """The events of the operators that left, built as they are appended."""
+    for row in removed:
+        yield {"action": "operator.removed", "subject": row.qualname,
+               "before": {"schema": row.schema, "category": row.category, "lifecycle": row.lifecycle},
+               "after": {"snapshot": label},
+               "reason": None if row.lifecycle == "deleted" else "removed without completing deprecation"}
+
+
+def _added_events(changes: _Changes, ops: dict) -> Iterator[dict]:
+    """The events of the operators new to the database, built as they are appended."""
+    for name, (category, source, review, reason) in zip(changes.fresh, changes.records):
+        op = ops[name]
+        yield {"action": "operator.added", "subject": name,
+               "after": {"schema": op.schema, "tags": list(op.tags), "category": category,
+                         "category_source": source, "needs_review": review, "snapshot": changes.label},
+               "reason": reason}
 
 
 # operators written, events appended, findings stored a chunk at a time (an import of thousands

@@ -178,8 +178,17 @@ def load_config(config: str | None) -> PolicyConfig:
     return read_policy_config(find_config())
 
 
+@dataclass(frozen=True)
+class PrGate:
+    """What :func:`run_check_pr` answers: the check's report, and the two sides it compared."""
+
+    report: PrReport
+    base: Source
+    head: Source
+
+
 def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today: date,
-                 facts: DatabaseFacts | None = None) -> tuple[PrReport, Source, Source]:
+                 facts: DatabaseFacts | None = None) -> PrGate:
     """The whole gate: both sides, the rules files, the decisions on record, then the check."""
     from opgov.services.compat import Side, raw_findings
 
@@ -216,7 +225,7 @@ def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today
                  rules_lines=rules_lines, rules_file=_label(cfg.root / cfg.rules_file, cfg) if cfg.rules_file else None,
                  lifecycle=facts.lifecycle or {}, completed_deletions=facts.deleted,
                  db_exceptions=tuple(facts.exceptions))
-    return check_pr(pr, raw, policy, today=today), base_src, head_src
+    return PrGate(check_pr(pr, raw, policy, today=today), base_src, head_src)
 
 
 def _quiet_base(cfg: PolicyConfig) -> str | None:

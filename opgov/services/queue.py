@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
@@ -43,43 +44,86 @@ def _models(models: str | None):
     return corpus_label(location), load_corpora(location)
 
 
-def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem], list[str], dict[str, int], dict]:
+@dataclass(frozen=True)
+class QueueRead:
+    """What :func:`queue_items` read: every queued operator with its evidence and suggestion
+    (unfiltered, by name), the snapshot labels in history order and each label's place, and what
+    the evidence was read from (torch's facts, the registered runtimes, the model corpora)."""
+
+    items: tuple[QueueItem, ...]
+    history: tuple[str, ...]
+    place: dict[str, int]
+    torch: str | None
+    runtimes: tuple[str, ...]
+    models: str | None
+
+
+@dataclass
+class _Sources:
+    """What the evidence of every queued operator is read from: the snapshots, the open
+    proposals, the present operators (their categories, kinds, families, graph operators),
+    torch's facts, the rules, the registered runtimes and the model corpora."""
+
+    history: list[str]
+    labels_by_id: dict[int, str]
+    snap_times: list
+    open_by_op: dict
+    categories: dict[str, str]
+    kinds: dict[str, str]
+    graph: dict
+    families: dict[tuple[str, str], list[Relative]]
+    base_of: dict[int, tuple[str, str]]
+    facts: object
+    rules: dict
+    by_name: dict
+    registered: tuple[str, ...]
+    location: str | None
+    corpus: dict
+    runtimes_source: str = ""
+    models_source: str = ""
+
+    @property
+    def latest(self) -> str | None:
+        return self.history[-1] if self.history else None
+
+    def is_core(self, op: str) -> bool:
+        return self.categories.get(op) == "core" or op in self.graph
+
+    def functional(self, op: str) -> str:  # what functionalization turns a target into, as the closure says
+        from opgov.services.closure import functional_form
+
+        return functional_form(op, self.kinds)
+
+
+def queue_items(ctx: Ctx, *, models: str | None = None) -> QueueRead:
     """Every queued operator with its evidence and suggestion (unfiltered, by name); the snapshot
     labels in history order; each label's place; and what the evidence was read from."""
+    c = operators.c
+    rows = ctx.session.execute(select(c.id, c.qualname, c.namespace, c.name, c.schema, c.kind, c.tags,
+                                      c.composite_implicit, c.present, c.first_snapshot_id, c.category,
+                                      c.category_source, c.needs_review, c.review_reason)).all()
+    src = _read_sources(ctx, rows, models)
+    waiting = [r for r in rows if (r.needs_review and r.present) or r.id in src.open_by_op]
+    items = [_queue_item(src, r) for r in waiting]
+    items = _screened(ctx, items)
+    items = _waiting_on(items)
+    items.sort(key=lambda i: i.operator)
+    return QueueRead(items=tuple(items), history=tuple(src.history),
+                     place={label: i for i, label in enumerate(src.history)},
+                     torch=src.facts.version if src.facts is not None else None, runtimes=src.registered,
+                     models=src.location)
+
+
+def _read_sources(ctx: Ctx, rows: list, models: str | None) -> _Sources:
+    """What the queue's evidence is read from (:class:`_Sources`), one read of each table."""
     from opgov.core.graph_ops import graph_ops_of
     from opgov.core.schema import OperatorName
-    from opgov.services.closure import functional_form
     from opgov.services.decomps import current_rules, opset_facts
-    from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
+    from opgov.services.runtimes import runtimes_by_name
 
     session = ctx.session
     s = snapshots.c
-    history = [label for label, in session.execute(select(s.label).order_by(s.position))]
-    place = {label: i for i, label in enumerate(history)}
-    labels_by_id = dict(session.execute(select(s.id, s.label)).all())
-    latest = history[-1] if history else None
-    c = operators.c
-    rows = session.execute(select(c.id, c.qualname, c.namespace, c.name, c.schema, c.kind, c.tags,
-                                  c.composite_implicit, c.present, c.first_snapshot_id, c.category,
-                                  c.category_source, c.needs_review, c.review_reason)).all()
     p = proposals.c
-    open_by_op = {row.operator_id: row for row in session.execute(
-        select(p.id, p.operator_id, p.kind, p.proposer, p.created_at).where(p.status == "open").order_by(p.id))}
-    snap_times = session.execute(select(s.label, s.imported_at).order_by(s.position)).all()
-    waiting = [r for r in rows if (r.needs_review and r.present) or r.id in open_by_op]
-
-    categories = {r.qualname: r.category for r in rows if r.present}
-    # the graph operators as `opset build` and the runtimes name them: from the snapshot's schemas
-    graph = graph_ops_of((r.qualname, r.schema) for r in rows if r.present)
-
-    def is_core(op: str) -> bool:
-        return categories.get(op) == "core" or op in graph
-
-    kinds = {r.qualname: r.kind for r in rows if r.present}
-
-    def functional(op: str) -> str:  # what functionalization turns a target into, as the closure says
-        return functional_form(op, kinds)
-
     families: dict[tuple[str, str], list[Relative]] = {}
     base_of: dict[int, tuple[str, str]] = {}
     for r in rows:
@@ -89,60 +133,79 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
         base_of[r.id] = key
         families.setdefault(key, []).append(Relative(operator=r.qualname, kind=r.kind, category=r.category,
                                                      decided=r.category_source == "decision"))
-    facts = opset_facts(session)  # recorded by import-torch, else opgov's shipped facts (as opset build)
-    rules = current_rules(session)
     by_name = runtimes_by_name(ctx)
-    registered = tuple(str(r.id) for versions in by_name.values() for r in versions)
     location, corpus = _models(models)
-    runtimes_source = ("registered runtimes (opgov runtimes add): " + ", ".join(registered) if registered
-                       else "no runtime registered (opgov runtimes add)")
-    models_source = (f"model corpora: {location}, {len(corpus)} models" if location
-                     else "no model corpus configured (OPGOV_MODELS_DIR or --models)")
-    items = []
-    for r in waiting:
-        op = r.qualname
-        reasons, detail = [], []
-        since = None
-        if r.needs_review and r.present:
-            why = r.review_reason or ""
-            reasons.append(QueueReason.undecided.value if why.startswith("new in ") or not why
-                           else QueueReason.tag_change.value)
-            detail.append(why or "waits for the committee's review")
-            since = _label_in(why, history) or labels_by_id.get(r.first_snapshot_id)
-        proposal = open_by_op.get(r.id)
-        ref = None
-        if proposal is not None:
-            reasons.append(QueueReason.proposal.value)
-            detail.append(f"proposal {proposal.id} ({proposal.kind}) by {proposal.proposer} is open")
-            ref = OpenProposalRef(id=proposal.id, kind=proposal.kind, proposer=proposal.proposer)
-            if since is None:
-                since = next((label for label, at in reversed(snap_times) if at <= proposal.created_at), latest)
-        since = since or latest or ""
-        implemented = runtimes_of_operator(op, by_name)
-        used = tuple(sorted(key for key, m in corpus.items() if op in m.exported_ops or op in m.core_aten_ops))
-        evidence = Evidence(
-            kind=kind_fact(op, r.kind, r.schema, graph.get(op)),
-            family=family_fact(op, families.get(base_of.get(r.id, ("", "")), ()), latest),
-            composite=CompositeFact(composite_implicit=bool(r.composite_implicit),
-                                    source=f"native_functions.yaml {latest}: its dispatch" if latest else "the import"),
-            torch=torch_fact(op, facts, is_core, graph.__contains__, functional) if facts is not None else None,
-            runtimes=RuntimesFact(registered=registered, implemented_by=tuple(
-                RuntimeFact(runtime=i.runtime, since=i.since or i.versions[0], latest=i.latest)
-                for i in implemented), source=runtimes_source),
-            models=ModelsFact(corpora=location, models=len(corpus), used_by=used, source=models_source),
-            waiting=WaitFact(since=since, reasons=tuple(reasons), detail="; ".join(detail),
-                             source="the record: the import's review flag" + (" and the open proposal" if ref else "")),
-        )
-        advice: Advice = suggest(evidence, tagged_core="core" in (r.tags or ()), rule=rules.get(op, ()))
-        items.append(QueueItem(operator=op, schema=r.schema or "", waiting_since=since, reasons=tuple(reasons),
-                               category=r.category, category_source=r.category_source, proposal=ref,
-                               evidence=evidence, suggestion=advice.suggestion.value, because=advice.because,
-                               targets=tuple(advice.targets), impact=len(implemented) + len(used)))
-    items = _screened(ctx, items)
-    items = _waiting_on(items)
-    items.sort(key=lambda i: i.operator)
-    return items, history, place, {"torch": facts.version if facts is not None else None, "runtimes": registered,
-                                   "models": location}
+    src = _Sources(
+        history=[label for label, in session.execute(select(s.label).order_by(s.position))],
+        labels_by_id=dict(session.execute(select(s.id, s.label)).all()),
+        snap_times=session.execute(select(s.label, s.imported_at).order_by(s.position)).all(),
+        open_by_op={row.operator_id: row for row in session.execute(
+            select(p.id, p.operator_id, p.kind, p.proposer, p.created_at).where(p.status == "open").order_by(p.id))},
+        categories={r.qualname: r.category for r in rows if r.present},
+        kinds={r.qualname: r.kind for r in rows if r.present},
+        # the graph operators as `opset build` and the runtimes name them: from the snapshot's schemas
+        graph=graph_ops_of((r.qualname, r.schema) for r in rows if r.present),
+        families=families, base_of=base_of,
+        facts=opset_facts(session),  # recorded by import-torch, else opgov's shipped facts (as opset build)
+        rules=current_rules(session), by_name=by_name,
+        registered=tuple(str(r.id) for versions in by_name.values() for r in versions),
+        location=location, corpus=corpus)
+    src.runtimes_source = ("registered runtimes (opgov runtimes add): " + ", ".join(src.registered) if src.registered
+                           else "no runtime registered (opgov runtimes add)")
+    src.models_source = (f"model corpora: {location}, {len(corpus)} models" if location
+                         else "no model corpus configured (OPGOV_MODELS_DIR or --models)")
+    return src
+
+
+def _waits(src: _Sources, r) -> WaitFact:
+    """Why and since when an operator waits: the import's review flag, an open proposal."""
+    reasons, detail = [], []
+    since = None
+    if r.needs_review and r.present:
+        why = r.review_reason or ""
+        reasons.append(QueueReason.undecided.value if why.startswith("new in ") or not why
+                       else QueueReason.tag_change.value)
+        detail.append(why or "waits for the committee's review")
+        since = _label_in(why, src.history) or src.labels_by_id.get(r.first_snapshot_id)
+    proposal = src.open_by_op.get(r.id)
+    if proposal is not None:
+        reasons.append(QueueReason.proposal.value)
+        detail.append(f"proposal {proposal.id} ({proposal.kind}) by {proposal.proposer} is open")
+        if since is None:
+            since = next((label for label, at in reversed(src.snap_times) if at <= proposal.created_at), src.latest)
+    since = since or src.latest or ""
+    return WaitFact(since=since, reasons=tuple(reasons), detail="; ".join(detail),
+                    source="the record: the import's review flag" + (" and the open proposal" if proposal is not None else ""))
+
+
+def _queue_item(src: _Sources, r) -> QueueItem:
+    """One queued operator: its evidence, and the decision the evidence suggests."""
+    from opgov.services.runtimes import runtimes_of_operator
+
+    op, latest = r.qualname, src.latest
+    waits = _waits(src, r)
+    proposal = src.open_by_op.get(r.id)
+    ref = OpenProposalRef(id=proposal.id, kind=proposal.kind, proposer=proposal.proposer) if proposal is not None else None
+    implemented = runtimes_of_operator(op, src.by_name)
+    used = tuple(sorted(key for key, m in src.corpus.items() if op in m.exported_ops or op in m.core_aten_ops))
+    evidence = Evidence(
+        kind=kind_fact(op, r.kind, r.schema, src.graph.get(op)),
+        family=family_fact(op, src.families.get(src.base_of.get(r.id, ("", "")), ()), latest),
+        composite=CompositeFact(composite_implicit=bool(r.composite_implicit),
+                                source=f"native_functions.yaml {latest}: its dispatch" if latest else "the import"),
+        torch=(torch_fact(op, src.facts, src.is_core, src.graph.__contains__, src.functional)
+               if src.facts is not None else None),
+        runtimes=RuntimesFact(registered=src.registered, implemented_by=tuple(
+            RuntimeFact(runtime=i.runtime, since=i.since or i.versions[0], latest=i.latest)
+            for i in implemented), source=src.runtimes_source),
+        models=ModelsFact(corpora=src.location, models=len(src.corpus), used_by=used, source=src.models_source),
+        waiting=waits,
+    )
+    advice: Advice = suggest(evidence, tagged_core="core" in (r.tags or ()), rule=src.rules.get(op, ()))
+    return QueueItem(operator=op, schema=r.schema or "", waiting_since=waits.since, reasons=waits.reasons,
+                     category=r.category, category_source=r.category_source, proposal=ref,
+                     evidence=evidence, suggestion=advice.suggestion.value, because=advice.because,
+                     targets=tuple(advice.targets), impact=len(implemented) + len(used))
 
 
 def _screened(ctx: Ctx, items: list[QueueItem]) -> list[QueueItem]:
@@ -197,7 +260,7 @@ def _label_in(reason: str, history: Sequence[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def _select(items: list[QueueItem], history: list[str], *, reason: Sequence[str] = (), match: Sequence[str] = (),
+def _select(items: Sequence[QueueItem], history: Sequence[str], *, reason: Sequence[str] = (), match: Sequence[str] = (),
             snapshot: Sequence[str] = (), suggestion: Sequence[str] = ()) -> list[QueueItem]:
     for value in reason:
         if value not in {r.value for r in QueueReason}:
@@ -232,10 +295,10 @@ def queue(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[str] = (), sn
                  suggestion=suggestion, sort=sort, limit=limit, offset=offset)
 
 
-def _view(read: tuple, *, reason: Sequence[str] = (), match: Sequence[str] = (), snapshot: Sequence[str] = (),
+def _view(read: QueueRead, *, reason: Sequence[str] = (), match: Sequence[str] = (), snapshot: Sequence[str] = (),
           suggestion: Sequence[str] = (), sort: str = "waiting", limit: int = 0, offset: int = 0) -> QueueView:
-    items, history, place, sources = read
-    chosen = _select(items, history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
+    chosen = _select(read.items, read.history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
+    place = read.place
     keys = {"waiting": lambda i: (place.get(i.waiting_since, -1), i.operator),
             "operator": lambda i: i.operator,
             "suggestion": lambda i: (_SUGGESTION_ORDER[i.suggestion], i.operator),
@@ -246,7 +309,7 @@ def _view(read: tuple, *, reason: Sequence[str] = (), match: Sequence[str] = (),
         counts[item.suggestion] += 1
     page = chosen[offset:offset + limit] if limit else chosen[offset:]
     return QueueView(total=len(chosen), offset=offset, limit=limit, sort=sort, counts=counts, items=tuple(page),
-                     torch=sources["torch"], runtimes=tuple(sources["runtimes"]), models=sources["models"])
+                     torch=read.torch, runtimes=read.runtimes, models=read.models)
 
 
 def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[str] = (),
@@ -264,8 +327,8 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
 
     if apply:
         require(ctx, "propose", "make proposals")
-    items, history, _, _ = queue_items(ctx, models=models)
-    chosen = _select(items, history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
+    read = queue_items(ctx, models=models)
+    chosen = _select(read.items, read.history, reason=reason, match=match, snapshot=snapshot, suggestion=suggestion)
     if not chosen:
         raise BadInput("no operator of the queue matches")
     planned, skipped = [], {}
@@ -291,7 +354,7 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
 AGENDA_SHOWN = 10  # operators the weekly report's agenda names in each of its two lists
 
 
-def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN, read: tuple | None = None) -> Agenda:
+def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN, read: QueueRead | None = None) -> Agenda:
     """The weekly report's agenda: the queue's counts by suggestion, the oldest waiting, and those
     with the most runtime or model impact (the models of ``OPGOV_MODELS_DIR``); ``read``: what
     :func:`queue_items` answered, when the caller has it."""

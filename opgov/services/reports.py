@@ -21,8 +21,9 @@ its removals): the sections are assembled in Python from one read of each table 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import select
@@ -75,12 +76,13 @@ def weekly(ctx: Ctx, *, as_of: str | None = None, since: str | None = None, form
     return Rendered(render.render_markdown(report) if format == "md" else render.render_html(report))
 
 
-def report_period(as_of: datetime, since: datetime | None) -> tuple[datetime, datetime]:
-    """``(since, as_of)``, ``since`` defaulting to :data:`PERIOD_DAYS` before; refuses an empty period."""
+def period_start(as_of: datetime, since: datetime | None) -> datetime:
+    """The start of the period ending at ``as_of``: ``since``, defaulting to :data:`PERIOD_DAYS`
+    before; refuses an empty period."""
     since = as_of - timedelta(days=PERIOD_DAYS) if since is None else since
     if since >= as_of:
         raise BadInput(f"the period is empty: --since {_point(since)} is not before --as-of {_point(as_of)}")
-    return since, as_of
+    return since
 
 
 def _point(value: datetime) -> str:
@@ -110,7 +112,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     ``with_agenda``: False leaves the queue's agenda out (the /queue page shows the queue itself)."""
     session = ctx.session
     as_of = as_of or ctx.now()
-    since, as_of = report_period(as_of, since)
+    since = period_start(as_of, since)
 
     from opgov.services.common import is_historical, latest_snapshot_id
 
@@ -125,99 +127,23 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
         Operator.tags, Operator.review_reason, Operator.lifecycle))]
     by_id = {op.id: op for op in ops}
     by_name = {op.qualname: op for op in ops}
-
-    # Operators in the yaml at as_of: those of the latest snapshot imported by then.
-    latest_id = latest_snapshot_id(session)
-    if not snapshots:
-        present: set[int] = set()
-    elif snapshots[-1].id == latest_id:
-        present = {op.id for op in ops if op.present}
-    else:
-        from opgov.db import entries
-
-        present = entries.operator_ids_at(session, snapshots[-1].position)
-
-    # Committee decisions recorded after as_of: undo them (the first one's "before" is the state at as_of).
-    undecided: dict[str, dict[str, Any]] = {}
-    for subject, before in session.execute(select(Event.subject, Event.before)
-                                           .where(Event.action == "category.decided", Event.at > as_of)
-                                           .order_by(Event.at, Event.id)):
-        undecided.setdefault(subject, before or {})
-
-    def category_at(op: _Op) -> tuple[str, str]:
-        before = undecided.get(op.qualname)
-        if before is not None:
-            return before.get("category", op.category), before.get("category_source", op.category_source)
-        return op.category, op.category_source
-
+    latest = bool(snapshots) and snapshots[-1].id == latest_snapshot_id(session)
+    present = _present_at(session, ops, snapshots, latest)
+    undecided = _undecided_after(session, as_of)
+    category_at = partial(_category_at, undecided)
     review_queue = _review_queue(ops, snapshots, snap_by_id, present, undecided, category_at)
     proposals_open, proposals_decided = _proposals(ctx, by_id, since, as_of)
-
-    # Lifecycle at as_of: the last step taken by then.
-    last_step: dict[int, Any] = {}
-    deprecation_reason: dict[int, str] = {}
-    deleted_at: dict[int, datetime] = {}
-    for step in session.execute(select(LifecycleStep.operator_id, LifecycleStep.to_state, LifecycleStep.at,
-                                       LifecycleStep.actor, LifecycleStep.reason, LifecycleStep.replacement)
-                                .where(LifecycleStep.at <= as_of).order_by(LifecycleStep.at, LifecycleStep.id)):
-        last_step[step.operator_id] = step
-        if step.to_state == "deprecating":
-            deprecation_reason[step.operator_id] = step.reason or ""
-        elif step.to_state == "deleted":
-            deleted_at[step.operator_id] = step.at
-    overdue, due_now, due_soon, deprecated = [], [], [], []
-    policy = periods(ctx)
-    for op_id, step in last_step.items():
-        if step.to_state not in ("deprecating", "deprecated"):
-            continue
-        name, why = by_id[op_id].qualname, deprecation_reason.get(op_id, "")
-        deprecated.append(DeprecatedOp(operator=name, state=step.to_state, since=step.at,
-                                       replacement=step.replacement, reason=why))
-        due = next_timed_step(step.to_state, step.at, policy)
-        if due is None:
-            continue
-        item = LifecycleDue(operator=name, from_state=due.state, to_state=due.to_state, due_on=due.due_at.date(),
-                            previous_step_at=step.at, previous_step_actor=step.actor, reason=step.reason or why)
-        if due.due_at <= since:
-            overdue.append(item)
-        elif due.due_at <= as_of:
-            due_now.append(item)
-        elif due.due_at <= as_of + timedelta(days=SOON_DAYS):
-            due_soon.append(item)
-
+    lifecycle = _lifecycle_at(ctx, by_id, since, as_of)
     findings = _findings(ctx, in_period, snapshots, as_of)
     positions = {s.label: s.position for s in snapshots}
     tag_changes = [TagChange(snapshot=f.snapshot, position=positions[f.snapshot], operator=f.operator, edit=_edit_of(f), rule=f.rule,
                              severity=f.severity, message=f.message) for f in findings if f.kind == "policy"]
     findings = [f for f in findings if f.kind != "policy"]
-    drift = _core_drift(ctx, ops, present, category_at) if snapshots and snapshots[-1].id == latest_id else []
-    removed = _removed(ctx, in_period, snapshots, by_id, by_name, deleted_at)
+    drift = _core_drift(ctx, ops, present, category_at) if latest else []
+    removed = _removed(ctx, in_period, snapshots, by_id, by_name, lifecycle.deleted_at)
     closure_facts, closure_rows = _closure_rows(session) if snapshots else (None, [])
-
-    today = as_of.date()
-    expired, expiring = [], []
-    for e in session.scalars(select(BcException).where(BcException.created_at <= as_of)):
-        if e.removed_at is not None and e.removed_at <= as_of:
-            continue
-        entry = ExceptionEntry(pattern=e.pattern, reason=e.reason, created_by=e.created_by, expires_on=e.expires_on)
-        if today > e.expires_on:  # an exception applies through its expiry date (opgov.core.compat)
-            expired.append(entry)
-        elif e.expires_on <= today + timedelta(days=SOON_DAYS):
-            expiring.append(entry)
-
-    def state_at(op_id: int) -> str:
-        step = last_step.get(op_id)
-        return step.to_state if step is not None else "active"
-
-    categories = dict.fromkeys(CATEGORIES, 0)
-    for op_id in present:
-        category = category_at(by_id[op_id])[0]
-        categories[category] = categories.get(category, 0) + 1
-    states = dict.fromkeys(LIFECYCLE_STATES, 0)
-    for op_id in present | set(deleted_at):
-        states[state_at(op_id)] += 1
-    opset_now = OpsetNow(categories=CategoryCounts(**{c: categories[c] for c in CATEGORIES}),
-                         lifecycle=LifecycleCounts(**states))
+    expired, expiring = _exceptions_at(session, as_of)
+    opset_now = _opset_now(present, by_id, category_at, lifecycle)
     # Each snapshot's categories when it was imported; the latest one's as of the report's day
     # (decisions since its import included), so the trend ends where opset_now and `ops list` are.
     trend = [TrendPoint(label=s.label, imported_at=s.imported_at,
@@ -229,9 +155,9 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
 
     # the queue is today's: for a report of the latest snapshot, the review queue's suggestions are the
     # queue's (one suggestion engine: the agenda, `opgov queue` and `triage --suggested` say the same)
-    read = queue_items(ctx) if snapshots and snapshots[-1].id == latest_id else None
+    read = queue_items(ctx) if latest else None
     if read is not None:
-        suggested = {i.operator: i for i in read[0]}
+        suggested = {i.operator: i for i in read.items}
         review_queue = [replace(r, suggestion=suggested[r.operator].suggestion,
                                 suggestion_reason=suggested[r.operator].because)
                         if r.operator in suggested else r for r in review_queue]
@@ -239,13 +165,121 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     return WeeklyReport(as_of=as_of, since=since, generated_by=f"opgov {__version__} for {ctx.actor}",
                         soon_days=SOON_DAYS, review_queue=tuple(review_queue), agenda=meeting,
                         proposals_open=tuple(proposals_open),
-                        proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(overdue),
-                        lifecycle_due_now=tuple(due_now), lifecycle_due_soon=tuple(due_soon),
-                        deprecated_ops=tuple(deprecated), tag_changes=tuple(tag_changes), core_drift=tuple(drift),
-                        decomp_closure=tuple(closure_rows), closure_facts=closure_facts,
+                        proposals_decided=tuple(proposals_decided), lifecycle_overdue=tuple(lifecycle.overdue),
+                        lifecycle_due_now=tuple(lifecycle.due_now), lifecycle_due_soon=tuple(lifecycle.due_soon),
+                        deprecated_ops=tuple(lifecycle.deprecated), tag_changes=tuple(tag_changes),
+                        core_drift=tuple(drift), decomp_closure=tuple(closure_rows), closure_facts=closure_facts,
                         compat_findings=tuple(findings),
                         removed_without_deprecation=tuple(removed), exceptions_expired=tuple(expired),
                         exceptions_expiring=tuple(expiring), opset_now=opset_now, opset_trend=tuple(trend))
+
+
+def _present_at(session, ops: list[_Op], snapshots: list, latest: bool) -> set[int]:
+    """The operators in the yaml at as_of: those of the latest snapshot imported by then."""
+    if not snapshots:
+        return set()
+    if latest:
+        return {op.id for op in ops if op.present}
+    from opgov.db import entries
+
+    return entries.operator_ids_at(session, snapshots[-1].position)
+
+
+def _undecided_after(session, as_of: datetime) -> dict[str, dict[str, Any]]:
+    """The committee decisions recorded after as_of, to undo: each operator's first one's
+    ``before`` (its state at as_of)."""
+    undecided: dict[str, dict[str, Any]] = {}
+    for subject, before in session.execute(select(Event.subject, Event.before)
+                                           .where(Event.action == "category.decided", Event.at > as_of)
+                                           .order_by(Event.at, Event.id)):
+        undecided.setdefault(subject, before or {})
+    return undecided
+
+
+def _category_at(undecided: dict[str, dict[str, Any]], op: _Op) -> tuple[str, str]:
+    """``(category, its source)`` of ``op`` at as_of (``undecided``: :func:`_undecided_after`)."""
+    before = undecided.get(op.qualname)
+    if before is not None:
+        return before.get("category", op.category), before.get("category_source", op.category_source)
+    return op.category, op.category_source
+
+
+@dataclass
+class _Lifecycle:
+    """The lifecycle at as_of: each operator's last step taken by then, when the deleted ones
+    were deleted, and the report's lifecycle lists."""
+
+    last_step: dict[int, Any] = field(default_factory=dict)
+    deleted_at: dict[int, datetime] = field(default_factory=dict)
+    overdue: list[LifecycleDue] = field(default_factory=list)
+    due_now: list[LifecycleDue] = field(default_factory=list)
+    due_soon: list[LifecycleDue] = field(default_factory=list)
+    deprecated: list[DeprecatedOp] = field(default_factory=list)
+
+    def state_at(self, op_id: int) -> str:
+        step = self.last_step.get(op_id)
+        return step.to_state if step is not None else "active"
+
+
+def _lifecycle_at(ctx: Ctx, by_id: dict[int, _Op], since: datetime, as_of: datetime) -> _Lifecycle:
+    """The deprecated operators at as_of and the transitions overdue, due in the period, due soon."""
+    found = _Lifecycle()
+    deprecation_reason: dict[int, str] = {}
+    for step in ctx.session.execute(select(LifecycleStep.operator_id, LifecycleStep.to_state, LifecycleStep.at,
+                                           LifecycleStep.actor, LifecycleStep.reason, LifecycleStep.replacement)
+                                    .where(LifecycleStep.at <= as_of).order_by(LifecycleStep.at, LifecycleStep.id)):
+        found.last_step[step.operator_id] = step
+        if step.to_state == "deprecating":
+            deprecation_reason[step.operator_id] = step.reason or ""
+        elif step.to_state == "deleted":
+            found.deleted_at[step.operator_id] = step.at
+    policy = periods(ctx)
+    for op_id, step in found.last_step.items():
+        if step.to_state not in ("deprecating", "deprecated"):
+            continue
+        name, why = by_id[op_id].qualname, deprecation_reason.get(op_id, "")
+        found.deprecated.append(DeprecatedOp(operator=name, state=step.to_state, since=step.at,
+                                             replacement=step.replacement, reason=why))
+        due = next_timed_step(step.to_state, step.at, policy)
+        if due is None:
+            continue
+        item = LifecycleDue(operator=name, from_state=due.state, to_state=due.to_state, due_on=due.due_at.date(),
+                            previous_step_at=step.at, previous_step_actor=step.actor, reason=step.reason or why)
+        if due.due_at <= since:
+            found.overdue.append(item)
+        elif due.due_at <= as_of:
+            found.due_now.append(item)
+        elif due.due_at <= as_of + timedelta(days=SOON_DAYS):
+            found.due_soon.append(item)
+    return found
+
+
+def _exceptions_at(session, as_of: datetime) -> tuple[list[ExceptionEntry], list[ExceptionEntry]]:
+    """(expired, expiring within SOON_DAYS): the BC exceptions on record at as_of."""
+    today = as_of.date()
+    expired, expiring = [], []
+    for e in session.scalars(select(BcException).where(BcException.created_at <= as_of)):
+        if e.removed_at is not None and e.removed_at <= as_of:
+            continue
+        entry = ExceptionEntry(pattern=e.pattern, reason=e.reason, created_by=e.created_by, expires_on=e.expires_on)
+        if today > e.expires_on:  # an exception applies through its expiry date (opgov.core.compat)
+            expired.append(entry)
+        elif e.expires_on <= today + timedelta(days=SOON_DAYS):
+            expiring.append(entry)
+    return expired, expiring
+
+
+def _opset_now(present: set[int], by_id: dict[int, _Op], category_at, lifecycle: _Lifecycle) -> OpsetNow:
+    """The operators present at as_of per category, and per lifecycle state (the deleted ones too)."""
+    categories = dict.fromkeys(CATEGORIES, 0)
+    for op_id in present:
+        category = category_at(by_id[op_id])[0]
+        categories[category] = categories.get(category, 0) + 1
+    states = dict.fromkeys(LIFECYCLE_STATES, 0)
+    for op_id in present | set(lifecycle.deleted_at):
+        states[lifecycle.state_at(op_id)] += 1
+    return OpsetNow(categories=CategoryCounts(**{c: categories[c] for c in CATEGORIES}),
+                    lifecycle=LifecycleCounts(**states))
 
 
 def _closure_rows(session) -> tuple[str | None, list]:

@@ -207,37 +207,18 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
     rid = parse_runtime_id(runtime)
     require(ctx, "runtimes", "register runtimes")
     shipped = shipped_release(rid)
-    tree: dict | None = None
-    if source is not None:
-        from opgov.formats.et_sources import directory_reader, release_facts
-
-        if not Path(source).is_dir():
-            raise BadInput(f"source: {source} is not a folder (an ExecuTorch source tree)")
-        try:
-            tree = release_facts(*directory_reader(source))
-        except BadInput as err:
-            raise BadInput(f"{source}: {err.message}") from None
+    tree = _source_tree_facts(source) if source is not None else None
     facts = tree if tree is not None else shipped_kernel_facts(rid) if shipped is not None else None
     registries = tree if tree is not None else shipped
     if not ops and registries is None:
-        known = ", ".join(f"{rid.name}@{v}" + (" (pre-release tree)" if pre_release_of(rid.name, v) else "")
-                          for v in known_releases(rid.name))
-        raise BadInput(f"opgov ships no data about {rid}"
-                       + (f" (it knows {known}): read that release's source tree with --source DIR, or give its "
-                          "kernels with --ops FILE" if known else
-                          ": give its kernels with --ops FILE (or an ExecuTorch source tree with --source DIR)"))
+        _refuse_unknown_release(rid)
     lists = [parse_op_file(f.data, f.name, accept=RUNTIME_FORMATS) if isinstance(f, Content)
              else read_op_file(f, accept=RUNTIME_FORMATS) for f in ops]
     if ops:
         kernels = list(union(lists))
     else:
         kernels = list(dict.fromkeys(canonical(k) for k in [*registries["portable"], *registries["optimized"]]))
-    kernel_facts = None
-    if facts is not None and registries is not None:
-        optimized = {canonical(k) for k in registries.get("optimized", [])}
-        kernel_facts = {"kernels": {canonical(k): v for k, v in _facts_by_kernel(facts, sorted(optimized)).items()
-                                    if canonical(k) in kernels},
-                        "edge": facts.get("edge", {}), "mixed_types": facts.get("mixed_types", [])}
+    kernel_facts = _kernel_facts_of(facts, registries, kernels) if facts is not None and registries is not None else None
     if torch is not None and torch_pin is not None:
         raise BadInput("give the torch release (--torch) or its pin file (--torch-pin), not both")
     if torch_pin is not None:
@@ -249,15 +230,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
         torch = registries["torch"]
     if released is None and tree is None and shipped is not None and shipped.get("released"):
         released = date.fromisoformat(shipped["released"])
-
-    def digest(file: str | Content) -> str:
-        if isinstance(file, Content):
-            data = file.data.encode("utf-8") if isinstance(file.data, str) else file.data
-        else:
-            data = Path(file).read_bytes()
-        return hashlib.sha256(data).hexdigest()
-
-    sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=digest(file))
+    sources = [OpsSource(path=lst.path, format=lst.format, entries=len(lst), sha256=_digest(file))
                for file, lst in zip(ops, lists, strict=True)]
     if not ops:  # the registries of the shipped data, or of the source tree
         origin = f"{source} (source tree)" if tree is not None else f"{rid} (shipped with opgov{_provenance(shipped)})"
@@ -265,6 +238,63 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
                              entries=len(registries[kind]),
                              sha256=hashlib.sha256("\n".join(registries[kind]).encode()).hexdigest())
                    for kind in ("portable", "optimized") if registries[kind]]
+    outcome = _record_runtime(ctx, rid, replace=replace, released=released, kernels=kernels, served_ops=served_ops,
+                              torch=torch, kernel_facts=kernel_facts, sources=sources)
+    registry = _Registry(ctx.session)
+    summary = _summaries(_runtimes(ctx, registry), registry)[rid]
+    missing = [k for k in kernels if k not in registry.present_names] if registry.snapshot else []
+    note = None
+    if tree is None and shipped is not None and shipped.get("pre_release"):
+        note = (f"opgov read {rid} from {_tree(shipped)}; the release as tagged may differ "
+                "(--source DIR reads a tagged tree)")
+    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing, note=note)
+
+
+def _source_tree_facts(source: str) -> dict:
+    """What an ExecuTorch source tree says of its release (:func:`opgov.formats.et_sources.release_facts`)."""
+    from opgov.formats.et_sources import directory_reader, release_facts
+
+    if not Path(source).is_dir():
+        raise BadInput(f"source: {source} is not a folder (an ExecuTorch source tree)")
+    try:
+        return release_facts(*directory_reader(source))
+    except BadInput as err:
+        raise BadInput(f"{source}: {err.message}") from None
+
+
+def _refuse_unknown_release(rid: RuntimeId) -> None:
+    """No file given for a release opgov ships no data about: refused, naming what it knows."""
+    known = ", ".join(f"{rid.name}@{v}" + (" (pre-release tree)" if pre_release_of(rid.name, v) else "")
+                      for v in known_releases(rid.name))
+    raise BadInput(f"opgov ships no data about {rid}"
+                   + (f" (it knows {known}): read that release's source tree with --source DIR, or give its "
+                      "kernels with --ops FILE" if known else
+                      ": give its kernels with --ops FILE (or an ExecuTorch source tree with --source DIR)"))
+
+
+def _kernel_facts_of(facts: dict, registries: dict, kernels: list[str]) -> dict:
+    """What is recorded of each kernel (the optimized one's where there is one), and of to_edge."""
+    from opgov.core.names import canonical
+
+    optimized = {canonical(k) for k in registries.get("optimized", [])}
+    return {"kernels": {canonical(k): v for k, v in _facts_by_kernel(facts, sorted(optimized)).items()
+                        if canonical(k) in kernels},
+            "edge": facts.get("edge", {}), "mixed_types": facts.get("mixed_types", [])}
+
+
+def _digest(file: str | Content) -> str:
+    if isinstance(file, Content):
+        data = file.data.encode("utf-8") if isinstance(file.data, str) else file.data
+    else:
+        data = Path(file).read_bytes()
+    return hashlib.sha256(data).hexdigest()
+
+
+def _record_runtime(ctx: Ctx, rid: RuntimeId, *, replace: bool, released: date | None, kernels: list[str],
+                    served_ops: list[str], torch: str | None, kernel_facts: dict | None,
+                    sources: list[OpsSource]) -> str:
+    """Write the registration and its event, unless the same is registered already: ``added``,
+    ``unchanged`` or ``replaced``; another registration is refused unless ``replace``."""
     r = runtimes.c
     existing = ctx.session.execute(select(runtimes).where(r.name == rid.name, r.version == rid.version)).first()
     outcome = "added"
@@ -273,33 +303,23 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
                 and list(existing.served or []) == served_ops and existing.torch_release == torch
                 and (existing.kernel_facts or None) == kernel_facts)
         if same:
-            outcome = "unchanged"
-        elif not replace:
+            return "unchanged"
+        if not replace:
             raise PolicyRefusal(f"{rid} is registered already with {len(existing.kernels)} kernels "
                                 f"(added {existing.added_at:%Y-%m-%d} by {existing.added_by}); "
                                 "--replace to register this instead", subject=str(rid))
-        else:
-            outcome = "replaced"
-            ctx.session.execute(delete(runtimes).where(r.id == existing.id))
-    if outcome != "unchanged":
-        ctx.session.execute(insert(runtimes).values(
-            name=rid.name, version=rid.version, released=released, kernels=kernels,
-            sources=[dataclasses.asdict(s) for s in sources], added_at=ctx.now(), added_by=ctx.actor,
-            served=served_ops, torch_release=torch, kernel_facts=kernel_facts))
-        log_event(ctx, f"runtime-{outcome}", str(rid),
-                  before={"kernels": len(existing.kernels)} if existing is not None else None,
-                  after={"kernels": len(kernels), "released": released.isoformat() if released else None,
-                         "sources": [s.path for s in sources], "served": len(served_ops), "torch": torch,
-                         "kernel_facts": len((kernel_facts or {}).get("kernels", {}))})
-    registry = _Registry(ctx.session)
-    found = _runtimes(ctx, registry)
-    summary = _summaries(found, registry)[rid]
-    missing = [k for k in kernels if k not in registry.present_names] if registry.snapshot else []
-    note = None
-    if tree is None and shipped is not None and shipped.get("pre_release"):
-        note = (f"opgov read {rid} from {_tree(shipped)}; the release as tagged may differ "
-                "(--source DIR reads a tagged tree)")
-    return RuntimeAdded(outcome=outcome, runtime=summary, sources=sources, not_in_registry=missing, note=note)
+        outcome = "replaced"
+        ctx.session.execute(delete(runtimes).where(r.id == existing.id))
+    ctx.session.execute(insert(runtimes).values(
+        name=rid.name, version=rid.version, released=released, kernels=kernels,
+        sources=[dataclasses.asdict(s) for s in sources], added_at=ctx.now(), added_by=ctx.actor,
+        served=served_ops, torch_release=torch, kernel_facts=kernel_facts))
+    log_event(ctx, f"runtime-{outcome}", str(rid),
+              before={"kernels": len(existing.kernels)} if existing is not None else None,
+              after={"kernels": len(kernels), "released": released.isoformat() if released else None,
+                     "sources": [s.path for s in sources], "served": len(served_ops), "torch": torch,
+                     "kernel_facts": len((kernel_facts or {}).get("kernels", {}))})
+    return outcome
 
 
 def list_runtimes(ctx: Ctx) -> RuntimeList:

@@ -74,17 +74,8 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
     by ``old_schema``, which came with the bump to END + 1 (``bumped_on``, ``reason``: needed unless
     that bump is recorded). ``replaces``: an upgrader of the same operator this one takes over from,
     refused (exit 1) until its bump is 180 days old."""
-    from opgov.core.names import canonical
-
     session = ctx.session
-    op = canonical(operator)
-    known = session.scalar(select(operators.c.qualname).where(operators.c.qualname == op))
-    if known is None:
-        import difflib
-
-        names = list(session.scalars(select(operators.c.qualname)))
-        close = difflib.get_close_matches(op, names, n=3, cutoff=0.75)
-        raise NotFound(f"unknown operator {operator}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+    op = _known_operator(session, operator)
     start, end = parse_range(versions)
     try:
         normalized = normalize_schema(old_schema)
@@ -97,21 +88,7 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
     if not name or not name.replace("_", "a").isalnum():
         raise BadInput(f"upgrader name {name!r}: letters, digits and underscores only")
     bump_dates = bumps_of(session)
-    bump = bump_dates.get(end + 1)
-    if bump is None:
-        if bumped_on is None or not (reason or "").strip():
-            raise BadInput(f"version bump {end + 1} is not recorded: give --bumped-on DATE and --reason "
-                           "(as caffe2/versions.h writes them)")
-        earlier = [b for v, b in bump_dates.items() if v < end + 1 and b.bumped_on > bumped_on]
-        later = [b for v, b in bump_dates.items() if v > end + 1 and b.bumped_on < bumped_on]
-        if earlier or later:
-            other = (earlier or later)[0]
-            raise BadInput(f"version bump {end + 1} on {bumped_on.isoformat()} would come "
-                           f"{'before' if earlier else 'after'} bump {other.version} on {other.bumped_on.isoformat()}: "
-                           "versions go up with time")
-    elif (bumped_on is not None and bumped_on != bump.bumped_on) or (reason and reason.strip() != bump.reason):
-        raise BadInput(f"version bump {end + 1} is recorded already, on {bump.bumped_on.isoformat()} "
-                       f"({bump.reason}); leave out --bumped-on and --reason, or give the same")
+    bump = _checked_bump(bump_dates, end + 1, bumped_on, reason)
     require(ctx, "upgraders", "record upgraders")
     recorded = recorded_upgraders(session, bump_dates)
     for u, _ in recorded:
@@ -121,16 +98,7 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
                 return UpgraderAdded(outcome="unchanged", upgrader=_view(u, _, bump_dates), replaced=None)
             raise PolicyRefusal(f"an upgrader named {name} is recorded already, for {u.operator} "
                                 f"versions {u.start}-{u.end}", subject=name)
-    old = None
-    if replaces is not None:
-        old = next((u for u, _ in recorded if u.name == replaces), None)
-        if old is None:
-            raise BadInput(f"unknown upgrader {replaces} (--replaces)")
-        if old.operator != op:
-            raise BadInput(f"--replaces {replaces}: it is an upgrader of {old.operator}, not {op}")
-        why = check_replace(old, ctx.now())
-        if why is not None:
-            raise PolicyRefusal(f"{replaces} may not be replaced yet: {why}", subject=replaces)
+    old = _replaced(ctx, recorded, replaces, op) if replaces is not None else None
     clash = overlapping(start, end, [u for u, _ in recorded if u.operator == op and u is not old])
     if clash is not None:
         raise PolicyRefusal(f"versions {start}-{end} of {op} meet those of upgrader {clash.name} "
@@ -149,6 +117,56 @@ def add_upgrader(ctx: Ctx, operator: str, *, versions: str, old_schema: str, bum
                                              old_schema=old_schema.strip(), added_at=now, added_by=ctx.actor))
     log_event(ctx, "upgrader-added", op, after={"name": name, "versions": [start, end], "old_schema": old_schema})
     return UpgraderAdded(outcome="added", upgrader=show_upgrader(ctx, name), replaced=old.name if old else None)
+
+
+def _known_operator(session, operator: str) -> str:
+    """The canonical name of an operator the database holds; an unknown one is refused with the
+    names close to it."""
+    from opgov.core.names import canonical
+
+    op = canonical(operator)
+    known = session.scalar(select(operators.c.qualname).where(operators.c.qualname == op))
+    if known is None:
+        import difflib
+
+        names = list(session.scalars(select(operators.c.qualname)))
+        close = difflib.get_close_matches(op, names, n=3, cutoff=0.75)
+        raise NotFound(f"unknown operator {operator}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+    return op
+
+
+def _checked_bump(bump_dates: dict, version: int, bumped_on: date | None, reason: str | None):
+    """The version bump ``version`` on record, else None once ``bumped_on`` and ``reason`` say when
+    and why it came (versions go up with time); given for a recorded bump, they must be its own."""
+    bump = bump_dates.get(version)
+    if bump is None:
+        if bumped_on is None or not (reason or "").strip():
+            raise BadInput(f"version bump {version} is not recorded: give --bumped-on DATE and --reason "
+                           "(as caffe2/versions.h writes them)")
+        earlier = [b for v, b in bump_dates.items() if v < version and b.bumped_on > bumped_on]
+        later = [b for v, b in bump_dates.items() if v > version and b.bumped_on < bumped_on]
+        if earlier or later:
+            other = (earlier or later)[0]
+            raise BadInput(f"version bump {version} on {bumped_on.isoformat()} would come "
+                           f"{'before' if earlier else 'after'} bump {other.version} on {other.bumped_on.isoformat()}: "
+                           "versions go up with time")
+    elif (bumped_on is not None and bumped_on != bump.bumped_on) or (reason and reason.strip() != bump.reason):
+        raise BadInput(f"version bump {version} is recorded already, on {bump.bumped_on.isoformat()} "
+                       f"({bump.reason}); leave out --bumped-on and --reason, or give the same")
+    return bump
+
+
+def _replaced(ctx: Ctx, recorded: list, replaces: str, op: str):
+    """The upgrader ``replaces`` names: one of ``op``, whose bump is old enough to be replaced."""
+    old = next((u for u, _ in recorded if u.name == replaces), None)
+    if old is None:
+        raise BadInput(f"unknown upgrader {replaces} (--replaces)")
+    if old.operator != op:
+        raise BadInput(f"--replaces {replaces}: it is an upgrader of {old.operator}, not {op}")
+    why = check_replace(old, ctx.now())
+    if why is not None:
+        raise PolicyRefusal(f"{replaces} may not be replaced yet: {why}", subject=replaces)
+    return old
 
 
 def list_upgraders(ctx: Ctx) -> UpgraderList:

@@ -274,158 +274,203 @@ def _agenda(report: WeeklyReport) -> Section:
 
 def sections_of(report: WeeklyReport) -> list[Section]:
     """The report as rendering-neutral sections, in :data:`~opgov.results.reports.SECTION_KEYS` order."""
-    today = report.as_of.date()
-    soon = report.soon_days
+    return _fold_empty([
+        _review_queue(report), _agenda(report), _proposals_open(report), _proposals_decided(report),
+        *_lifecycle(report), _deprecated_ops(report), _tag_changes(report), _core_drift(report),
+        _decomp_closure(report), _compat_findings(report), _removed_without_deprecation(report),
+        *_exceptions(report), _opset_now(report), _opset_trend(report),
+    ])
 
-    def table(key: str, title: str, empty: str, columns: tuple[Column, ...], *, intro: Text | None = None,
-              keep_visible: int = 0, overview: Table | None = None) -> Section:
-        rows = getattr(report, key)
-        if not rows:
-            return Section(key, title, (Para(_t(empty), "empty"),), nothing=key != "decomp_closure")
-        blocks: list[Block] = []
-        if intro:
-            blocks.append(Para(intro))
-        if overview is not None:
-            blocks.append(overview)
-        blocks.append(Table(title, columns, tuple(rows), keep_visible))
-        return Section(key, title, tuple(blocks))
 
-    out = [
-        table("review_queue", "Review queue", "No operators await a category decision.", (
-            Column("Operator", lambda i: _c(i.operator)),
-            Column("Schema", lambda i: _schema_cell(i.schema_text, i.generated_from), wide=True),
-            Column("First seen", lambda i: _t(f"{i.first_seen.label} ")
-                    + _when(f"({_fmt_day(i.first_seen.imported_at.date())})")),
-            Column("Suggested", lambda i: _t(i.suggestion or i.suggested_category, strong=i.suggestion is not None)),
-            Column("Why", lambda i: _t(i.suggestion_reason if i.suggestion is not None
-                                       else i.review_reason or i.suggestion_reason), wide=True),
-        ), intro=_t("Functional operators: the in-place, out= and other variants a release adds with them are "
-                    "not listed, they follow their functional operator's category (new operators are not "
-                    "repeated under compatibility findings).")),
-        _agenda(report),
-        table("proposals_open", "Open proposals", "No open proposals.", (
-            Column("#", lambda p: _t(str(p.id)), numeric=True),
-            Column("Operator", lambda p: _c(p.operator)),
-            Column("Proposal", lambda p: _proposal_kind(p.kind, p.targets)),
-            Column("By", lambda p: _t(p.proposer)),
-            Column("Opened", lambda p: _when(_fmt_day(p.created_at.date()))),
-            Column("Age", lambda p: _when(_days(p.age_days)), numeric=True),
-            Column("Approvals", lambda p: _tally(p)),
-            Column("Rejections", lambda p: _t(", ".join(p.rejections) or "none")),
-            Column("Rationale", lambda p: _t(p.rationale), wide=True),
-        )),
-        table("proposals_decided", "Decided proposals", "No proposals were decided in this period.", (
-            Column("#", lambda p: _t(str(p.id)), numeric=True),
-            Column("Operator", lambda p: _c(p.operator)),
-            Column("Proposal", lambda p: _proposal_kind(p.kind, p.targets)),
-            Column("Outcome", lambda p: _t(p.outcome, strong=True)),
-            Column("Decided", lambda p: _when(fmt_dt(p.decided_at))),
-            Column("Votes", lambda p: _votes_text(p.votes), wide=True),
-            Column("Rationale", lambda p: _t(p.rationale), wide=True),
-        )),
-        table("lifecycle_overdue", "Lifecycle: overdue", "No lifecycle transitions are overdue.",
-              _lifecycle_columns(lambda s: _when(_fmt_day(s.due_on), f"({_days((today - s.due_on).days)} late)"))),
-        table("lifecycle_due_now", "Lifecycle: due now", "No lifecycle transitions are due now.",
-              _lifecycle_columns(lambda s: _when(_fmt_day(s.due_on)))),
-        table("lifecycle_due_soon", f"Lifecycle: due within {_days(soon)}",
-              f"No lifecycle transitions come due within {_days(soon)}.",
-              _lifecycle_columns(lambda s: _when(_fmt_day(s.due_on), f"(in {_days((s.due_on - today).days)})"))),
-        table("deprecated_ops", "Deprecated operators", "No operators are deprecating or deprecated.", (
-            Column("Operator", lambda d: _c(d.operator)),
-            Column("State", lambda d: _t(d.state)),
-            Column("Since", lambda d: _when(_fmt_day(d.since.date()))),
-            Column("Replacement", lambda d: _c(d.replacement) if d.replacement else _t("none")),
-            Column("Reason", lambda d: _t(d.reason), wide=True),
-        )),
-        table("tag_changes", "Core and lifecycle tags changed", "No import of this period added or dropped a core, "
-              "deprecating or deprecated tag.", (
-                  Column("Snapshot", lambda c: _t(c.snapshot)),
-                  Column("Operator", lambda c: _c(c.operator)),
-                  Column("Edit", lambda c: _t(c.edit, strong=True)),
-                  Column("Severity", _severity),
-                  Column("Rule", lambda c: _c(c.rule)),
-                  Column("What the record did", lambda c: _t(c.message), wide=True),
-              )),
-        table("core_drift", "Core drift", "The category on record and the core tag agree for every operator.", (
-            Column("Operator", lambda d: _c(d.operator)),
-            Column("On record", lambda d: _t(f"{d.category} ({d.category_source})")),
-            Column("Tagged core", lambda d: _t("yes" if d.tagged_core else "no")),
-            Column("Why", lambda d: _t(d.reason + (" (in the review queue)" if d.waiting else "")), wide=True),
-        ), intro=_t("Operators whose category on record and whose core tag in the latest snapshot disagree: a "
-                    "release dropped or added the tag and the committee has not decided yet, or the committee "
-                    "decided and the sync bot has not written the tag (opgov sync-yaml).")),
-        table("decomp_closure", "Closure of torch's decomposition table",
-              (f"Every operator of the default table of {report.closure_facts} ends in core operators."
-               if report.closure_facts else
-               "opgov holds no torch release's facts and ships none for the latest snapshot (`opgov decomps "
-               "import-torch` records them)."), (
-                  Column("Operator", lambda c: _c(c.operator)),
-                  Column("Closure", lambda c: _t(c.status + (f" since torch {c.since}" if c.since else ""),
-                                                 strong=c.status == "stopped closing")),
-                  Column("Why", lambda c: _t(c.why), wide=True),
-              ), intro=_closure_intro(report.decomp_closure)),
-        table("compat_findings", "Compatibility findings", "No compatibility findings in this period.", (
-            Column("Severity", _severity),
-            Column("Kind", lambda f: _t(_kind_label(f.kind))),
-            Column("Snapshot", lambda f: _t(f.snapshot)),
-            Column("Operator", lambda f: _c(f.operator)),
-            Column("Rule", lambda f: _c(f.rule)),
-            Column("Message", lambda f: _t(f.message), wide=True),
-        ), intro=_t(", ".join(_findings_summary(report.compat_findings)) + "."),
-            keep_visible=_errors_kept(report.compat_findings), overview=_findings_overview(report.compat_findings)),
-        table("removed_without_deprecation", "Removed without deprecation",
-              "No operators were removed without completing the deprecation lifecycle.", (
-                  Column("Snapshot", lambda r: _t(r.snapshot)),
-                  Column("Operator", lambda r: _c(r.operator)),
-                  Column("Last schema", lambda r: _schema_cell(r.last_schema, r.generated_from), wide=True),
-              ), intro=_t(_removed_summary(report.removed_without_deprecation))),
-        table("exceptions_expired", "Exceptions expired", "No expired BC exceptions.", (
+def _table(report: WeeklyReport, key: str, title: str, empty: str, columns: tuple[Column, ...], *,
+           intro: Text | None = None, keep_visible: int = 0, overview: Table | None = None) -> Section:
+    """The section of the report's list ``key``: a table of its rows, or ``empty`` when it has none."""
+    rows = getattr(report, key)
+    if not rows:
+        return Section(key, title, (Para(_t(empty), "empty"),), nothing=key != "decomp_closure")
+    blocks: list[Block] = []
+    if intro:
+        blocks.append(Para(intro))
+    if overview is not None:
+        blocks.append(overview)
+    blocks.append(Table(title, columns, tuple(rows), keep_visible))
+    return Section(key, title, tuple(blocks))
+
+
+def _review_queue(report: WeeklyReport) -> Section:
+    return _table(report, "review_queue", "Review queue", "No operators await a category decision.", (
+        Column("Operator", lambda i: _c(i.operator)),
+        Column("Schema", lambda i: _schema_cell(i.schema_text, i.generated_from), wide=True),
+        Column("First seen", lambda i: _t(f"{i.first_seen.label} ")
+               + _when(f"({_fmt_day(i.first_seen.imported_at.date())})")),
+        Column("Suggested", lambda i: _t(i.suggestion or i.suggested_category, strong=i.suggestion is not None)),
+        Column("Why", lambda i: _t(i.suggestion_reason if i.suggestion is not None
+                                   else i.review_reason or i.suggestion_reason), wide=True),
+    ), intro=_t("Functional operators: the in-place, out= and other variants a release adds with them are "
+                "not listed, they follow their functional operator's category (new operators are not "
+                "repeated under compatibility findings)."))
+
+
+def _proposals_open(report: WeeklyReport) -> Section:
+    return _table(report, "proposals_open", "Open proposals", "No open proposals.", (
+        Column("#", lambda p: _t(str(p.id)), numeric=True),
+        Column("Operator", lambda p: _c(p.operator)),
+        Column("Proposal", lambda p: _proposal_kind(p.kind, p.targets)),
+        Column("By", lambda p: _t(p.proposer)),
+        Column("Opened", lambda p: _when(_fmt_day(p.created_at.date()))),
+        Column("Age", lambda p: _when(_days(p.age_days)), numeric=True),
+        Column("Approvals", lambda p: _tally(p)),
+        Column("Rejections", lambda p: _t(", ".join(p.rejections) or "none")),
+        Column("Rationale", lambda p: _t(p.rationale), wide=True),
+    ))
+
+
+def _proposals_decided(report: WeeklyReport) -> Section:
+    return _table(report, "proposals_decided", "Decided proposals", "No proposals were decided in this period.", (
+        Column("#", lambda p: _t(str(p.id)), numeric=True),
+        Column("Operator", lambda p: _c(p.operator)),
+        Column("Proposal", lambda p: _proposal_kind(p.kind, p.targets)),
+        Column("Outcome", lambda p: _t(p.outcome, strong=True)),
+        Column("Decided", lambda p: _when(fmt_dt(p.decided_at))),
+        Column("Votes", lambda p: _votes_text(p.votes), wide=True),
+        Column("Rationale", lambda p: _t(p.rationale), wide=True),
+    ))
+
+
+def _lifecycle(report: WeeklyReport) -> tuple[Section, Section, Section]:
+    """The lifecycle transitions overdue, due now and due soon."""
+    today, soon = report.as_of.date(), report.soon_days
+    return (
+        _table(report, "lifecycle_overdue", "Lifecycle: overdue", "No lifecycle transitions are overdue.",
+               _lifecycle_columns(lambda s: _when(_fmt_day(s.due_on), f"({_days((today - s.due_on).days)} late)"))),
+        _table(report, "lifecycle_due_now", "Lifecycle: due now", "No lifecycle transitions are due now.",
+               _lifecycle_columns(lambda s: _when(_fmt_day(s.due_on)))),
+        _table(report, "lifecycle_due_soon", f"Lifecycle: due within {_days(soon)}",
+               f"No lifecycle transitions come due within {_days(soon)}.",
+               _lifecycle_columns(lambda s: _when(_fmt_day(s.due_on), f"(in {_days((s.due_on - today).days)})"))),
+    )
+
+
+def _deprecated_ops(report: WeeklyReport) -> Section:
+    return _table(report, "deprecated_ops", "Deprecated operators", "No operators are deprecating or deprecated.", (
+        Column("Operator", lambda d: _c(d.operator)),
+        Column("State", lambda d: _t(d.state)),
+        Column("Since", lambda d: _when(_fmt_day(d.since.date()))),
+        Column("Replacement", lambda d: _c(d.replacement) if d.replacement else _t("none")),
+        Column("Reason", lambda d: _t(d.reason), wide=True),
+    ))
+
+
+def _tag_changes(report: WeeklyReport) -> Section:
+    return _table(report, "tag_changes", "Core and lifecycle tags changed", "No import of this period added or "
+                  "dropped a core, deprecating or deprecated tag.", (
+                      Column("Snapshot", lambda c: _t(c.snapshot)),
+                      Column("Operator", lambda c: _c(c.operator)),
+                      Column("Edit", lambda c: _t(c.edit, strong=True)),
+                      Column("Severity", _severity),
+                      Column("Rule", lambda c: _c(c.rule)),
+                      Column("What the record did", lambda c: _t(c.message), wide=True),
+                  ))
+
+
+def _core_drift(report: WeeklyReport) -> Section:
+    return _table(report, "core_drift", "Core drift",
+                  "The category on record and the core tag agree for every operator.", (
+                      Column("Operator", lambda d: _c(d.operator)),
+                      Column("On record", lambda d: _t(f"{d.category} ({d.category_source})")),
+                      Column("Tagged core", lambda d: _t("yes" if d.tagged_core else "no")),
+                      Column("Why", lambda d: _t(d.reason + (" (in the review queue)" if d.waiting else "")),
+                             wide=True),
+                  ), intro=_t("Operators whose category on record and whose core tag in the latest snapshot "
+                              "disagree: a release dropped or added the tag and the committee has not decided yet, "
+                              "or the committee decided and the sync bot has not written the tag (opgov sync-yaml)."))
+
+
+def _decomp_closure(report: WeeklyReport) -> Section:
+    return _table(report, "decomp_closure", "Closure of torch's decomposition table",
+                  (f"Every operator of the default table of {report.closure_facts} ends in core operators."
+                   if report.closure_facts else
+                   "opgov holds no torch release's facts and ships none for the latest snapshot (`opgov decomps "
+                   "import-torch` records them)."), (
+                      Column("Operator", lambda c: _c(c.operator)),
+                      Column("Closure", lambda c: _t(c.status + (f" since torch {c.since}" if c.since else ""),
+                                                     strong=c.status == "stopped closing")),
+                      Column("Why", lambda c: _t(c.why), wide=True),
+                  ), intro=_closure_intro(report.decomp_closure))
+
+
+def _compat_findings(report: WeeklyReport) -> Section:
+    return _table(report, "compat_findings", "Compatibility findings", "No compatibility findings in this period.", (
+        Column("Severity", _severity),
+        Column("Kind", lambda f: _t(_kind_label(f.kind))),
+        Column("Snapshot", lambda f: _t(f.snapshot)),
+        Column("Operator", lambda f: _c(f.operator)),
+        Column("Rule", lambda f: _c(f.rule)),
+        Column("Message", lambda f: _t(f.message), wide=True),
+    ), intro=_t(", ".join(_findings_summary(report.compat_findings)) + "."),
+        keep_visible=_errors_kept(report.compat_findings), overview=_findings_overview(report.compat_findings))
+
+
+def _removed_without_deprecation(report: WeeklyReport) -> Section:
+    return _table(report, "removed_without_deprecation", "Removed without deprecation",
+                  "No operators were removed without completing the deprecation lifecycle.", (
+                      Column("Snapshot", lambda r: _t(r.snapshot)),
+                      Column("Operator", lambda r: _c(r.operator)),
+                      Column("Last schema", lambda r: _schema_cell(r.last_schema, r.generated_from), wide=True),
+                  ), intro=_t(_removed_summary(report.removed_without_deprecation)))
+
+
+def _exceptions(report: WeeklyReport) -> tuple[Section, Section]:
+    """The BC exceptions expired, and those expiring soon."""
+    today, soon = report.as_of.date(), report.soon_days
+    return (
+        _table(report, "exceptions_expired", "Exceptions expired", "No expired BC exceptions.", (
             Column("Pattern", lambda e: _c(e.pattern)),
-            Column("Last day", lambda e: _when(_fmt_day(e.expires_on),
-                                                f"({_days((today - e.expires_on).days)} ago)")),
+            Column("Last day", lambda e: _when(_fmt_day(e.expires_on), f"({_days((today - e.expires_on).days)} ago)")),
             Column("Reason", lambda e: _t(e.reason), wide=True),
             Column("Recorded by", lambda e: _t(e.created_by)),
         )),
-        table("exceptions_expiring", f"Exceptions expiring within {_days(soon)}",
-              f"No BC exceptions expire within {_days(soon)}.", (
-                  Column("Pattern", lambda e: _c(e.pattern)),
-                  Column("Last day", lambda e: _when(_fmt_day(e.expires_on), _last_day_note(e.expires_on, today))),
-                  Column("Reason", lambda e: _t(e.reason), wide=True),
-                  Column("Recorded by", lambda e: _t(e.created_by)),
-              )),
-    ]
+        _table(report, "exceptions_expiring", f"Exceptions expiring within {_days(soon)}",
+               f"No BC exceptions expire within {_days(soon)}.", (
+                   Column("Pattern", lambda e: _c(e.pattern)),
+                   Column("Last day", lambda e: _when(_fmt_day(e.expires_on), _last_day_note(e.expires_on, today))),
+                   Column("Reason", lambda e: _t(e.reason), wide=True),
+                   Column("Recorded by", lambda e: _t(e.created_by)),
+               )),
+    )
 
+
+def _opset_now(report: WeeklyReport) -> Section:
     now = report.opset_now
     if now.categories.total == 0 and sum(dataclasses.astuple(now.lifecycle)) == 0:
-        out.append(Section("opset_now", "The opset now", (Para(_t("No operators recorded yet."), "empty"),)))
-    else:
-        cat_rows = tuple((c, getattr(now.categories, c)) for c in CATEGORIES) + (("total", now.categories.total),)
-        life_rows = tuple((s, getattr(now.lifecycle, s)) for s in LIFECYCLE_STATES)
-        count_col = Column("Operators", lambda r: _t(f"{r[1]:,}"), numeric=True)
-        out.append(Section("opset_now", "The opset now", (
-            Table("Operators per category", (Column("Category", lambda r: _t(r[0], strong=r[0] == "total")), count_col),
-                   cat_rows, compact=True),
-            Table("Operators per lifecycle state", (Column("Lifecycle", lambda r: _t(r[0])), count_col), life_rows,
-                   compact=True),
-            Chart("chart-lifecycle"),
-        )))
+        return Section("opset_now", "The opset now", (Para(_t("No operators recorded yet."), "empty"),))
+    cat_rows = tuple((c, getattr(now.categories, c)) for c in CATEGORIES) + (("total", now.categories.total),)
+    life_rows = tuple((s, getattr(now.lifecycle, s)) for s in LIFECYCLE_STATES)
+    count_col = Column("Operators", lambda r: _t(f"{r[1]:,}"), numeric=True)
+    return Section("opset_now", "The opset now", (
+        Table("Operators per category", (Column("Category", lambda r: _t(r[0], strong=r[0] == "total")), count_col),
+              cat_rows, compact=True),
+        Table("Operators per lifecycle state", (Column("Lifecycle", lambda r: _t(r[0])), count_col), life_rows,
+              compact=True),
+        Chart("chart-lifecycle"),
+    ))
 
+
+def _opset_trend(report: WeeklyReport) -> Section:
     if not report.opset_trend:
-        out.append(Section("opset_trend", "The opset across snapshots", (Para(_t("No snapshots imported yet."), "empty"),)))
-    else:
-        out.append(Section("opset_trend", "The opset across snapshots", (
-            Chart("chart-core-size"),
-            Chart("chart-categories"),
-            Table("Operators per category in each snapshot", (
-                Column("Snapshot", lambda p: _t(p.label)),
-                Column("Imported", lambda p: _when(_fmt_day(p.imported_at.date()))),
-                Column("core", lambda p: _t(f"{p.categories.core:,}"), numeric=True),
-                Column("decomposable", lambda p: _t(f"{p.categories.decomposable:,}"), numeric=True),
-                Column("custom", lambda p: _t(f"{p.categories.custom:,}"), numeric=True),
-                Column("total", lambda p: _t(f"{p.categories.total:,}"), numeric=True),
-            ), report.opset_trend),
-        )))
-    return _fold_empty(out)
+        return Section("opset_trend", "The opset across snapshots", (Para(_t("No snapshots imported yet."), "empty"),))
+    return Section("opset_trend", "The opset across snapshots", (
+        Chart("chart-core-size"),
+        Chart("chart-categories"),
+        Table("Operators per category in each snapshot", (
+            Column("Snapshot", lambda p: _t(p.label)),
+            Column("Imported", lambda p: _when(_fmt_day(p.imported_at.date()))),
+            Column("core", lambda p: _t(f"{p.categories.core:,}"), numeric=True),
+            Column("decomposable", lambda p: _t(f"{p.categories.decomposable:,}"), numeric=True),
+            Column("custom", lambda p: _t(f"{p.categories.custom:,}"), numeric=True),
+            Column("total", lambda p: _t(f"{p.categories.total:,}"), numeric=True),
+        ), report.opset_trend),
+    ))
 
 
 NOTHING_KEY = "nothing_this_week"
