@@ -29,7 +29,7 @@ DOC = PACKAGE.parent / "docs" / "architecture.md"
 # Every layer (a folder of opgov/, or a module at its top) and the other layers it may import,
 # bottom to top. A layer always imports itself; nothing not listed here is allowed.
 ROOT = {"opgov", "resources"}
-BELOW_SERVICES = {"core", "formats", "db", "results", "render", "services"} | ROOT
+BELOW_SERVICES = {"core", "formats", "db", "results", "render", "reads", "services"} | ROOT
 LAYERS: dict[str, tuple[str, set[str]]] = {
     "opgov": ("`opgov/__init__.py`: the version", set()),
     "resources": ("`opgov/resources.py`: where the migrations and the shipped data files are", set()),
@@ -39,12 +39,14 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
     "results": ("`opgov/results/`: every use case's result, declared once as a frozen standard-library "
                 "dataclass", {"core"} | ROOT),
     "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
+    "reads": ("`opgov/reads/`: the reads services and pages share (the `Ctx`, settings, lookups, rules, torch's "
+              "facts, the runtimes, the model corpus), no writes", {"core", "formats", "db", "results"} | ROOT),
     "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
     "usecases": ("`opgov/usecases/`: each use case declared once (request, result, service, method and path); "
                  "its requests' fields; the client that calls one in-process or over HTTP (`client.py`)",
                  BELOW_SERVICES),
     "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL",
-            {"core", "results", "render", "services"} | ROOT),
+            {"core", "results", "render", "reads", "usecases"} | ROOT),
     "export_check": ("`opgov/export_check.py`: the torch.export users' entry point (the use case `export-check`)",
                      BELOW_SERVICES | {"usecases"}),
     "api": ("`opgov/api/`: entrypoint, FastAPI (`opgov serve`) and the pages' routes",
@@ -55,7 +57,7 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
 
 # Third-party libraries only some layers may import (core imports none: standard library only).
 CONFINED = {
-    "sqlalchemy": {"db", "services"},
+    "sqlalchemy": {"db", "reads", "services"},
     "alembic": {"db", "services"},
     "psycopg": {"db"},
     "fastapi": {"api"},

@@ -21,7 +21,7 @@ def _simulation(engine) -> bool:
     """A simulation database honours claimed times, even ahead of the server's clock: answers
     may change without a write, so none is cached (opgov.api.cache)."""
     from opgov.db.engine import transaction
-    from opgov.services.common import is_simulation
+    from opgov.reads.common import is_simulation
 
     with transaction(engine, write=False) as session:
         return is_simulation(session)

@@ -10,7 +10,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPBearer
 
 from opgov.core.clock import Clock, SystemClock
-from opgov.services.common import ANONYMOUS, Ctx
+from opgov.reads.common import ANONYMOUS, Ctx
 
 
 def clock() -> Clock:

@@ -27,7 +27,7 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
 
 def models_location(_request: Request) -> str | None:
     """The model corpus of the server: ``OPGOV_MODELS_DIR``."""
-    from opgov.services.pages import models_location as locate
+    from opgov.reads.models import models_location as locate
 
     return locate()
 
@@ -44,7 +44,7 @@ def favicon() -> Response:
 
 @router.get("/", response_class=HTMLResponse)
 def index(ctx: Reader) -> HTMLResponse:
-    from opgov.services.pages import home_counts
+    from opgov.reads.registry import home_counts
     from opgov.web.render import index_page
 
     return _html(index_page(_links(), counts=home_counts(ctx)))
@@ -52,7 +52,8 @@ def index(ctx: Reader) -> HTMLResponse:
 
 @router.get("/opset", response_class=HTMLResponse)
 def opset(ctx: Reader, request: Request) -> HTMLResponse:
-    from opgov.services.pages import home_counts, opset_data
+    from opgov.reads.registry import home_counts
+    from opgov.services.pages import opset_data
     from opgov.web.render import empty_page, opset_page
 
     if home_counts(ctx)["operators"] == 0:  # a fresh server: say what to import, not a problem+json
@@ -70,7 +71,8 @@ def ops(ctx: Reader) -> HTMLResponse:
 
 @router.get("/ops/{name}", response_class=HTMLResponse)
 def op(name: str, ctx: Reader, request: Request) -> HTMLResponse:
-    from opgov.services.pages import load_models, operator_page
+    from opgov.reads.models import load_models
+    from opgov.services.pages import operator_page
     from opgov.web.render import error_page, op_page
 
     try:

@@ -9,7 +9,8 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, m
                              resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
 from opgov.db.models import Event, Setting
 from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
-from opgov.services.common import SYSTEM_ACTOR, Ctx, is_simulation, log_event
+from opgov.reads.common import SYSTEM_ACTOR, Ctx, is_simulation
+from opgov.services.common import log_event
 from opgov.results.admin import DatabaseStatus, EventsPage, EventView, LogVerification, RevisionChange
 
 
@@ -148,7 +149,7 @@ def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit
     action or a prefix ending in ``.`` (``proposal.``); ``before_id`` pages backwards."""
     query = select(Event)
     if op:
-        from opgov.services.common import find_operator
+        from opgov.reads.common import find_operator
 
         query = query.where(Event.subject == find_operator(ctx.session, op).qualname)
     if since:

@@ -11,8 +11,8 @@ from opgov.core.errors import BadInput, NotFound
 from opgov.db.entries import _at
 from opgov.db.tables import entry_runs, operators, snapshots
 from opgov.results.closure import ClosureDiff, ClosureOp, ClosureReport
-from opgov.services.common import Ctx
-from opgov.services.decomps import _shipped_facts, opset_facts, torch_facts, torch_releases
+from opgov.reads.common import Ctx
+from opgov.reads.torch import _shipped_facts, opset_facts, torch_facts, torch_releases
 
 
 def public_version(version: str) -> str:
@@ -23,7 +23,7 @@ def public_version(version: str) -> str:
 def facts_of(session, release: str | None):
     """The facts of ``release`` (``2.13.0`` names ``2.13.0+cpu`` too) that ``decomps import-torch``
     recorded, else those opgov ships for it; ``release`` None: the latest release recorded, else
-    :func:`opgov.services.decomps.opset_facts` (the shipped facts of the latest snapshot's
+    :func:`opgov.reads.torch.opset_facts` (the shipped facts of the latest snapshot's
     release, or of the nearest release opgov ships). ``TorchFacts.describe`` says which. One line
     naming the releases held and shipped when there are none or not that one."""
     from opgov.resources import shipped_torch_facts

@@ -16,7 +16,7 @@ from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 if TYPE_CHECKING:
     from opgov.db.models import BcException
     from opgov.formats.files import Content
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.results.compat import CheckReport
     from opgov.results.compat import ExceptionAdded, ExceptionView
 

@@ -12,10 +12,9 @@ from opgov.services.decomps import BreakChecks, refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
-from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
-                                   get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
-                                   require_text, role_of, serialize, single_user_mode, member_name,
-                                   lookalike_member)
+from opgov.core.settings import SETTING_RANGE
+from opgov.reads.common import ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting, get_setting, latest_snapshot, lookalike_member, role_of, single_user_mode
+from opgov.services.common import log_event, logged_after, member_name, require, require_text, serialize
 from opgov.results.governance import (
     DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange, Settings, VoteView,
 )
@@ -522,7 +521,7 @@ def load_decisions(ctx: Ctx, file: str | Content, *, shown_as: str | None = None
     # operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
     # rather than leave it for check-decomps to find.
     from opgov.core.decomps import check
-    from opgov.services.decomps import current_rules, implicit_operators, registry_state
+    from opgov.reads.registry import current_rules, implicit_operators, registry_state
 
     session.flush()
     ruled = {r.op for r in records if r.category == "decomposable"}

@@ -12,8 +12,8 @@ from sqlalchemy import select
 from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
-from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
-                                   serialize)
+from opgov.reads.common import Ctx, find_operator, get_int_setting
+from opgov.services.common import log_event, require, require_text, serialize
 from opgov.core.upgraders import replaceable_from
 from opgov.results.lifecycle import (
     LifecycleStepResult, NextStep, Reference, TickItem, TickResult, UpgraderTimer, UpgraderTimers,

@@ -7,7 +7,7 @@ from sqlalchemy import select
 from opgov.core.vocab import Category, Lifecycle
 from opgov.db import entries
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot
-from opgov.services.common import Ctx, find_operator
+from opgov.reads.common import Ctx, find_operator
 from opgov.results.ops import (
     DecisionView, HistoryChange, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding, OperatorSummary,
     ProposalRef,

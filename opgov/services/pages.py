@@ -9,26 +9,9 @@ Each is a typed result and the JSON twin of its page (``/api/v1/pages/…``).
 
 from __future__ import annotations
 
-from opgov.services.common import Ctx
+from opgov.reads.common import Ctx
+from opgov.reads.models import load_models, models_location
 from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetData, PresetRule, RuleInfo
-
-
-def models_location(models: str | None = None) -> str | None:
-    """:func:`opgov.services.decomps.models_location`: ``models``, else ``OPGOV_MODELS_DIR``, else
-    the shipped corpora."""
-    from opgov.services.decomps import models_location as locate
-
-    return locate(models)
-
-
-def load_models(models: str | None) -> list[ModelEntry]:
-    if not models:
-        return []
-    from opgov.services.decomps import load_corpora
-
-    merged = load_corpora(models)
-    return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
-                       core_aten_ops=list(m.core_aten_ops)) for key, m in merged.items()]
 
 
 def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
@@ -40,7 +23,9 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.opset import POLICY_FLAGS, OpInfo, functional_form, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
-    from opgov.services.decomps import corpus_label, current_rules, implicit_operators, opset_facts, out_variants
+    from opgov.reads.models import corpus_label
+    from opgov.reads.registry import current_rules, implicit_operators, out_variants
+    from opgov.reads.torch import opset_facts
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind, c.schema).where(c.present)
@@ -66,7 +51,7 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:
     """One operator's page; ``models``: the corpus (:func:`opset_data`'s), if any; ``runtimes``:
-    :func:`opgov.services.runtimes.runtimes_by_name`, read here when not given (once per site)."""
+    :func:`opgov.reads.runtimes.runtimes_by_name`, read here when not given (once per site)."""
     from sqlalchemy import select
 
     from opgov.core.lifecycle import next_timed_step
@@ -88,7 +73,7 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
     policy = periods(ctx)
     due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
     used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
-    from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
+    from opgov.reads.runtimes import runtimes_by_name, runtimes_of_operator
 
     implemented = runtimes_of_operator(op, runtimes if runtimes is not None else runtimes_by_name(ctx))
     return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=implemented,
@@ -97,15 +82,3 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
                         corpus_models=len(models or ()))
 
 
-def home_counts(ctx: Ctx) -> dict[str, int]:
-    """The home page's three numbers: present operators, core ones, open proposals."""
-    from sqlalchemy import func, select
-
-    from opgov.db.tables import operators, proposals
-
-    c = operators.c
-    present = ctx.session.execute(select(func.count()).where(c.present)).scalar_one()
-    core = ctx.session.execute(select(func.count()).where(c.present, c.category == "core")).scalar_one()
-    open_ = ctx.session.execute(select(func.count()).select_from(proposals)
-                                .where(proposals.c.status == "open")).scalar_one()
-    return {"operators": present, "core": core, "open_proposals": open_}

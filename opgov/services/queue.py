@@ -25,7 +25,7 @@ from opgov.core.vocab import QueueReason, Suggestion
 from opgov.db.tables import operators, proposals, snapshots
 from opgov.results.queue import (Agenda, AgendaItem, OpenProposalRef, QueueItem, QueueView, SuggestedProposal,
                                  SuggestedTriage, TriageResult)
-from opgov.services.common import Ctx
+from opgov.reads.common import Ctx
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
 _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
@@ -33,12 +33,12 @@ _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
 
 def _models(models: str | None):
     """(the corpora's name, no folder of the machine in it; their merged models) or (None, {})."""
-    from opgov.services.pages import models_location
+    from opgov.reads.models import models_location
 
     location = models_location(models)
     if not location:
         return None, {}
-    from opgov.services.decomps import corpus_label, load_corpora
+    from opgov.reads.models import corpus_label, load_corpora
 
     return corpus_label(location), load_corpora(location)
 
@@ -49,8 +49,9 @@ def queue_items(ctx: Ctx, *, models: str | None = None) -> tuple[list[QueueItem]
     from opgov.core.graph_ops import graph_ops_of
     from opgov.core.schema import OperatorName
     from opgov.services.closure import functional_form
-    from opgov.services.decomps import current_rules, opset_facts
-    from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
+    from opgov.reads.registry import current_rules
+    from opgov.reads.torch import opset_facts
+    from opgov.reads.runtimes import runtimes_by_name, runtimes_of_operator
 
     session = ctx.session
     s = snapshots.c

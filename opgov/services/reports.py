@@ -36,7 +36,7 @@ from opgov.core.vocab import Category, Lifecycle, Severity
 from opgov.results.reports import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
                                   ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
                                   ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
-from opgov.services.common import Ctx, get_int_setting
+from opgov.reads.common import Ctx, get_int_setting
 from opgov.services.lifecycle import periods
 
 PERIOD_DAYS = 7
@@ -112,7 +112,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     as_of = as_of or ctx.now()
     since, as_of = report_period(as_of, since)
 
-    from opgov.services.common import is_historical, latest_snapshot_id
+    from opgov.reads.common import is_historical, latest_snapshot_id
 
     # the imports up to as_of; a release stored with --historical is history, not an import of the week
     snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.position))
@@ -257,7 +257,7 @@ def _closure_rows(session) -> tuple[str | None, list]:
     from opgov.core.errors import BadInput
     from opgov.results.closure import ClosureRow
     from opgov.services.closure import compute
-    from opgov.services.decomps import torch_releases
+    from opgov.reads.torch import torch_releases
 
     held = torch_releases(session)
     try:

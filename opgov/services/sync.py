@@ -34,7 +34,8 @@ from opgov.core.errors import BadInput
 from opgov.core.vocab import Lifecycle
 from opgov.formats.files import Content, text_of
 from opgov.formats.tags import declared_tags, ensure_tags_declared
-from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
+from opgov.reads.common import Ctx, latest_snapshot_id
+from opgov.services.common import log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry

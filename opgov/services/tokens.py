@@ -20,7 +20,8 @@ from sqlalchemy import select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.db.models import ApiToken, Member
-from opgov.services.common import Ctx, log_event, member_name, require, require_text, single_user_mode
+from opgov.reads.common import Ctx, single_user_mode
+from opgov.services.common import log_event, member_name, require, require_text
 from opgov.results.tokens import TokenCreated, TokenView
 
 PREFIX = "opgov_"

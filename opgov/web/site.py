@@ -14,7 +14,7 @@ from pathlib import Path
 
 from opgov.core.errors import BadInput
 from opgov.results.plain import to_json
-from opgov.services.common import Ctx
+from opgov.reads.common import Ctx
 
 MARKER = ".opgov-site"
 
@@ -24,7 +24,8 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     Returns what was written: ``pages``, ``operator_pages``, ``models``."""
     from opgov.services.governance import list_proposals
     from opgov.services.ops import list_ops
-    from opgov.services.pages import home_counts, operator_page, opset_data
+    from opgov.reads.registry import home_counts
+    from opgov.services.pages import operator_page, opset_data
     from opgov.services.closure import closure_page_data
     from opgov.services.reports import weekly_report
     from opgov.web import render as r
@@ -64,7 +65,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         **({"data/closure.json": to_json(closure, indent=None)} if closure is not None else {}),
         MARKER: "written by opgov site build; the next build replaces this folder\n",
     }
-    from opgov.services.runtimes import runtimes_by_name
+    from opgov.reads.runtimes import runtimes_by_name
 
     runtimes = runtimes_by_name(ctx)  # what every registered runtime has, read once for all the pages
     for name in chosen:

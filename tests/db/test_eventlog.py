@@ -95,7 +95,7 @@ def test_verify_catches_a_rewrite_that_recomputed_the_hash(make_cli, any_db_url)
         with engine.connect() as conn:
             row = conn.execute(text(f"SELECT prev_hash FROM events WHERE id = {target}")).one()
         from opgov.core.clock import SystemClock
-        from opgov.services.common import Ctx
+        from opgov.reads.common import Ctx
 
         with transaction(engine) as session:
             event = next(e for e in read_log(Ctx(session, "x", SystemClock()), limit=0) if e.id == target)

@@ -31,7 +31,7 @@ def run(engine, actor: str, days: float, use_case, *args, orm: bool = True, **kw
     """Call one service in one transaction, as ``actor``, at ``T0 + days``."""
     from opgov.core.clock import FixedClock
     from opgov.db.engine import transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
 
     with transaction(engine, orm=orm) as session:
         return use_case(Ctx(session, actor, FixedClock(T0 + timedelta(days=days))), *args, **kwargs)

@@ -27,7 +27,8 @@ def _operator_page():
 def opset_page_data(ctx: Reader):
     """What /opset computes every choice from: the present operators (category, lifecycle, kind),
     the decomposition rules, the out= variants and the model corpus (``OPGOV_MODELS_DIR``)."""
-    from opgov.services.pages import models_location, opset_data
+    from opgov.reads.models import models_location
+    from opgov.services.pages import opset_data
 
     return opset_data(ctx, models=models_location())
 
@@ -36,6 +37,7 @@ def opset_page_data(ctx: Reader):
 def operator_page_data(name: OperatorPath, ctx: Reader):
     """One operator's page: its story, its decomposition rule, what decomposes into it, the
     models that use it and when its next lifecycle step becomes possible."""
-    from opgov.services.pages import load_models, models_location, operator_page
+    from opgov.reads.models import load_models, models_location
+    from opgov.services.pages import operator_page
 
     return operator_page(ctx, name, models=load_models(models_location()))
