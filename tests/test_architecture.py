@@ -358,6 +358,48 @@ def test_the_checker_catches_planted_violations(tmp_path):
     assert caught == planted
 
 
+# The entrypoints (the pages and the static site too) call declared use cases (opgov.usecases) or
+# read the reads room (opgov.reads); a direct import of a service is the exception, counted here.
+ENTRYPOINTS = ("api", "web", "cli")
+MAX_SERVICE_IMPORTS = 3
+
+
+def service_imports(package: Path = PACKAGE) -> list[str]:
+    """Each import statement of an entrypoint layer that names a module of services/ (at any depth of
+    the file, type-only ones too), as ``file:line: module``."""
+    modules = _modules(package)
+    found = set()
+    for name, path in modules.items():
+        if layer_of(name) not in ENTRYPOINTS:
+            continue
+        for i in _imports(name, path, modules):
+            target = _target(i.module, modules)
+            if target.partition(".")[0] == "opgov" and layer_of(target) == "services":
+                found.add((str(path.relative_to(package.parent)), i.line, target))
+    return [f"{file}:{line}: {module}" for file, line, module in sorted(found)]
+
+
+def test_entrypoints_import_few_services():
+    found = service_imports()
+    assert len({line.rpartition(":")[0] for line in found}) <= MAX_SERVICE_IMPORTS, "\n".join(found)
+
+
+def test_a_service_import_from_an_entrypoint_is_counted(tmp_path):
+    copy = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    before = set(service_imports(copy))
+    web = _plant(copy / "web" / "render.py", "from opgov.services.ops import list_ops\n")
+    api = _plant(copy / "api" / "html.py", "def _q():\n    from opgov.services import queue\n\n    return queue\n") - 2
+    cli = _plant(copy / "cli" / "commands_ops.py", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                                   "    from ..services.common import require\n")
+    bare = _plant(copy / "cli" / "commands_status.py", "import opgov.services.status\n")
+    planted = {f"opgov/web/render.py:{web}: opgov.services.ops", f"opgov/api/html.py:{api}: opgov.services.queue",
+               f"opgov/cli/commands_ops.py:{cli}: opgov.services.common",
+               f"opgov/cli/commands_status.py:{bare}: opgov.services.status"}
+    assert set(service_imports(copy)) - before == planted
+    assert len(set(service_imports(copy))) > MAX_SERVICE_IMPORTS
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one module (Tarjan's algorithm)."""
     index: dict[str, int] = {}

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 
 from opgov.core.clock import Clock
 from opgov.core.errors import BadInput, NotFound
+from opgov.core.lifecycle import Periods
 from opgov.core.names import parse_op_name
 from opgov.core.settings import SETTING_RANGE  # the values each setting may take
 from opgov.core.vocab import Role
@@ -76,6 +77,12 @@ def get_int_setting(session, key: str) -> int:
         raise BadInput(f"setting {key} is {value!r}, outside {low} to {high}: set it again with "
                        f"`opgov config set {key} N`")
     return number
+
+
+def periods(ctx: Ctx) -> Periods:
+    """The lifecycle's waiting periods, as the settings say now."""
+    return Periods(deprecating_days=get_int_setting(ctx.session, "deprecating_days"),
+                   deprecated_days=get_int_setting(ctx.session, "deprecated_days"))
 
 
 def is_simulation(session) -> bool:
@@ -177,3 +184,4 @@ def role_of(session, actor: str) -> str | None:
 
 def single_user_mode(session) -> bool:
     return session.scalar(select(func.count()).select_from(tables.members)) == 0
+

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opgov.core.errors import BadInput
-from opgov.results.pages import ModelEntry
+
+if TYPE_CHECKING:
+    from opgov.results.pages import ModelEntry
 
 
 SHIPPED_CORPORA = "shipped"  # `--models shipped`: every corpus opgov ships
@@ -93,6 +96,8 @@ def load_models(models: str | None) -> list[ModelEntry]:
     """The models of the corpus at ``models`` (:func:`load_corpora`) as the pages list them; none for None."""
     if not models:
         return []
+    from opgov.results.pages import ModelEntry
+
     merged = load_corpora(models)
     return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
                        core_aten_ops=list(m.core_aten_ops)) for key, m in merged.items()]

@@ -4,10 +4,16 @@ counts, the lifecycle steps coming due."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
 from sqlalchemy import func, select
 
-from opgov.db.tables import decomp_rules, operators, proposals
-from opgov.reads.common import Ctx
+from opgov.db.tables import decomp_rules, lifecycle_steps, operators, proposals, snapshots
+from opgov.reads.common import Ctx, periods
+
+if TYPE_CHECKING:
+    from opgov.results.reports import LifecycleDue
 
 
 def current_rules(session) -> dict[str, tuple[str, ...]]:
@@ -74,3 +80,54 @@ def home_counts(ctx: Ctx) -> dict[str, int]:
     open_ = ctx.session.execute(select(func.count()).select_from(proposals)
                                 .where(proposals.c.status == "open")).scalar_one()
     return {"operators": present, "core": core, "open_proposals": open_}
+
+
+def snapshot_history(ctx: Ctx) -> tuple[str, ...]:
+    """Every snapshot's label, in the order of history (the page's "waiting since" choices)."""
+    s = snapshots.c
+    return tuple(ctx.session.execute(select(s.label).order_by(s.position)).scalars())
+
+
+PERIOD_DAYS = 7
+"""The default length of the period: a week before ``as_of``."""
+
+
+SOON_DAYS = 7
+"""Lifecycle transitions and exceptions coming due within this many days after ``as_of``."""
+
+
+def lifecycle_coming_due(ctx: Ctx) -> tuple[LifecycleDue, ...]:
+    """The lifecycle steps coming due, as the weekly report of today lists them (the /queue page's
+    list): those overdue (possible since before the report's week), possible now (within the week),
+    then those possible within :data:`SOON_DAYS`, each group by date and operator."""
+    from opgov.core.lifecycle import next_timed_step
+    from opgov.results.reports import LifecycleDue
+
+    as_of = ctx.now()
+    since = as_of - timedelta(days=PERIOD_DAYS)
+    o, step = operators.c, lifecycle_steps.c
+    names = dict(ctx.session.execute(select(o.id, o.qualname)).all())
+    last: dict[int, tuple] = {}
+    reasons: dict[int, str] = {}
+    for row in ctx.session.execute(select(step.operator_id, step.to_state, step.at, step.actor, step.reason)
+                                   .where(step.at <= as_of).order_by(step.at, step.id)):
+        last[row.operator_id] = row
+        if row.to_state == "deprecating":
+            reasons[row.operator_id] = row.reason or ""
+    policy = periods(ctx)
+    overdue, now, soon = [], [], []
+    for op_id, row in last.items():
+        due = next_timed_step(row.to_state, row.at, policy) if row.to_state in ("deprecating", "deprecated") else None
+        if due is None:
+            continue
+        item = LifecycleDue(operator=names[op_id], from_state=due.state, to_state=due.to_state,
+                            due_on=due.due_at.date(), previous_step_at=row.at, previous_step_actor=row.actor,
+                            reason=row.reason or reasons.get(op_id, ""))
+        if due.due_at <= since:
+            overdue.append(item)
+        elif due.due_at <= as_of:
+            now.append(item)
+        elif due.due_at <= as_of + timedelta(days=SOON_DAYS):
+            soon.append(item)
+    order = lambda item: (item.due_on, item.operator)  # noqa: E731 - as the report orders each list
+    return tuple(sorted(overdue, key=order) + sorted(now, key=order) + sorted(soon, key=order))

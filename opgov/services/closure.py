@@ -160,13 +160,3 @@ def closure_report(ctx: Ctx, *, release: str | None = None, snapshot: str | None
                          items=items, releases=torch_releases(session), against=diff)
 
 
-def closure_page_data(ctx: Ctx) -> ClosureReport | None:
-    """The page /closure: :func:`closure_report` of the latest release opgov holds facts of,
-    compared with the release before it when opgov holds two; None when it holds none."""
-    held = torch_releases(ctx.session)
-    if not held:  # the facts opgov ships for the latest snapshot's release (or the nearest), if any
-        try:
-            return closure_report(ctx)
-        except BadInput:
-            return None
-    return closure_report(ctx, against=held[-2] if len(held) > 1 else None)

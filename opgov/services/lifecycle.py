@@ -12,18 +12,13 @@ from sqlalchemy import select
 from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import Periods, check_step, next_timed_step
-from opgov.reads.common import Ctx, find_operator, get_int_setting
+from opgov.reads.common import Ctx, find_operator, get_int_setting, periods
 from opgov.services.common import log_event, require, require_text, serialize
 from opgov.core.upgraders import replaceable_from
 from opgov.results.lifecycle import (
     LifecycleStepResult, NextStep, Reference, TickItem, TickResult, UpgraderTimer, UpgraderTimers,
 )
 from opgov.services.upgraders import bumps_of, recorded_upgraders
-
-
-def periods(ctx: Ctx) -> Periods:
-    return Periods(deprecating_days=get_int_setting(ctx.session, "deprecating_days"),
-                   deprecated_days=get_int_setting(ctx.session, "deprecated_days"))
 
 
 def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:

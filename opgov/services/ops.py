@@ -232,7 +232,7 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
     if op.lifecycle in ("deprecating", "deprecated") and op.lifecycle_since is not None:
         from datetime import timedelta
 
-        from opgov.services.lifecycle import periods
+        from opgov.reads.common import periods
 
         policy = periods(ctx)
         days = policy.deprecated_days + (policy.deprecating_days if op.lifecycle == "deprecating" else 0)

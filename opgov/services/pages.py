@@ -49,14 +49,19 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      functional_forms={op: form for op in infos if (form := functional_form(op, infos)) != op})
 
 
-def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:
-    """One operator's page; ``models``: the corpus (:func:`opset_data`'s), if any; ``runtimes``:
-    :func:`opgov.reads.runtimes.runtimes_by_name`, read here when not given (once per site)."""
+def operator_page(ctx: Ctx, name: str, *, models: str | None = None, corpus: list[ModelEntry] | None = None,
+                  runtimes=None) -> OperatorPage:
+    """One operator's page (the use case ``pages operator``); ``models``: where the corpus is
+    (:func:`opgov.reads.models.models_location`), or ``corpus``: its models already read (a site's,
+    :func:`opset_data`'s); ``runtimes``: :func:`opgov.reads.runtimes.runtimes_by_name`, read here when
+    not given (a site reads both once for all its operator pages)."""
+    if corpus is None:
+        corpus = load_models(models_location(models))
     from sqlalchemy import select
 
     from opgov.core.lifecycle import next_timed_step
     from opgov.db.tables import decomp_rules
-    from opgov.services.lifecycle import periods
+    from opgov.reads.common import periods
     from opgov.services.ops import show_op
 
     detail = show_op(ctx, name)
@@ -72,13 +77,13 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
             by.append(operator)
     policy = periods(ctx)
     due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
-    used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
+    used = [m.key for m in corpus if op in m.exported_ops or op in m.core_aten_ops]
     from opgov.reads.runtimes import runtimes_by_name, runtimes_of_operator
 
     implemented = runtimes_of_operator(op, runtimes if runtimes is not None else runtimes_by_name(ctx))
     return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=implemented,
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
                         deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days,
-                        corpus_models=len(models or ()))
+                        corpus_models=len(corpus))
 
 

@@ -185,12 +185,6 @@ def _waiting_on(items: list[QueueItem]) -> list[QueueItem]:
     return out
 
 
-def snapshot_history(ctx: Ctx) -> tuple[str, ...]:
-    """Every snapshot's label, in the order of history (the page's "waiting since" choices)."""
-    s = snapshots.c
-    return tuple(ctx.session.execute(select(s.label).order_by(s.position)).scalars())
-
-
 def _label_in(reason: str, history: Sequence[str]) -> str | None:
     """The snapshot a review reason names first (``new in 2.6.0``, ``2.12.0 added the core tag…``)."""
     text = reason.removeprefix("new in ")

@@ -36,13 +36,9 @@ from opgov.core.vocab import Category, Lifecycle, Severity
 from opgov.results.reports import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
                                   ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
                                   ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
-from opgov.reads.common import Ctx, get_int_setting
-from opgov.services.lifecycle import periods
+from opgov.reads.common import Ctx, get_int_setting, periods
+from opgov.reads.registry import PERIOD_DAYS, SOON_DAYS
 
-PERIOD_DAYS = 7
-"""The default length of the period: a week before ``as_of``."""
-SOON_DAYS = 7
-"""Lifecycle transitions and exceptions coming due within this many days after ``as_of``."""
 
 CATEGORIES = tuple(Category)
 LIFECYCLE_STATES = tuple(Lifecycle)

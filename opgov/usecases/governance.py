@@ -10,6 +10,9 @@ from opgov.usecases.requests.governance import (
 )
 
 
+PROPOSALS = UseCase("proposals", request=ProposalQuery, result=list[ProposalView],
+                    service=lazy("opgov.services.governance", "list_proposals"), method="GET", path="/api/v1/proposals",
+                    commands=("proposals", "proposals list"), summary="Every proposal (`open`: only open ones), with votes.")
 DECLARED: tuple[UseCase, ...] = (
     UseCase("members list", result=list[MemberView], service=lazy("opgov.services.governance", "list_members"),
             method="GET", path="/api/v1/members", summary="Members and their roles, by name."),
@@ -25,9 +28,7 @@ DECLARED: tuple[UseCase, ...] = (
     UseCase("config set", request=SettingRequest, result=SettingChange,
             service=lazy("opgov.services.governance", "set_setting"), writes=True, method="PUT", path="/api/v1/config/{key}",
             summary="Set quorum, deprecating_days or deprecated_days (maintainers; logged)."),
-    UseCase("proposals", request=ProposalQuery, result=list[ProposalView],
-            service=lazy("opgov.services.governance", "list_proposals"), method="GET", path="/api/v1/proposals",
-            commands=("proposals", "proposals list"), summary="Every proposal (`open`: only open ones), with votes."),
+    PROPOSALS,
     UseCase("proposals show", request=ProposalId, result=ProposalView,
             service=lazy("opgov.services.governance", "show_proposal"), method="GET", path="/api/v1/proposals/{proposal_id}",
             summary="One proposal with its votes and, once approved, its decision."),

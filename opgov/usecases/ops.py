@@ -7,11 +7,12 @@ from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.ops import OperatorRef, OperatorsQuery
 
 
+OPS_LIST = UseCase("ops list", request=OperatorsQuery, result=list[OperatorSummary],
+                   service=lazy("opgov.services.ops", "list_operators"), method="GET", path="/api/v1/operators",
+                   summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "
+                           "filters by a part of the name.")
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("ops list", request=OperatorsQuery, result=list[OperatorSummary],
-            service=lazy("opgov.services.ops", "list_operators"), method="GET", path="/api/v1/operators",
-            summary="Operators present in the latest snapshot (`all`: every operator ever seen), by name; `q` "
-                    "filters by a part of the name."),
+    OPS_LIST,
     UseCase("ops show", request=OperatorRef, result=OperatorDetail,
             service=lazy("opgov.services.ops", "show_op"), method="GET", path="/api/v1/operators/{name}",
             summary="One operator (`aten::add.Tensor`, URL-encoded): schema per snapshot, category and its decisions "

@@ -7,8 +7,9 @@ from opgov.usecases.declaration import UseCase, lazy
 from opgov.usecases.requests.reports import WeeklyQuery
 
 
+REPORT_WEEKLY = UseCase("report weekly", group="reports", request=WeeklyQuery, result=WeeklyReport,
+                        service=lazy("opgov.services.reports", "weekly"), method="GET", path="/api/v1/report/weekly",
+                        summary="The committee's weekly report for (since, as_of]: JSON, Markdown to post, or one HTML page.")
 DECLARED: tuple[UseCase, ...] = (
-    UseCase("report weekly", group="reports", request=WeeklyQuery, result=WeeklyReport,
-            service=lazy("opgov.services.reports", "weekly"), method="GET", path="/api/v1/report/weekly",
-            summary="The committee's weekly report for (since, as_of]: JSON, Markdown to post, or one HTML page."),
+    REPORT_WEEKLY,
 )

@@ -11,16 +11,27 @@ from opgov.usecases.requests.runtimes import (
 )
 
 
+RUNTIMES_LIST = UseCase("runtimes list", result=RuntimeList, service=lazy("opgov.services.runtimes", "list_runtimes"), orm=False,
+                        method="GET", path="/api/v1/runtimes",
+                        summary="Every registered runtime, oldest version first: kernels, core coverage, gains over the previous "
+                                "version.")
+CHECK_MODEL = UseCase("check-model", request=ModelCheckUpload, result=ModelCheckReport | RuntimeModelCheck,
+                      service=lazy("opgov.services.runtimes", "check_model"),
+                      orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks",
+                      summary="Can a runtime run a model?",
+                      description="With `runtime` a registered `NAME@VERSION`: a runtime check (`runs`; the missing operators "
+                                  "and how each lowers by the rules on record; deprecations; the earliest version that runs "
+                                  "it). Otherwise a check against the registry and, with `runtime` a snapshot label, that "
+                                  "snapshot: `ok` is false on deleted, deprecated or missing operators. The model is a "
+                                  "multipart form (`models`: .pt2 archives, selected_operators.yaml, op lists; several give "
+                                  "their union), or the JSON body `{operators, runtime}`. Writes nothing.")
 DECLARED: tuple[UseCase, ...] = (
     UseCase("runtimes add", request=RuntimeUpload, result=RuntimeAdded,
             service=lazy("opgov.services.runtimes", "add_runtime"), orm=False, writes=True, method="POST", path="/api/v1/runtimes", status=201,
             summary="Register a runtime at a version with the operators of the uploaded files (their union; "
                     "maintainers).",
             description="The same operators again change nothing; others are refused (409) without `replace`."),
-    UseCase("runtimes list", result=RuntimeList, service=lazy("opgov.services.runtimes", "list_runtimes"), orm=False,
-            method="GET", path="/api/v1/runtimes",
-            summary="Every registered runtime, oldest version first: kernels, core coverage, gains over the previous "
-                    "version."),
+    RUNTIMES_LIST,
     UseCase("runtimes coverage", request=CoverageQuery, result=CoverageMatrix,
             service=lazy("opgov.services.runtimes", "coverage"), orm=False, method="GET", path="/api/v1/runtimes/coverage",
             summary="Core operators × registered runtimes, and which of the bundled models each runtime runs.",
@@ -30,16 +41,7 @@ DECLARED: tuple[UseCase, ...] = (
             service=lazy("opgov.services.runtimes", "show_runtime"), orm=False, method="GET", path="/api/v1/runtimes/{runtime}",
             summary="One runtime (`NAME@VERSION`): its sources, kernels, the functional operators they give, the "
                     "core operators it lacks."),
-    UseCase("check-model", request=ModelCheckUpload, result=ModelCheckReport | RuntimeModelCheck,
-            service=lazy("opgov.services.runtimes", "check_model"),
-            orm=False, method="POST", path="/api/v1/check-model", writes=False, group="checks",
-            summary="Can a runtime run a model?",
-            description="With `runtime` a registered `NAME@VERSION`: a runtime check (`runs`; the missing operators "
-                        "and how each lowers by the rules on record; deprecations; the earliest version that runs "
-                        "it). Otherwise a check against the registry and, with `runtime` a snapshot label, that "
-                        "snapshot: `ok` is false on deleted, deprecated or missing operators. The model is a "
-                        "multipart form (`models`: .pt2 archives, selected_operators.yaml, op lists; several give "
-                        "their union), or the JSON body `{operators, runtime}`. Writes nothing."),
+    CHECK_MODEL,
     UseCase("export-check", request=ExportCheckRequest, result=ExportCheck,
             service=lazy("opgov.services.runtimes", "export_check"), orm=False, method="POST", path="/api/v1/export-check",
             writes=False, group="checks", commands=(),
