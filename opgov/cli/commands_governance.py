@@ -65,7 +65,7 @@ def members_remove(name: str) -> None:
 def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
     from opgov.cli.client import call
-    from opgov.services.governance import setting_value
+    from opgov.core.settings import setting_value
     from opgov.cli.client import named
 
     number = setting_value(key, value)  # the argument is text: its key and number said as a local run says them

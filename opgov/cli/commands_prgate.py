@@ -74,7 +74,9 @@ def check_pr_cmd(
     from datetime import datetime, timezone
 
     from opgov.render import prgate as render
-    from opgov.services.prgate import database_facts, load_config, run_check_pr
+    from opgov.formats.policy_config import load_config
+    from opgov.reads.policy import database_facts
+    from opgov.services.prgate import run_check_pr
 
     if list_rules:
         from opgov.core import compat
@@ -219,7 +221,7 @@ def _register_decisions_export() -> None:
         `decisions_file`: check-pr then knows them without a database."""
         from opgov.cli.runtime import command
         from opgov.formats.decisions import dump_decisions
-        from opgov.services.prgate import export_decisions
+        from opgov.reads.policy import export_decisions
 
         with command(write=False) as ctx:
             records = export_decisions(ctx.session)

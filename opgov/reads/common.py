@@ -54,11 +54,6 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "deprecated_days": "180",
     "simulation": "false",
 }
-SETTING_HELP = {
-    "quorum": "approvals a proposal needs to be decided",
-    "deprecating_days": "days an operator stays deprecating before it may be marked deprecated",
-    "deprecated_days": "days an operator stays deprecated before its entry may be deleted",
-}
 
 
 def get_setting(session, key: str) -> str:

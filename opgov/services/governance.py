@@ -12,8 +12,9 @@ from opgov.services.decomps import BreakChecks, refuse_if_breaks
 from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
-from opgov.core.settings import SETTING_RANGE
-from opgov.reads.common import ROLES, SETTING_HELP, Ctx, find_operator, find_proposal, get_int_setting, get_setting, latest_snapshot, lookalike_member, role_of, single_user_mode
+from opgov.core.settings import SETTING_HELP, SETTING_RANGE, setting_value
+from opgov.reads.common import (ROLES, Ctx, find_operator, find_proposal, get_int_setting, get_setting, latest_snapshot,
+                                lookalike_member, role_of, single_user_mode)
 from opgov.services.common import log_event, logged_after, member_name, require, require_text, serialize
 from opgov.results.governance import (
     DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange, Settings, VoteView,
@@ -78,21 +79,6 @@ def remove_member(ctx: Ctx, name: str) -> MemberView:
 
 
 # --- settings ---------------------------------------------------------------------------------------
-
-
-def setting_value(key: str, value: str | int) -> int:
-    """``value`` as setting ``key``'s whole number within its range, or BadInput saying why (the CLI
-    asks this before it sends a value to a server, so both say the same)."""
-    if key not in SETTING_HELP:
-        raise BadInput(f"unknown setting {key!r} (one of {', '.join(SETTING_HELP)})")
-    try:
-        number = int(value)
-    except ValueError:
-        raise BadInput(f"{key} must be a whole number, got {value!r}") from None
-    low, high = SETTING_RANGE[key]
-    if not low <= number <= high:
-        raise BadInput(f"{key} must be between {low} and {high}, got {number}")
-    return number
 
 
 def set_setting(ctx: Ctx, key: str, value: str | int) -> SettingChange:

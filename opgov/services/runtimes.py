@@ -455,13 +455,16 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
 
 
 def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | None = None,
-                specs: Sequence[str] | None = None):
+                specs: Sequence[str] | None = None, operators: Sequence[str] | None = None):
     """``opgov check-model``: with ``runtime`` a registered ``NAME@VERSION``, does it run the union
     of ``models`` (:func:`check_model_on_runtime`: a :class:`RuntimeModelCheck`)? Otherwise their
     operators against the registry and, with ``runtime`` a snapshot label, that snapshot (a
     ``ModelCheckReport``: ``ok`` is false on deleted, deprecated or missing operators). ``models``
     are uploads (:class:`~opgov.formats.files.Content`); ``specs``, instead, files and
-    ``CORPUS#model`` specs on this machine."""
+    ``CORPUS#model`` specs on this machine; ``operators``, instead, the operators the model uses
+    (:func:`check_model_operators`: the API's JSON body)."""
+    if operators is not None:
+        return check_model_operators(ctx, operators, runtime)
     if specs is not None:
         models = specs
     if not models:

@@ -70,8 +70,6 @@ _CHECK_MODEL = named("check-model")
              operation_id=_CHECK_MODEL.operation_id, summary=_CHECK_MODEL.summary,
              description=_CHECK_MODEL.description)  # the router's tag is the declaration's group
 def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
-    from opgov.services.runtimes import check_model, check_model_operators
-
     if spec.operators is None:
-        return check_model(ctx, spec.files, spec.runtime)
-    return check_model_operators(ctx, spec.operators, spec.runtime)
+        return _CHECK_MODEL.function(ctx, spec.files, spec.runtime)
+    return _CHECK_MODEL.function(ctx, operators=spec.operators, runtime=spec.runtime)
