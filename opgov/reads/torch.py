@@ -47,10 +47,12 @@ def opset_facts(session):
     release = nearest_release(label, shipped)
     if release is None:
         return None
-    return _shipped_facts(str(shipped[release]), None if release == label.removeprefix("v") else label)
+    return shipped_facts(str(shipped[release]), None if release == label.removeprefix("v") else label)
 
 
-def _shipped_facts(path: str, nearest_to: str | None):
+def shipped_facts(path: str, nearest_to: str | None):
+    """The facts of a shipped file (read once per process), saying which release they stand in for
+    (``nearest_to``), if another."""
     from dataclasses import replace
 
     return replace(_read_shipped(path), nearest_to=nearest_to)

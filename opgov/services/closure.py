@@ -12,7 +12,7 @@ from opgov.db.entries import _at
 from opgov.db.tables import entry_runs, operators, snapshots
 from opgov.results.closure import ClosureDiff, ClosureOp, ClosureReport
 from opgov.reads.common import Ctx
-from opgov.reads.torch import _shipped_facts, opset_facts, torch_facts, torch_releases
+from opgov.reads.torch import shipped_facts, opset_facts, torch_facts, torch_releases
 
 
 def public_version(version: str) -> str:
@@ -40,7 +40,7 @@ def facts_of(session, release: str | None):
     if matches:
         return torch_facts(session, matches[-1])
     if public_version(release) in shipped:
-        return _shipped_facts(str(shipped[public_version(release)]), None)
+        return shipped_facts(str(shipped[public_version(release)]), None)
     raise NotFound(f"no facts of torch {release} (opgov holds: {', '.join(held) or 'none'}; ships: "
                    f"{', '.join(shipped) or 'none'}; `opgov decomps import-torch` records the installed one)")
 

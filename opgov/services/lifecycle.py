@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
-from opgov.core.lifecycle import Periods, check_step, check_within, next_timed_step
+from opgov.core.lifecycle import check_step, check_within, next_timed_step
 from opgov.reads.common import Ctx, find_operator, get_int_setting, periods
 from opgov.services.common import log_event, require, require_text, serialize
 from opgov.core.upgraders import replaceable_from

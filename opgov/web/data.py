@@ -59,10 +59,12 @@ def proposals(ctx: Ctx):
 
 
 def queue(ctx: Ctx, **query: Any):
-    """The review queue as ``opgov queue`` asks it (``query``: the request's fields)."""
+    """The review queue (``query``: the request's fields), its filters checked by the service alone,
+    which names a value it does not know and the values it takes (``unknown suggestion 'maybe' (one
+    of …)``): the page's one line."""
     from opgov.usecases.queue import QUEUE
 
-    return _run(QUEUE, ctx, **query)
+    return QUEUE.function(ctx, **query)
 
 
 def queue_history(ctx: Ctx) -> tuple[str, ...]:
