@@ -4,7 +4,7 @@ counts, the lifecycle steps coming due."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
@@ -96,15 +96,17 @@ SOON_DAYS = 7
 """Lifecycle transitions and exceptions coming due within this many days after ``as_of``."""
 
 
-def lifecycle_coming_due(ctx: Ctx) -> tuple[LifecycleDue, ...]:
-    """The lifecycle steps coming due, as the weekly report of today lists them (the /queue page's
-    list): those overdue (possible since before the report's week), possible now (within the week),
-    then those possible within :data:`SOON_DAYS`, each group by date and operator."""
+def lifecycle_coming_due(ctx: Ctx, *, as_of: datetime | None = None,
+                         since: datetime | None = None) -> tuple[LifecycleDue, ...]:
+    """The lifecycle steps coming due as the weekly report for ``(since, as_of]`` lists them (default
+    this week: the /queue page's list), from the last step each operator took by ``as_of``: those
+    overdue (possible by ``since``), possible now (within the period), then those possible within
+    :data:`SOON_DAYS` after ``as_of``, each group by date and operator."""
     from opgov.core.lifecycle import next_timed_step
     from opgov.results.reports import LifecycleDue
 
-    as_of = ctx.now()
-    since = as_of - timedelta(days=PERIOD_DAYS)
+    as_of = as_of or ctx.now()
+    since = since or as_of - timedelta(days=PERIOD_DAYS)
     o, step = operators.c, lifecycle_steps.c
     names = dict(ctx.session.execute(select(o.id, o.qualname)).all())
     last: dict[int, tuple] = {}
