@@ -91,7 +91,7 @@ def service_read(url: str, repeat: int) -> tuple[float, float]:
     cached: the read transaction, ``show_op`` and the JSON body; (wall, CPU) medians, in process."""
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, resolve_url, transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.results.plain import to_json
     from opgov.services.ops import show_op
 
@@ -123,7 +123,7 @@ class Filler:
     def __call__(self, path: Path, label: str, at: datetime) -> None:
         from opgov.core.clock import FixedClock
         from opgov.db.engine import transaction
-        from opgov.services.common import Ctx
+        from opgov.reads.common import Ctx
         from opgov.services.imports import import_snapshot
 
         with transaction(self.engine, orm=False, write=True) as session:

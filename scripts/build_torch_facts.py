@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from opgov.formats.torch_decomps import facts_file_text, read_torch_table  # noqa: E402
-from opgov.services.decomps import facts_of  # noqa: E402
+from opgov.reads.torch import facts_of
 
 
 def main() -> int:

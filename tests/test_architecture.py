@@ -29,7 +29,7 @@ DOC = PACKAGE.parent / "docs" / "architecture.md"
 # Every layer (a folder of opgov/, or a module at its top) and the other layers it may import,
 # bottom to top. A layer always imports itself; nothing not listed here is allowed.
 ROOT = {"opgov", "resources"}
-BELOW_SERVICES = {"core", "formats", "db", "results", "render", "services"} | ROOT
+BELOW_SERVICES = {"core", "formats", "db", "results", "render", "reads", "services"} | ROOT
 LAYERS: dict[str, tuple[str, set[str]]] = {
     "opgov": ("`opgov/__init__.py`: the version", set()),
     "resources": ("`opgov/resources.py`: where the migrations and the shipped data files are", set()),
@@ -39,12 +39,14 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
     "results": ("`opgov/results/`: every use case's result, declared once as a frozen standard-library "
                 "dataclass", {"core"} | ROOT),
     "render": ("`opgov/render/`: text, Markdown, GitHub, JSON, HTML of results", {"core", "results"} | ROOT),
+    "reads": ("`opgov/reads/`: the reads services and pages share (the `Ctx`, settings, lookups, rules, torch's "
+              "facts, the runtimes, the model corpus), no writes", {"core", "formats", "db", "results"} | ROOT),
     "services": ("`opgov/services/`: one function per use case", BELOW_SERVICES - {"services"}),
     "usecases": ("`opgov/usecases/`: each use case declared once (request, result, service, method and path); "
                  "its requests' fields; the client that calls one in-process or over HTTP (`client.py`)",
                  BELOW_SERVICES),
     "web": ("`opgov/web/`: the pages' renderer and `site build`, no SQL",
-            {"core", "results", "render", "services"} | ROOT),
+            {"core", "results", "render", "reads", "usecases"} | ROOT),
     "export_check": ("`opgov/export_check.py`: the torch.export users' entry point (the use case `export-check`)",
                      BELOW_SERVICES | {"usecases"}),
     "api": ("`opgov/api/`: entrypoint, FastAPI (`opgov serve`) and the pages' routes",
@@ -55,7 +57,7 @@ LAYERS: dict[str, tuple[str, set[str]]] = {
 
 # Third-party libraries only some layers may import (core imports none: standard library only).
 CONFINED = {
-    "sqlalchemy": {"db", "services"},
+    "sqlalchemy": {"db", "reads", "services"},
     "alembic": {"db", "services"},
     "psycopg": {"db"},
     "fastapi": {"api"},
@@ -476,6 +478,48 @@ def test_the_checker_catches_planted_violations(tmp_path):
     }
     caught = {(v.file, v.line, v.imported) for v in set(violations(copy)) - before}
     assert caught == planted
+
+
+# The entrypoints (the pages and the static site too) call declared use cases (opgov.usecases) or
+# read the reads room (opgov.reads); a direct import of a service is the exception, counted here.
+ENTRYPOINTS = ("api", "web", "cli")
+MAX_SERVICE_IMPORTS = 3
+
+
+def service_imports(package: Path = PACKAGE) -> list[str]:
+    """Each import statement of an entrypoint layer that names a module of services/ (at any depth of
+    the file, type-only ones too), as ``file:line: module``."""
+    modules = _modules(package)
+    found = set()
+    for name, path in modules.items():
+        if layer_of(name) not in ENTRYPOINTS:
+            continue
+        for i in _imports(name, path, modules):
+            target = _target(i.module, modules)
+            if target.partition(".")[0] == "opgov" and layer_of(target) == "services":
+                found.add((str(path.relative_to(package.parent)), i.line, target))
+    return [f"{file}:{line}: {module}" for file, line, module in sorted(found)]
+
+
+def test_entrypoints_import_few_services():
+    found = service_imports()
+    assert len({line.rpartition(":")[0] for line in found}) <= MAX_SERVICE_IMPORTS, "\n".join(found)
+
+
+def test_a_service_import_from_an_entrypoint_is_counted(tmp_path):
+    copy = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    before = set(service_imports(copy))
+    web = _plant(copy / "web" / "render.py", "from opgov.services.ops import list_ops\n")
+    api = _plant(copy / "api" / "html.py", "def _q():\n    from opgov.services import queue\n\n    return queue\n") - 2
+    cli = _plant(copy / "cli" / "commands_ops.py", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                                   "    from ..services.common import require\n")
+    bare = _plant(copy / "cli" / "commands_status.py", "import opgov.services.status\n")
+    planted = {f"opgov/web/render.py:{web}: opgov.services.ops", f"opgov/api/html.py:{api}: opgov.services.queue",
+               f"opgov/cli/commands_ops.py:{cli}: opgov.services.common",
+               f"opgov/cli/commands_status.py:{bare}: opgov.services.status"}
+    assert set(service_imports(copy)) - before == planted
+    assert len(set(service_imports(copy))) > MAX_SERVICE_IMPORTS
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -21,7 +21,7 @@ def _simulation(engine) -> bool:
     """A simulation database honours claimed times, even ahead of the server's clock: answers
     may change without a write, so none is cached (opgov.api.cache)."""
     from opgov.db.engine import transaction
-    from opgov.services.common import is_simulation
+    from opgov.reads.common import is_simulation
 
     with transaction(engine, write=False) as session:
         return is_simulation(session)
@@ -32,7 +32,7 @@ def create_app(config: Config | None = None) -> FastAPI:
     from opgov.api.cache import AnswerCache, Stamps, read_generation
     from opgov.api import docs, html
     from opgov.api import usecases
-    from opgov.api.routers import checks, events, pages, system
+    from opgov.api.routers import checks, events, system
     from opgov.db.engine import ensure_current, make_engine, resolve_url
 
     config = config or Config.from_env()
@@ -76,7 +76,7 @@ def create_app(config: Config | None = None) -> FastAPI:
                        budget=max(config.upload_budget, config.max_upload_bytes), body_timeout=config.body_timeout,
                        request_seconds=config.request_seconds)
     # the routes of the declared use cases (opgov.usecases) are derived; the others are hand-written
-    for router in (system.router, events.router, usecases.router(), checks.router, pages.router,
+    for router in (system.router, events.router, usecases.router(), checks.router,
                    docs.router, html.router):
         app.include_router(router)
     return app

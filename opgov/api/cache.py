@@ -3,7 +3,7 @@ server-side cache of the serialized bytes.
 
 An answer is cached under its key (the route and its arguments) and a *generation*: the
 database's version stamp (the id of the newest event in the append-only log,
-:func:`opgov.services.common.log_version`) and today's date (UTC). Every write that can change
+:func:`opgov.reads.common.log_version`) and today's date (UTC). Every write that can change
 an answer logs an event in its own transaction, so any write, through any worker or replica
 sharing the database, moves the stamp and the next read computes the answer afresh; the date
 is there because findings are judged against the BC exceptions in force today, which expire by
@@ -144,7 +144,7 @@ def read_generation(engine) -> tuple:
     """(the newest event's id, today's UTC date), in a read transaction of its own."""
     from opgov.core.clock import SystemClock
     from opgov.db.engine import transaction
-    from opgov.services.common import log_version
+    from opgov.reads.common import log_version
 
     with transaction(engine, write=False, orm=False) as connection:
         return log_version(connection), SystemClock().now().date()

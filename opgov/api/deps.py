@@ -10,7 +10,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPBearer
 
 from opgov.core.clock import Clock, SystemClock
-from opgov.services.common import ANONYMOUS, Ctx
+from opgov.reads.common import ANONYMOUS, Ctx
 
 
 def clock() -> Clock:
@@ -24,7 +24,7 @@ def _unauthorized(detail: str) -> HTTPException:
 
 def _ctx(request: Request, authorization: str | None, now: Clock, *, write: bool, orm: bool = True) -> Iterator[Ctx]:
     from opgov.db.engine import transaction
-    from opgov.services.tokens import authenticate
+    from opgov.reads.database import authenticate
 
     config = request.app.state.config
     # a read begins DEFERRED on SQLite and may not write (opgov.db.engine's shared lock/wait set-up)

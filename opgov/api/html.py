@@ -1,6 +1,7 @@
-"""The pages of ``opgov serve`` at ``/``: each renders a template from the same service result
-its JSON twin under ``/api/v1`` returns (see :mod:`opgov.web.render`). The routes live in the API,
-over the page renderer of :mod:`opgov.web`, so web/ never imports the API."""
+"""The pages of ``opgov serve`` at ``/``: each renders a template from the same result its JSON
+twin under ``/api/v1`` returns (see :mod:`opgov.web.render`), read as the static site reads it
+(:mod:`opgov.web.data`: a declared use case, or a read of the reads room). The routes live in the
+API, over the page renderer of :mod:`opgov.web`, so web/ never imports the API."""
 
 from __future__ import annotations
 
@@ -25,13 +26,6 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
                                                            "Referrer-Policy": "no-referrer"})
 
 
-def models_location(_request: Request) -> str | None:
-    """The model corpus of the server: ``OPGOV_MODELS_DIR``."""
-    from opgov.services.pages import models_location as locate
-
-    return locate()
-
-
 @router.get("/favicon.ico")
 def favicon() -> Response:
     """The icon the pages carry inline, for clients that ask for /favicon.ico anyway (a JSON
@@ -44,37 +38,37 @@ def favicon() -> Response:
 
 @router.get("/", response_class=HTMLResponse)
 def index(ctx: Reader) -> HTMLResponse:
-    from opgov.services.pages import home_counts
+    from opgov.web import data
     from opgov.web.render import index_page
 
-    return _html(index_page(_links(), counts=home_counts(ctx)))
+    return _html(index_page(_links(), counts=data.counts(ctx)))
 
 
 @router.get("/opset", response_class=HTMLResponse)
-def opset(ctx: Reader, request: Request) -> HTMLResponse:
-    from opgov.services.pages import home_counts, opset_data
+def opset(ctx: Reader) -> HTMLResponse:
+    from opgov.web import data
     from opgov.web.render import empty_page, opset_page
 
-    if home_counts(ctx)["operators"] == 0:  # a fresh server: say what to import, not a problem+json
+    if data.counts(ctx)["operators"] == 0:  # a fresh server: say what to import, not a problem+json
         return _html(empty_page(_links(), current="opset", heading="Build your own opset"))
-    return _html(opset_page(_links(), opset_data(ctx, models=models_location(request))))
+    return _html(opset_page(_links(), data.opset(ctx)))
 
 
 @router.get("/ops", response_class=HTMLResponse)
 def ops(ctx: Reader) -> HTMLResponse:
-    from opgov.services.ops import list_ops
+    from opgov.web import data
     from opgov.web.render import ops_page
 
-    return _html(ops_page(_links(), list_ops(ctx, include_all=True)))
+    return _html(ops_page(_links(), data.operators(ctx)))
 
 
 @router.get("/ops/{name}", response_class=HTMLResponse)
-def op(name: str, ctx: Reader, request: Request) -> HTMLResponse:
-    from opgov.services.pages import load_models, operator_page
+def op(name: str, ctx: Reader) -> HTMLResponse:
+    from opgov.web import data
     from opgov.web.render import error_page, op_page
 
     try:
-        page = operator_page(ctx, name, models=load_models(models_location(request)))
+        page = data.operator(ctx, name)
     except NotFound as err:
         return _html(error_page(_links(), str(err)), 404)
     return _html(op_page(_links(), page))
@@ -82,62 +76,54 @@ def op(name: str, ctx: Reader, request: Request) -> HTMLResponse:
 
 @router.get("/proposals", response_class=HTMLResponse)
 def proposals(ctx: Reader) -> HTMLResponse:
-    from opgov.services.governance import list_proposals
+    from opgov.web import data
     from opgov.web.render import proposals_page
 
-    return _html(proposals_page(_links(), list_proposals(ctx)))
+    return _html(proposals_page(_links(), data.proposals(ctx)))
 
 
 QUEUE_PAGE = 50  # operators on one page of /queue
 
 
 @router.get("/queue", response_class=HTMLResponse)
-def queue(ctx: Reader, request: Request, match: str = "", suggestion: str = "", reason: str = "",
+def queue(ctx: Reader, match: str = "", suggestion: str = "", reason: str = "",
           snapshot: str = "", sort: str = "waiting", page: int = 1) -> HTMLResponse:
     from opgov.core.errors import BadInput
-    from opgov.services.queue import queue as queue_view, snapshot_history
-    from opgov.services.reports import weekly_report
+    from opgov.web import data
     from opgov.web.render import error_page, queue_page
 
     params = {"match": match, "suggestion": suggestion, "reason": reason, "snapshot": snapshot, "page": page}
     try:
-        view = queue_view(ctx, match=[match] if match else [], suggestion=[suggestion] if suggestion else [],
+        view = data.queue(ctx, match=[match] if match else [], suggestion=[suggestion] if suggestion else [],
                           reason=[reason] if reason else [], snapshot=[snapshot] if snapshot else [], sort=sort,
-                          limit=QUEUE_PAGE, offset=QUEUE_PAGE * (max(page, 1) - 1),
-                          models=models_location(request))
+                          limit=QUEUE_PAGE, offset=QUEUE_PAGE * (max(page, 1) - 1))
     except BadInput as err:
         return _html(error_page(_links(), str(err)), 400)
-    return _html(queue_page(_links(), view, weekly_report(ctx, with_agenda=False), history=snapshot_history(ctx),
-                            params=params))
+    return _html(queue_page(_links(), view, data.coming_due(ctx), history=data.queue_history(ctx), params=params))
 
 
 @router.get("/report", response_class=HTMLResponse)
 def report(ctx: Reader) -> HTMLResponse:
-    from opgov.services.reports import weekly_report
+    from opgov.web import data
     from opgov.web.render import report_page
 
-    return _html(report_page(_links(), weekly_report(ctx)))
+    return _html(report_page(_links(), data.report(ctx)))
 
 
 @router.get("/closure", response_class=HTMLResponse)
 def closure(ctx: Reader) -> HTMLResponse:
-    from opgov.services.closure import closure_page_data
+    from opgov.web import data
     from opgov.web.render import closure_page
 
-    return _html(closure_page(_links(), closure_page_data(ctx)))
-
-
-def _runtime_choices(ctx) -> list:
-    from opgov.services.runtimes import list_runtimes
-
-    return list_runtimes(ctx).runtimes
+    return _html(closure_page(_links(), data.closure(ctx)))
 
 
 @router.get("/check-model", response_class=HTMLResponse)
 def check_model_form(ctx: Reader) -> HTMLResponse:
+    from opgov.web import data
     from opgov.web.render import check_model_page
 
-    return _html(check_model_page(_links(), _runtime_choices(ctx)))
+    return _html(check_model_page(_links(), data.runtimes(ctx)))
 
 
 async def _uploaded(request: Request):
@@ -163,19 +149,19 @@ def check_model(ctx: Reader, uploaded=Depends(_uploaded)) -> HTMLResponse:
     """The form's answer: the uploads checked as POST /api/v1/check-model checks them, rendered; a
     refused upload is the page again with its one line (400)."""
     from opgov.core.errors import BadInput
-    from opgov.services.runtimes import check_model as check
+    from opgov.web import data
     from opgov.web.render import check_model_page
 
     spec, error = uploaded
     runtime = spec.runtime if spec is not None else None
     if error is None:
         try:
-            result = check(ctx, spec.files, runtime)
+            result = data.check_model(ctx, spec.files, runtime)
         except BadInput as err:
             error = str(err)
     if error is not None:
-        return _html(check_model_page(_links(), _runtime_choices(ctx), chosen=runtime, error=error), 400)
-    return _html(check_model_page(_links(), _runtime_choices(ctx), chosen=runtime, result=result))
+        return _html(check_model_page(_links(), data.runtimes(ctx), chosen=runtime, error=error), 400)
+    return _html(check_model_page(_links(), data.runtimes(ctx), chosen=runtime, result=result))
 
 
 @router.get("/static/{name}")

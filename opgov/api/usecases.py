@@ -210,7 +210,7 @@ def _answer(use_case: UseCase, request: Request, authorization: str | None, key:
     was computed at (opgov.api.cache), in one read transaction."""
     from opgov.api.cache import Answer
     from opgov.api.deps import clock, orm_session, reading
-    from opgov.services.common import log_version
+    from opgov.reads.common import log_version
 
     answers = request.app.state.answers
     with reading(request, authorization, clock()) as ctx:

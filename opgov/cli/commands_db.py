@@ -21,6 +21,16 @@ def _database_only() -> None:
                        "or OPGOV_SERVER")
 
 
+def _migrations():
+    """The service that migrates the database (opgov.services.admin), once :func:`_database_only` holds:
+    upgrade and downgrade run before any use case can, so no declaration names them and they call
+    it directly, through this one door."""
+    _database_only()
+    from opgov.services import admin
+
+    return admin
+
+
 @db_app.command("upgrade")
 def db_upgrade(
     revision: str = typer.Argument("head", help="Target revision."),
@@ -28,10 +38,7 @@ def db_upgrade(
                                     help="Create a simulation database, where --now/OPGOV_NOW set the clock."),
 ) -> None:
     """Apply the Alembic migrations (the only way opgov's schema is made or changed)."""
-    _database_only()
-    from opgov.services.admin import upgrade_database
-
-    done = upgrade_database(GLOBALS.db, revision, simulation=simulation)
+    done = _migrations().upgrade_database(GLOBALS.db, revision, simulation=simulation)
     say(f"database at revision {done.after} (was {done.before or 'empty'})"
         + (" — simulation database" if simulation else ""))
 
@@ -42,11 +49,9 @@ def db_downgrade(revision: str = typer.Argument(..., help="Target revision, e.g.
                                             help="Downgrade even though governance data would be lost.")) -> None:
     """Undo migrations down to REVISION (base removes every table). Maintainers only; refused
     while the database holds governance data unless --force."""
-    _database_only()
     from opgov.cli.runtime import resolve_actor
-    from opgov.services.admin import downgrade_database
 
-    done = downgrade_database(GLOBALS.db, revision, actor=resolve_actor(GLOBALS.actor), force=force)
+    done = _migrations().downgrade_database(GLOBALS.db, revision, actor=resolve_actor(GLOBALS.actor), force=force)
     say(f"database at revision {done.after or 'base'} (was {done.before})")
 
 
@@ -55,7 +60,7 @@ def db_current(json_out: bool = JsonOpt) -> None:
     """Show the database URL, its revision and whether it is a simulation database."""
     _database_only()
     from opgov.results.plain import jsonable
-    from opgov.services.admin import database_status
+    from opgov.reads.database import database_status
 
     status = database_status(GLOBALS.db)
     if json_out:

@@ -61,7 +61,7 @@ def members_remove(name: str) -> None:
 @config_app.command("set")
 def config_set(key: str, value: str) -> None:
     """Set quorum, deprecating_days or deprecated_days (logged)."""
-    from opgov.services.governance import setting_value
+    from opgov.core.settings import setting_value
     from opgov.usecases.governance import CONFIG_SET
 
     number = setting_value(key, value)  # the argument is text: its key and number said as a local run says them

@@ -71,7 +71,7 @@ def tick_cmd(apply: bool = typer.Option(False, "--apply", help="Perform the due 
              json_out: bool = JsonOpt) -> None:
     """Lifecycle transitions due now (and within DAYS); --apply performs the due ones."""
     from opgov.results.plain import jsonable
-    from opgov.services.lifecycle import check_within
+    from opgov.core.lifecycle import check_within
     from opgov.usecases.lifecycle import TICK, UPGRADERS_TIMERS
 
     check_within(within)  # here, so the request's schema cannot word it differently

@@ -100,7 +100,9 @@ def _run(base: Optional[str], head: Optional[str], config: Optional[str]):
     """The gate, with the database's decisions and exceptions when there is a database."""
     from datetime import datetime, timezone
 
-    from opgov.services.prgate import database_facts, load_config, run_check_pr
+    from opgov.formats.policy_config import load_config
+    from opgov.reads.policy import database_facts
+    from opgov.services.prgate import run_check_pr
 
     cfg = load_config(config)
     if GLOBALS.db or os.environ.get("OPGOV_DATABASE_URL"):
@@ -247,7 +249,7 @@ def _register_decisions_export() -> None:
         `decisions_file`: check-pr then knows them without a database."""
         from opgov.cli.runtime import command
         from opgov.formats.decisions import dump_decisions
-        from opgov.services.prgate import export_decisions
+        from opgov.reads.policy import export_decisions
 
         with command(write=False) as ctx:
             records = export_decisions(ctx.session)

@@ -25,7 +25,7 @@ def site_build(
     """Write the pages `opgov serve` shows at / (build your own opset, operators, proposals, the
     review queue, the weekly report) into DIR as a static site: relative links, data embedded in
     the pages, no request to any other host; open DIR/index.html from disk or publish DIR."""
-    from opgov.services.pages import models_location
+    from opgov.reads.models import models_location
     from opgov.web.site import build_site
 
     with command(write=False) as ctx:

@@ -32,7 +32,7 @@ def sync_yaml_cmd(
     from opgov.cli.client import ask
     from opgov.core.errors import BadInput
     from opgov.formats.files import read_content
-    from opgov.services.sync import tags_beside
+    from opgov.formats.sync_files import tags_beside
     from opgov.usecases.sync import SYNC_YAML, SYNC_YAML_WRITE
 
     modes = [m for m, on in (("check", check), ("diff", diff), ("write", write)) if on]
@@ -69,8 +69,8 @@ def _write_synced(use_case, files: dict, path: str, tags: str | None):
     written, its error is then the answer (the locked file's own, if it is one of those written)."""
     from opgov.cli.client import call
     from opgov.core.errors import BadInput
-    from opgov.services.sync import (drop_intent, hold_lock, installed_by_stopped_run, new_write_id, record_intent,
-                                     write_synced)
+    from opgov.formats.sync_files import (drop_intent, hold_lock, installed_by_stopped_run, new_write_id,
+                                          record_intent, write_synced)
 
     held, unwritable = [], {}
     # a run stopped between installing the file and committing its event left an intent: the log learns of it now

@@ -80,7 +80,7 @@ def command(*, write: bool, orm: bool = True) -> Iterator[Any]:
     if server():
         raise NotRemote()
     from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
-    from opgov.services.common import Ctx, is_simulation
+    from opgov.reads.common import Ctx, is_simulation
 
     engine = make_engine(resolve_url(GLOBALS.db))
     try:

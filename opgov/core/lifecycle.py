@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from opgov.core.errors import BadInput
 from opgov.core.vocab import Lifecycle
 
 STATES = tuple(Lifecycle)
@@ -71,3 +72,9 @@ def check_step(state: str, to_state: str, since: datetime | None, now: datetime,
 
 def _days(n: int) -> str:
     return f"{n} day" if n == 1 else f"{n} days"
+
+
+def check_within(within_days: int) -> None:
+    """How far ahead tick looks: 0 to 36500 days (the CLI asks before it sends one to a server)."""
+    if not 0 <= within_days <= 36500:
+        raise BadInput(f"--within must be between 0 and 36500 days, got {within_days}")

@@ -298,3 +298,13 @@ def decisions_from_file(path: Path) -> tuple[Decision, ...]:
     from opgov.formats.decisions import read_decisions_file
 
     return tuple(Decision(r.op, r.category, f"{path.name}:{r.line}") for r in read_decisions_file(str(path)))
+
+
+def load_config(config: str | None) -> PolicyConfig:
+    """The policy of ``--config`` (a file), else of the .opgov.toml :func:`find_config` finds."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise BadInput("no such file", file=config)
+        return read_policy_config(path)
+    return read_policy_config(find_config())

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from sqlalchemy import inspect, select
 
-from opgov.core.clock import SystemClock, parse_time
+from opgov.core.clock import SystemClock
 from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, make_engine, remove_created,
                              resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
-from opgov.db.models import Event, Setting
-from opgov.core.errors import BadInput, DatabaseBehind, PolicyRefusal
-from opgov.services.common import SYSTEM_ACTOR, Ctx, is_simulation, log_event
-from opgov.results.admin import DatabaseStatus, EventsPage, EventView, LogVerification, RevisionChange
+from opgov.db.models import Setting
+from opgov.core.errors import BadInput, PolicyRefusal
+from opgov.reads.common import SYSTEM_ACTOR, Ctx, is_simulation
+from opgov.reads.database import read_log
+from opgov.services.common import log_event
+from opgov.results.admin import EventsPage, LogVerification, RevisionChange
 
 
 def upgrade_database(db: str | None, revision: str = "head", *, simulation: bool = False) -> RevisionChange:
@@ -123,65 +125,12 @@ def downgrade_database(db: str | None, revision: str, *, actor: str, force: bool
         engine.dispose()
 
 
-def database_status(db: str | None) -> DatabaseStatus:
-    url = resolve_url(db)
-    try:
-        engine = make_engine(url)
-    except DatabaseBehind:  # no file yet
-        return DatabaseStatus(url=url, revision=None, head=HEAD_REVISION, up_to_date=False, simulation=False)
-    try:
-        revision = current_revision(engine)  # one line for a file or server that is no database
-        simulation = False
-        if revision is not None:
-            with transaction(engine, write=False) as session:
-                if "settings" in inspect(session.connection()).get_table_names():
-                    simulation = is_simulation(session)
-        return DatabaseStatus(url=engine.url.render_as_string(hide_password=True), revision=revision,
-                              head=HEAD_REVISION, up_to_date=revision == HEAD_REVISION, simulation=simulation)
-    finally:
-        engine.dispose()
-
-
-def read_log(ctx: Ctx, *, op: str | None = None, since: str | None = None, limit: int = 200,
-             action: str | None = None, before_id: int | None = None) -> list[EventView]:
-    """The newest ``limit`` events (0: all) matching the filters, oldest first. ``action`` is an
-    action or a prefix ending in ``.`` (``proposal.``); ``before_id`` pages backwards."""
-    query = select(Event)
-    if op:
-        from opgov.services.common import find_operator
-
-        query = query.where(Event.subject == find_operator(ctx.session, op).qualname)
-    if since:
-        query = query.where(Event.at >= parse_time(since, what="--since"))
-    if action:
-        query = query.where(Event.action.startswith(action) if action.endswith(".") else Event.action == action)
-    if before_id is not None:
-        query = query.where(Event.id < before_id)
-    if not 0 <= limit <= 2**31 - 1:
-        raise BadInput(f"--limit must be between 0 and {2**31 - 1}, got {limit}")
-    query = query.order_by(Event.id.desc())
-    if limit:
-        query = query.limit(limit)
-    events = list(ctx.session.scalars(query))[::-1]
-    return [EventView(id=e.id, at=e.at, actor=e.actor, action=e.action, subject=e.subject, before=e.before,
-                      after=e.after, reason=e.reason, token=e.token_id) for e in events]
-
-
 def events_page(ctx: Ctx, *, operator: str | None = None, action: str | None = None, since: str | None = None,
                 limit: int = 100, before: int | None = None) -> EventsPage:
     """A page of the log: the newest ``limit`` events matching the filters (older than the event
     ``before``), oldest first, and where the older page begins (``next_before``; None at the start)."""
     events = read_log(ctx, op=operator, since=since, limit=limit, action=action, before_id=before)
     return EventsPage(events=events, next_before=events[0].id if len(events) == limit else None)
-
-
-def log_root(ctx: Ctx) -> str:
-    """The hash of the log's first event: names this database's log (the Atom feed's ids)."""
-    from opgov.core.eventlog import GENESIS
-    from opgov.db import tables
-
-    first = ctx.session.execute(select(tables.events.c.hash).order_by(tables.events.c.id).limit(1)).scalar()
-    return first or GENESIS
 
 
 def verify_log(ctx: Ctx) -> LogVerification:

@@ -11,8 +11,8 @@ from opgov.core.errors import BadInput, NotFound
 from opgov.db.entries import _at
 from opgov.db.tables import entry_runs, operators, snapshots
 from opgov.results.closure import ClosureDiff, ClosureOp, ClosureReport
-from opgov.services.common import Ctx
-from opgov.services.decomps import _shipped_facts, opset_facts, torch_facts, torch_releases
+from opgov.reads.common import Ctx
+from opgov.reads.torch import shipped_facts, opset_facts, torch_facts, torch_releases
 
 
 def public_version(version: str) -> str:
@@ -23,7 +23,7 @@ def public_version(version: str) -> str:
 def facts_of(session, release: str | None):
     """The facts of ``release`` (``2.13.0`` names ``2.13.0+cpu`` too) that ``decomps import-torch``
     recorded, else those opgov ships for it; ``release`` None: the latest release recorded, else
-    :func:`opgov.services.decomps.opset_facts` (the shipped facts of the latest snapshot's
+    :func:`opgov.reads.torch.opset_facts` (the shipped facts of the latest snapshot's
     release, or of the nearest release opgov ships). ``TorchFacts.describe`` says which. One line
     naming the releases held and shipped when there are none or not that one."""
     from opgov.resources import shipped_torch_facts
@@ -40,7 +40,7 @@ def facts_of(session, release: str | None):
     if matches:
         return torch_facts(session, matches[-1])
     if public_version(release) in shipped:
-        return _shipped_facts(str(shipped[public_version(release)]), None)
+        return shipped_facts(str(shipped[public_version(release)]), None)
     raise NotFound(f"no facts of torch {release} (opgov holds: {', '.join(held) or 'none'}; ships: "
                    f"{', '.join(shipped) or 'none'}; `opgov decomps import-torch` records the installed one)")
 
@@ -160,13 +160,3 @@ def closure_report(ctx: Ctx, *, release: str | None = None, snapshot: str | None
                          items=items, releases=torch_releases(session), against=diff)
 
 
-def closure_page_data(ctx: Ctx) -> ClosureReport | None:
-    """The page /closure: :func:`closure_report` of the latest release opgov holds facts of,
-    compared with the release before it when opgov holds two; None when it holds none."""
-    held = torch_releases(ctx.session)
-    if not held:  # the facts opgov ships for the latest snapshot's release (or the nearest), if any
-        try:
-            return closure_report(ctx)
-        except BadInput:
-            return None
-    return closure_report(ctx, against=held[-2] if len(held) > 1 else None)

@@ -1,86 +1,19 @@
-"""What every service shares: the context of a command, the event log, settings, lookups, roles."""
+"""What every service shares besides the reads (:mod:`opgov.reads.common`): the event log, the
+locks that serialise writers, the role checks."""
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from opgov.core.clock import Clock, FixedClock
+from opgov.core.clock import FixedClock
 from opgov.core.eventlog import plain_json
-from opgov.core.settings import SETTING_RANGE  # the values each setting may take
 from opgov.db import tables
 from opgov.db.events import append_logged, logged, logged_so_far
-from opgov.core.errors import BadInput, Forbidden, NotFound, PolicyRefusal, Unauthenticated
-from opgov.core.names import parse_op_name
-from opgov.core.vocab import Role
-
-
-if TYPE_CHECKING:
-    from sqlalchemy import Connection
-    from sqlalchemy.orm import Session
-
-    from opgov.db.models import Operator, Proposal, Snapshot
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """A command's transaction, who runs it, and the clock it runs by.
-
-    ``session`` is an ORM ``Session``, or a Core ``Connection`` for the services that use only
-    :mod:`opgov.db.tables` (import, sync); the helpers here work with either.
-    """
-
-    session: Session | Connection
-    actor: str
-    clock: Clock
-    token_id: int | None = None  # the API token of a request to `opgov serve`; recorded with each event
-    # an unauthenticated request to `opgov serve`: its actor (ANONYMOUS) is a label for the log, never
-    # a member; every role check refuses it without looking the name up
-    anonymous: bool = False
-
-    def now(self) -> datetime:
-        return self.clock.now()
-
-
-# --- settings -------------------------------------------------------------------------------------
-
-DEFAULT_SETTINGS: dict[str, str] = {
-    "quorum": "2",
-    "deprecating_days": "14",
-    "deprecated_days": "180",
-    "simulation": "false",
-}
-SETTING_HELP = {
-    "quorum": "approvals a proposal needs to be decided",
-    "deprecating_days": "days an operator stays deprecating before it may be marked deprecated",
-    "deprecated_days": "days an operator stays deprecated before its entry may be deleted",
-}
-
-
-def get_setting(session, key: str) -> str:
-    value = session.scalar(select(tables.settings.c.value).where(tables.settings.c.key == key))
-    return value if value is not None else DEFAULT_SETTINGS[key]
-
-
-def get_int_setting(session, key: str) -> int:
-    value = get_setting(session, key)
-    low, high = SETTING_RANGE.get(key, (None, None))
-    try:
-        number = int(value)
-    except ValueError:
-        number = None
-    if number is None or (low is not None and not low <= number <= high):
-        raise BadInput(f"setting {key} is {value!r}, outside {low} to {high}: set it again with "
-                       f"`opgov config set {key} N`")
-    return number
-
-
-def is_simulation(session) -> bool:
-    return get_setting(session, "simulation") == "true"
+from opgov.core.errors import BadInput, Forbidden, PolicyRefusal, Unauthenticated
+from opgov.reads.common import ANONYMOUS, RESERVED_NAMES, Ctx, role_of, single_user_mode
 
 
 # --- the event log --------------------------------------------------------------------------------
@@ -137,14 +70,6 @@ def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, An
     return [after for after in (*stored, *pending) if after]
 
 
-def log_version(session) -> int:
-    """The id of the newest event (0 for none): the database's version stamp. Every write that
-    changes governance logs an event in its transaction, and ids grow in commit order (they are
-    given under the events lock), so a reader that sees the same stamp sees the same data; the
-    service's response cache keys its answers on it (opgov.api.cache)."""
-    return session.execute(select(func.max(tables.events.c.id))).scalar() or 0
-
-
 def flush_events(ctx: Ctx) -> None:
     """Append the events logged so far now, rather than just before the commit (a downgrade, before
     the migrations change the events table)."""
@@ -173,62 +98,6 @@ def append_events_now(ctx: Ctx, rows: Iterable[dict[str, Any]]) -> None:
     append_logged(ctx.session, events())
 
 
-# --- lookups --------------------------------------------------------------------------------------
-
-
-def find_operator(session: Session, text: str, *, lock: bool = False) -> Operator:
-    """The operator for any accepted spelling; unknown names suggest the closest ones."""
-    from opgov.db.models import Operator
-
-    qualname = str(parse_op_name(text))
-    query = select(Operator).where(Operator.qualname == qualname)
-    if lock:
-        query = query.with_for_update()
-    op = session.scalars(query).first()
-    if op is not None:
-        return op
-    names = session.scalars(select(Operator.qualname)).all()
-    close = difflib.get_close_matches(qualname, names, n=4, cutoff=0.6)
-    if not names:
-        raise NotFound(f"unknown operator {text}: the database holds no snapshot yet (run `opgov import`)")
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise NotFound(f"unknown operator {text}{hint}")
-
-
-def find_proposal(session: Session, proposal_id: int, *, lock: bool = False) -> Proposal:
-    from opgov.db.limits import check_id
-    from opgov.db.models import Proposal
-
-    query = select(Proposal).where(Proposal.id == check_id(proposal_id, "proposal"))
-    if lock:
-        query = query.with_for_update()
-    proposal = session.scalars(query).first()
-    if proposal is None:
-        raise NotFound(f"unknown proposal {proposal_id}")
-    return proposal
-
-
-def latest_snapshot(session: Session) -> Snapshot | None:
-    """The latest snapshot: the newest import that is not a historical one (``import --historical``)."""
-    from opgov.db.models import Snapshot
-
-    latest_id = latest_snapshot_id(session)
-    return None if latest_id is None else session.get(Snapshot, latest_id)
-
-
-def latest_snapshot_id(session) -> int | None:
-    """Core-only: the id of the latest snapshot, the last in history (a release stored with
-    ``import --historical`` is always placed before a newer one, so it is never the latest)."""
-    s = tables.snapshots.c
-    return session.execute(select(s.id).order_by(s.position.desc()).limit(1)).scalar()
-
-
-def is_historical(stats) -> bool:
-    """A snapshot imported with ``--historical`` (older than the latest when imported): it holds a
-    place in history without being the latest."""
-    return bool((stats or {}).get("historical"))
-
-
 # --- serialising writers ----------------------------------------------------------------------
 
 _LOCKS = {"import": 0x6F70676F76_01}  # one PostgreSQL advisory lock per kind of exclusive work
@@ -254,14 +123,6 @@ def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
 
 # --- roles ----------------------------------------------------------------------------------------
 
-ROLES = tuple(Role)
-
-# names opgov itself acts under: the unauthenticated caller of `opgov serve`, and opgov's own events
-# (db.simulation). No member may take one, so no request or event can be mistaken for a member's.
-ANONYMOUS = "anonymous"
-SYSTEM_ACTOR = "opgov"
-RESERVED_NAMES = frozenset({ANONYMOUS, SYSTEM_ACTOR})
-
 
 def member_name(name: str | None) -> str:
     """``name`` as a new member's name, normalised (opgov.core.identity: NFKC, no invisible
@@ -277,25 +138,9 @@ def member_name(name: str | None) -> str:
     return name
 
 
-def lookalike_member(session, name: str) -> str | None:
-    """The member whose name a reader would take for ``name`` (the same skeleton,
-    opgov.core.identity), or None."""
-    from opgov.core.identity import member_skeleton
-
-    wanted = member_skeleton(name)
-    return next((taken for taken in session.scalars(select(tables.members.c.name))
-                 if member_skeleton(taken) == wanted), None)
 # what each role may do besides reading; maintainers may do everything
 BOT_ACTIONS = frozenset({"import", "sync", "tick"})
 DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})
-
-
-def role_of(session, actor: str) -> str | None:
-    return session.scalar(select(tables.members.c.role).where(tables.members.c.name == actor))
-
-
-def single_user_mode(session) -> bool:
-    return session.scalar(select(func.count()).select_from(tables.members)) == 0
 
 
 def require(ctx: Ctx, action: str, what: str) -> None:

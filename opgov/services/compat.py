@@ -12,11 +12,12 @@ from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
+from opgov.reads.policy import recorded_exceptions
 
 if TYPE_CHECKING:
     from opgov.db.models import BcException
     from opgov.formats.files import Content
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.results.compat import CheckReport
     from opgov.results.compat import ExceptionAdded, ExceptionView
 
@@ -37,18 +38,6 @@ class Side:
     core: set[str]
     revision: str | None = None  # for git:REF sides: ``file`` is the path in the repository at REF
     autogen: dict[str, str] = field(default_factory=dict)  # operator declared by autogen: → declaring entry
-
-
-def _exceptions(session, today: date) -> list:
-    from sqlalchemy import select
-
-    from opgov.core.compat import BcException as Rule
-    from opgov.db import tables
-
-    e = tables.bc_exceptions.c
-    return [Rule(pattern=r.pattern, reason=r.reason, created_by=r.created_by, expires_on=r.expires_on)
-            for r in session.execute(select(e.pattern, e.reason, e.created_by, e.expires_on)
-                                     .where(e.removed_at.is_(None)).order_by(e.id))]
 
 
 def _decided(session) -> tuple[set[str], set[str], set[str]]:
@@ -214,7 +203,7 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held
     today = ctx.now().date()
     counts: Counter = Counter()
     rows: list[dict] = []
-    for f in iter_judged(old, new, exceptions=_exceptions(session, today), deleted=decided[2], today=today):
+    for f in iter_judged(old, new, exceptions=recorded_exceptions(session, today), deleted=decided[2], today=today):
         counts[str(f.severity)] += 1
         rows.append({"snapshot_id": snapshot_id, "base_snapshot_id": previous_id, "operator": f.operator,
                      "kind": str(f.kind), "rule": f.rule, "severity": str(f.severity), "message": f.message,
@@ -400,7 +389,7 @@ def check_bc(old_spec: str, new_spec: str, *, session=None, today: date) -> Chec
     if session is not None:
         decided_core, decided_other, deleted = _decided(session)
         old.core = (old.core - decided_other) | (decided_core & set(old.schemas))
-        exceptions = _exceptions(session, today)
+        exceptions = recorded_exceptions(session, today)
     report = compare_sides(old, new, exceptions=exceptions, deleted=deleted, today=today)
     if session is not None:  # BC breaks of non-core operators: covered by an upgrader, or the one to add
         from opgov.services.upgraders import cover_findings
@@ -417,7 +406,7 @@ def check_bc_texts(old: tuple[str, str] | str, new: tuple[str, str] | str, *, se
                           for s in (old, new))
     decided_core, decided_other, deleted = _decided(session)
     old_side.core = (old_side.core - decided_other) | (decided_core & set(old_side.schemas))
-    report = compare_sides(old_side, new_side, exceptions=_exceptions(session, today), deleted=deleted, today=today)
+    report = compare_sides(old_side, new_side, exceptions=recorded_exceptions(session, today), deleted=deleted, today=today)
     from opgov.services.upgraders import cover_findings  # as check_bc: breaks an upgrader covers
 
     return cover_findings(session, report, old_side.core)

@@ -15,9 +15,7 @@ table (:data:`PRECEDENCE`). Between two files the later load wins.
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import json
@@ -27,7 +25,11 @@ from sqlalchemy import delete, insert, select, update
 from opgov.db.tables import decomp_rules, operators, settings
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.formats.files import Content
-from opgov.services.common import Ctx, get_int_setting, log_event, require
+from opgov.reads.common import Ctx, get_int_setting
+from opgov.reads.models import corpora_dir, load_corpora
+from opgov.reads.registry import current_rules, implicit_operators, out_variants, registry_state
+from opgov.reads.torch import TORCH_FACTS_KEY, opset_facts, torch_facts
+from opgov.services.common import log_event, require
 
 if TYPE_CHECKING:
     from opgov.formats.torch_decomps import TorchTable
@@ -46,28 +48,6 @@ _SHOWN = 3
 # --- reading the registry ---------------------------------------------------------------------------
 
 
-def current_rules(session) -> dict[str, tuple[str, ...]]:
-    """``{operator: targets}`` of every recorded rule."""
-    return {r.operator: tuple(r.targets) for r in session.execute(select(decomp_rules.c.operator,
-                                                                         decomp_rules.c.targets))}
-
-
-def registry_state(session) -> tuple[dict[str, str], dict[str, str], set[str]]:
-    """(categories, lifecycles, operators tagged core in the latest snapshot) of the operators
-    present now or deleted."""
-    c = operators.c
-    categories: dict[str, str] = {}
-    lifecycles: dict[str, str] = {}
-    tagged: set[str] = set()
-    for name, category, lifecycle, tags, present in session.execute(
-            select(c.qualname, c.category, c.lifecycle, c.tags, c.present)):
-        if present or lifecycle == "deleted":
-            categories[name], lifecycles[name] = category, lifecycle
-            if present and tags and "core" in tags:
-                tagged.add(name)
-    return categories, lifecycles, tagged
-
-
 def _known_operators(session) -> list[str]:
     return list(session.scalars(select(operators.c.qualname)))
 
@@ -80,91 +60,6 @@ def _unknown(name: str, known: Sequence[str]) -> str:
 
 
 # --- torch's facts, per release -----------------------------------------------------------------------
-
-#: the settings key holding what ``decomps import-torch`` recorded of one torch release
-TORCH_FACTS_KEY = "torch_facts"
-
-
-def torch_facts(session, version: str | None = None):
-    """The :class:`opgov.core.opset.TorchFacts` recorded by the last ``decomps import-torch``, or
-    ``None`` when torch's table was never imported. ``version``: those of that torch release
-    (each release imported is kept under its own key), ``None`` when opgov holds none."""
-    key = TORCH_FACTS_KEY if version is None else f"{TORCH_FACTS_KEY}@{version}"
-    value = session.scalar(select(settings.c.value).where(settings.c.key == key))
-    if value is None and version is not None:  # recorded before releases were kept apart
-        latest = torch_facts(session)
-        return latest if latest is not None and latest.version == version else None
-    if value is None:
-        return None
-    return facts_of(json.loads(value), source="import-torch")
-
-
-def opset_facts(session):
-    """The torch facts an opset follows: those ``decomps import-torch`` recorded (the user's own
-    torch, the whole table), else opgov's shipped facts for the latest snapshot's release, or the
-    nearest release it ships facts for (``nearest_to`` says so); None when the snapshot's label
-    names no release (``v2``) and nothing was recorded."""
-    from opgov.core.opset import nearest_release
-    from opgov.db.tables import snapshots
-    from opgov.resources import shipped_torch_facts
-
-    facts = torch_facts(session)
-    if facts is not None and facts.complete:
-        return facts
-    label = session.scalar(select(snapshots.c.label).order_by(snapshots.c.position.desc()).limit(1))
-    shipped = shipped_torch_facts()
-    release = nearest_release(label, shipped)
-    if release is None:
-        return None
-    return _shipped_facts(str(shipped[release]), None if release == label.removeprefix("v") else label)
-
-
-def _shipped_facts(path: str, nearest_to: str | None):
-    from dataclasses import replace
-
-    return replace(_read_shipped(path), nearest_to=nearest_to)
-
-
-_SHIPPED_CACHE: dict[str, Any] = {}
-
-
-def _read_shipped(path: str):
-    """A shipped facts file, read once per process (a server builds many opsets)."""
-    if path not in _SHIPPED_CACHE:
-        _SHIPPED_CACHE[path] = facts_of(json.loads(Path(path).read_text(encoding="utf-8")), source="shipped")
-    return _SHIPPED_CACHE[path]
-
-
-def facts_of(data: dict, *, source: str):
-    """:class:`opgov.core.opset.TorchFacts` from their JSON form (the settings row, a shipped file)."""
-    from opgov.core.opset import TorchFacts
-
-    return TorchFacts(version=data["version"], default=frozenset(data["default"]),
-                      targets={op: tuple(t) if t is not None else None for op, t in data["targets"].items()},
-                      reasons=data.get("reasons", {}), complete=data.get("complete", False),
-                      forced=data.get("forced", {}), preservable=frozenset(data.get("preservable", ())),
-                      exported={op: tuple(t) for op, t in data.get("exported", {}).items()},
-                      inputs=data.get("inputs", {}),
-                      source=source)
-
-
-def torch_releases(session) -> list[str]:
-    """Every torch release whose facts opgov holds (``decomps import-torch`` of each), by version."""
-    from packaging.version import InvalidVersion, Version
-
-    keys = session.scalars(select(settings.c.key).where(settings.c.key.like(f"{TORCH_FACTS_KEY}@%"))).all()
-    held = {key.partition("@")[2] for key in keys}
-    latest = torch_facts(session)
-    if latest is not None:
-        held.add(latest.version)
-
-    def order(version: str):
-        try:
-            return (0, Version(version), version)
-        except InvalidVersion:
-            return (1, Version("0"), version)
-
-    return sorted(held, key=order)
 
 
 def _save_torch_facts(session, table, *, whole: bool) -> None:
@@ -486,52 +381,6 @@ def check_report(ctx: Ctx, *, models: str | None = None) -> ViolationsReport:
     return ViolationsReport.of(check_decompositions(ctx, models=models))
 
 
-def implicit_operators(session) -> set[str]:
-    """The present operators whose kernel is CompositeImplicitAutograd (a decomposition)."""
-    c = operators.c
-    return set(session.scalars(select(c.qualname).where(c.present, c.composite_implicit)))
-
-
-SHIPPED_CORPORA = "shipped"  # `--models shipped`: every corpus opgov ships
-
-
-def corpus_files(models: str) -> list[Path]:
-    """A corpus file or a ``.pt2`` archive, or every ``*_ops.json`` and ``*.pt2`` of a folder; or,
-    when no such file or folder exists, a corpus by name: ``shipped`` (every corpus opgov ships)
-    or a corpus's name (``torchvision``: ``torchvision_ops.json`` of ``OPGOV_MODELS_DIR``, else of
-    the shipped corpora)."""
-    from opgov.formats.corpus import resolve_corpus_path
-    from opgov.resources import shipped_models_dir
-
-    path = Path(models)
-    if not path.exists() and models == SHIPPED_CORPORA and shipped_models_dir() is not None:
-        path = shipped_models_dir()
-    elif not path.exists() and "/" not in models and not models.endswith((".json", ".pt2")):
-        return [resolve_corpus_path(models, corpora_dir())]
-    if path.is_dir():
-        files = sorted(path.glob("*_ops.json")) + sorted(path.glob("*.pt2"))
-        if not files:
-            raise BadInput(f"{models}: a folder without corpus files (*_ops.json) or .pt2 archives")
-        return files
-    if not path.is_file():
-        raise BadInput(f"{models}: no such corpus file or folder")
-    return [path]
-
-
-def load_corpora(models: str):
-    """The models of ``models`` (:func:`corpus_files`), merged: each corpus file's models, and each
-    ``.pt2`` archive as one model of the corpus ``pt2`` (:func:`opgov.formats.corpus.pt2_corpus`)."""
-    from opgov.core.corpus import merge_models
-    from opgov.formats.corpus import load_corpus, pt2_corpus
-
-    files = corpus_files(models)
-    archives = [f for f in files if f.suffix == ".pt2"]
-    corpora = [load_corpus(f) for f in files if f.suffix != ".pt2"]
-    if archives:
-        corpora.append(pt2_corpus(archives))
-    return merge_models(corpora)
-
-
 def build(ctx: Ctx, *, preset: str, decompose: list[str], keep: list[str], models: str | None):
     """(the opset, its coverage of the models or None): see :func:`opgov.core.opset.build_opset`."""
     from opgov.core.opset import OpInfo, build_opset, coverage
@@ -574,7 +423,7 @@ def opset_report(ctx: Ctx, *, preset: str = "core-aten", decompose: Sequence[str
         from dataclasses import replace
 
         from opgov.results.decomps import OpsetReport
-        from opgov.services.runtime_registry import dtypes_by_release
+        from opgov.reads.runtimes import dtypes_by_release
 
         return replace(OpsetReport.of(opset, cov), runtimes=dtypes_by_release(ctx, opset.operators))
     if format == "selective-build":
@@ -583,80 +432,13 @@ def opset_report(ctx: Ctx, *, preset: str = "core-aten", decompose: Sequence[str
         text = render_opset(opset, cov, format)
         if format == "text":  # what each registered runtime release runs of it, by dtype
             from opgov.render.runtimes import render_opset_runtimes
-            from opgov.services.runtime_registry import dtypes_by_release
+            from opgov.reads.runtimes import dtypes_by_release
 
             text = text.rstrip("\n") + "\n" + render_opset_runtimes(dtypes_by_release(ctx, opset.operators))
     return Rendered(text)
 
 
-def out_variants(ctx: Ctx, names) -> dict[str, str]:
-    """Functional operator → its out= variant, for ``names`` (ExecuTorch's kernels are the out=
-    variants). Variants are grouped as torchgen groups them (:func:`opgov.core.schema.family_key`);
-    an out= operator that only ``autogen:`` declares belongs to the entry that declares it."""
-    from opgov.core.schema import FunctionSchema, family_key
-
-    wanted = set(names)
-    c = operators.c
-    rows = ctx.session.execute(select(c.qualname, c.name, c.schema, c.kind, c.autogen_of).where(c.present)).all()
-    bases = {name.split("::", 1)[1].split(".")[0].rstrip("_") for name in wanted}
-    by_family: dict[tuple, str] = {}
-    found: dict[str, str] = {}
-    for qualname, name, schema, kind, autogen_of in rows:
-        if kind != "out":
-            continue
-        if schema is None:
-            if autogen_of in wanted:
-                found.setdefault(autogen_of, qualname)
-        elif name.rstrip("_") in bases:
-            by_family.setdefault(family_key(FunctionSchema.parse(schema)), qualname)
-    for qualname, name, schema, kind, _ in rows:
-        if qualname in wanted and qualname not in found and schema is not None and kind == "functional":
-            out = by_family.get(family_key(FunctionSchema.parse(schema)))
-            if out is not None:
-                found[qualname] = out
-    return found
-
-
 # --- model checks -----------------------------------------------------------------------------------
-
-
-def corpora_dir() -> Path | None:
-    """Where bare corpus names (``torchvision#resnet18``) are looked up: ``OPGOV_MODELS_DIR``, else
-    the corpora opgov ships."""
-    from opgov.resources import shipped_models_dir
-
-    value = os.environ.get("OPGOV_MODELS_DIR")
-    return Path(value) if value and value != NO_CORPUS else shipped_models_dir()
-
-
-NO_CORPUS = "none"  # OPGOV_MODELS_DIR=none: no model corpus (not even the shipped one) as evidence
-
-
-def models_location(models: str | None = None) -> str | None:
-    """The model corpus a page, the queue or the coverage matrix reads: ``models`` if given, else
-    ``OPGOV_MODELS_DIR`` (``none``: no corpus), else the corpora opgov ships: the default evidence
-    when none is configured."""
-    if models:
-        return models
-    if os.environ.get("OPGOV_MODELS_DIR") == NO_CORPUS:
-        return None
-    found = corpora_dir()
-    return str(found) if found else None
-
-
-def corpus_label(location: str) -> str:
-    """How a page or a report names the corpus at ``location`` without a folder of the machine:
-    ``opgov's shipped corpora (torchvision, transformers)``, or the file's or folder's own name."""
-    from opgov.formats.corpus import available_corpora
-    from opgov.resources import shipped_models_dir
-
-    shipped = shipped_models_dir()
-    path = Path(location)
-    if location == SHIPPED_CORPORA or (shipped is not None and path.is_dir() and path.resolve() == shipped.resolve()):
-        return f"opgov's shipped corpora ({', '.join(available_corpora(shipped)) if shipped else 'none'})"
-    if path.is_dir():
-        return f"{path.name or location} ({', '.join(available_corpora(path)) or 'no corpus files'})"
-    return path.name or location
 
 
 def check_model(ctx: Ctx, spec: str | Sequence[str], *, runtime: str | None = None):

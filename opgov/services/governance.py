@@ -13,10 +13,10 @@ from opgov.core.errors import BadInput, NotFound, OpgovError, PolicyRefusal
 from opgov.core.names import parse_op_name
 from opgov.formats.files import Content
 from opgov.core.vocab import ProposalKind
-from opgov.services.common import (ROLES, SETTING_HELP, SETTING_RANGE, Ctx, find_operator, find_proposal,
-                                   get_int_setting, get_setting, latest_snapshot, log_event, logged_after, require,
-                                   require_text, role_of, serialize, single_user_mode, member_name,
-                                   lookalike_member)
+from opgov.core.settings import SETTING_HELP, setting_value
+from opgov.reads.common import (ROLES, Ctx, find_operator, find_proposal, get_int_setting, get_setting, latest_snapshot,
+                                lookalike_member, role_of, single_user_mode)
+from opgov.services.common import log_event, logged_after, member_name, require, require_text, serialize
 from opgov.results.governance import (
     DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange, Settings, VoteView,
 )
@@ -80,21 +80,6 @@ def remove_member(ctx: Ctx, name: str) -> MemberView:
 
 
 # --- settings ---------------------------------------------------------------------------------------
-
-
-def setting_value(key: str, value: str | int) -> int:
-    """``value`` as setting ``key``'s whole number within its range, or BadInput saying why (the CLI
-    asks this before it sends a value to a server, so both say the same)."""
-    if key not in SETTING_HELP:
-        raise BadInput(f"unknown setting {key!r} (one of {', '.join(SETTING_HELP)})")
-    try:
-        number = int(value)
-    except ValueError:
-        raise BadInput(f"{key} must be a whole number, got {value!r}") from None
-    low, high = SETTING_RANGE[key]
-    if not low <= number <= high:
-        raise BadInput(f"{key} must be between {low} and {high}, got {number}")
-    return number
 
 
 def set_setting(ctx: Ctx, key: str, value: str | int) -> SettingChange:
@@ -603,7 +588,7 @@ def _decomposition_errors(session, records) -> list[str]:
     operators (the 2023 review decomposes mish into softplus, which is not core). Say so now,
     rather than leave it for check-decomps to find."""
     from opgov.core.decomps import check
-    from opgov.services.decomps import current_rules, implicit_operators, registry_state
+    from opgov.reads.registry import current_rules, implicit_operators, registry_state
 
     session.flush()
     ruled = {r.op for r in records if r.category == "decomposable"}

@@ -18,12 +18,13 @@ from opgov.core.tags import judge_tags, next_category, tags_edited
 from opgov.formats.files import Content
 from opgov.formats.registry import Registry, read_registry
 from opgov.results.imports import ImportResult
-from opgov.services.common import Ctx, append_events_now, latest_snapshot_id, log_event, require, serialize
+from opgov.reads.common import Ctx, latest_snapshot_id
+from opgov.services.common import append_events_now, log_event, require, serialize
 
 def list_snapshots(ctx: Ctx) -> list:
     """Every imported snapshot in the order of history, oldest first
     (:class:`~opgov.results.imports.SnapshotView`)."""
-    from opgov.services.common import is_historical
+    from opgov.reads.common import is_historical
     from opgov.results.imports import SnapshotView
 
     s = snapshots.c

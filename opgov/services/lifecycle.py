@@ -11,19 +11,14 @@ from sqlalchemy import select
 
 from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
-from opgov.core.lifecycle import Periods, check_step, next_timed_step
-from opgov.services.common import (Ctx, find_operator, get_int_setting, log_event, require, require_text,
-                                   serialize)
+from opgov.core.lifecycle import check_step, check_within, next_timed_step
+from opgov.reads.common import Ctx, find_operator, periods
+from opgov.services.common import log_event, require, require_text, serialize
 from opgov.core.upgraders import replaceable_from
 from opgov.results.lifecycle import (
     LifecycleStepResult, NextStep, Reference, TickItem, TickResult, UpgraderTimer, UpgraderTimers,
 )
 from opgov.services.upgraders import bumps_of, recorded_upgraders
-
-
-def periods(ctx: Ctx) -> Periods:
-    return Periods(deprecating_days=get_int_setting(ctx.session, "deprecating_days"),
-                   deprecated_days=get_int_setting(ctx.session, "deprecated_days"))
 
 
 def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:
@@ -205,12 +200,6 @@ def undeprecate(ctx: Ctx, name: str, *, reason: str) -> LifecycleStepResult:
     op = find_operator(ctx.session, name, lock=True)
     require(ctx, "lifecycle", "change operator lifecycles")
     return _step(ctx, op, "active", reason)
-
-
-def check_within(within_days: int) -> None:
-    """How far ahead tick looks: 0 to 36500 days (the CLI asks before it sends one to a server)."""
-    if not 0 <= within_days <= 36500:
-        raise BadInput(f"--within must be between 0 and 36500 days, got {within_days}")
 
 
 def tick(ctx: Ctx, *, apply: bool = False, within_days: int = 0) -> TickResult:

@@ -7,7 +7,7 @@ from sqlalchemy import select
 from opgov.core.vocab import Category, Lifecycle
 from opgov.db import entries
 from opgov.db.models import Decision, Finding, LifecycleStep, Operator, Proposal, Snapshot
-from opgov.services.common import Ctx, find_operator
+from opgov.reads.common import Ctx, find_operator
 from opgov.results.ops import (
     DecisionView, HistoryChange, HistoryEntry, LifecycleStepView, OperatorDetail, OperatorFinding, OperatorSummary,
     ProposalRef,
@@ -232,7 +232,7 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
     if op.lifecycle in ("deprecating", "deprecated") and op.lifecycle_since is not None:
         from datetime import timedelta
 
-        from opgov.services.lifecycle import periods
+        from opgov.reads.common import periods
 
         policy = periods(ctx)
         days = policy.deprecated_days + (policy.deprecating_days if op.lifecycle == "deprecating" else 0)

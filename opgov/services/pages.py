@@ -9,26 +9,9 @@ Each is a typed result and the JSON twin of its page (``/api/v1/pages/…``).
 
 from __future__ import annotations
 
-from opgov.services.common import Ctx
+from opgov.reads.common import Ctx
+from opgov.reads.models import load_models, models_location
 from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetData, PresetRule, RuleInfo
-
-
-def models_location(models: str | None = None) -> str | None:
-    """:func:`opgov.services.decomps.models_location`: ``models``, else ``OPGOV_MODELS_DIR``, else
-    the shipped corpora."""
-    from opgov.services.decomps import models_location as locate
-
-    return locate(models)
-
-
-def load_models(models: str | None) -> list[ModelEntry]:
-    if not models:
-        return []
-    from opgov.services.decomps import load_corpora
-
-    merged = load_corpora(models)
-    return [ModelEntry(key=key, family=m.family, exported_ops=list(m.exported_ops),
-                       core_aten_ops=list(m.core_aten_ops)) for key, m in merged.items()]
 
 
 def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
@@ -40,7 +23,9 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
     from opgov.core.opset import POLICY_FLAGS, OpInfo, functional_form, opset_policy
     from opgov.db.tables import operators
     from opgov.render.decomps_text import PYTHON_LIST, SELECTIVE_BUILD, python_template
-    from opgov.services.decomps import corpus_label, current_rules, implicit_operators, opset_facts, out_variants
+    from opgov.reads.models import corpus_label
+    from opgov.reads.registry import current_rules, implicit_operators, out_variants
+    from opgov.reads.torch import opset_facts
 
     c = operators.c
     rows = ctx.session.execute(select(c.qualname, c.category, c.lifecycle, c.kind, c.schema).where(c.present)
@@ -64,14 +49,19 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      functional_forms={op: form for op in infos if (form := functional_form(op, infos)) != op})
 
 
-def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:
-    """One operator's page; ``models``: the corpus (:func:`opset_data`'s), if any; ``runtimes``:
-    :func:`opgov.services.runtimes.runtimes_by_name`, read here when not given (once per site)."""
+def operator_page(ctx: Ctx, name: str, *, models: str | None = None, corpus: list[ModelEntry] | None = None,
+                  runtimes=None) -> OperatorPage:
+    """One operator's page (the use case ``pages operator``); ``models``: where the corpus is
+    (:func:`opgov.reads.models.models_location`), or ``corpus``: its models already read (a site's,
+    :func:`opset_data`'s); ``runtimes``: :func:`opgov.reads.runtimes.runtimes_by_name`, read here when
+    not given (a site reads both once for all its operator pages)."""
+    if corpus is None:
+        corpus = load_models(models_location(models))
     from sqlalchemy import select
 
     from opgov.core.lifecycle import next_timed_step
     from opgov.db.tables import decomp_rules
-    from opgov.services.lifecycle import periods
+    from opgov.reads.common import periods
     from opgov.services.ops import show_op
 
     detail = show_op(ctx, name)
@@ -87,25 +77,13 @@ def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None
             by.append(operator)
     policy = periods(ctx)
     due = next_timed_step(detail.lifecycle, detail.lifecycle_since, policy)
-    used = [m.key for m in models or () if op in m.exported_ops or op in m.core_aten_ops]
-    from opgov.services.runtimes import runtimes_by_name, runtimes_of_operator
+    used = [m.key for m in corpus if op in m.exported_ops or op in m.core_aten_ops]
+    from opgov.reads.runtimes import runtimes_by_name, runtimes_of_operator
 
     implemented = runtimes_of_operator(op, runtimes if runtimes is not None else runtimes_by_name(ctx))
     return OperatorPage(operator=detail, rule=rule, decomposed_by=by, models=used, runtimes=implemented,
                         next_step=EligibleStep(to=due.to_state, possible_from=due.due_at) if due else None,
                         deprecating_days=policy.deprecating_days, deprecated_days=policy.deprecated_days,
-                        corpus_models=len(models or ()))
+                        corpus_models=len(corpus))
 
 
-def home_counts(ctx: Ctx) -> dict[str, int]:
-    """The home page's three numbers: present operators, core ones, open proposals."""
-    from sqlalchemy import func, select
-
-    from opgov.db.tables import operators, proposals
-
-    c = operators.c
-    present = ctx.session.execute(select(func.count()).where(c.present)).scalar_one()
-    core = ctx.session.execute(select(func.count()).where(c.present, c.category == "core")).scalar_one()
-    open_ = ctx.session.execute(select(func.count()).select_from(proposals)
-                                .where(proposals.c.status == "open")).scalar_one()
-    return {"operators": present, "core": core, "open_proposals": open_}

@@ -10,8 +10,9 @@ from datetime import date
 from pathlib import Path
 
 from opgov.core.errors import BadInput
-from opgov.core.prgate import Decision, OpState, PrInput, PrReport, check_pr
-from opgov.formats.policy_config import PolicyConfig, decisions_from_file, find_config, read_policy_config
+from opgov.core.prgate import OpState, PrInput, PrReport, check_pr
+from opgov.formats.policy_config import PolicyConfig, decisions_from_file
+from opgov.reads.policy import DatabaseFacts
 
 
 @dataclass
@@ -144,40 +145,6 @@ def _parse_rules(text: str, filename: str):
     return parse_rules_text(text, filename=filename)
 
 
-@dataclass
-class DatabaseFacts:
-    decisions: tuple[Decision, ...] = ()
-    lifecycle: dict[str, str] | None = None
-    deleted: frozenset[str] = frozenset()
-    exceptions: tuple = ()
-
-
-def database_facts(session, today: date) -> DatabaseFacts:
-    """Decisions, lifecycle states, completed deletions and exceptions from a database."""
-    from sqlalchemy import select
-
-    from opgov.db import tables
-    from opgov.services.compat import _exceptions
-
-    c = tables.operators.c
-    rows = session.execute(select(c.qualname, c.category, c.category_source, c.lifecycle)).all()
-    decisions = tuple(Decision(r.qualname, r.category, "the database") for r in rows
-                      if r.category_source == "decision" and r.category)
-    return DatabaseFacts(decisions=decisions,
-                         lifecycle={r.qualname: r.lifecycle for r in rows if r.lifecycle},
-                         deleted=frozenset(r.qualname for r in rows if r.lifecycle == "deleted"),
-                         exceptions=tuple(_exceptions(session, today)))
-
-
-def load_config(config: str | None) -> PolicyConfig:
-    if config is not None:
-        path = Path(config)
-        if not path.is_file():
-            raise BadInput("no such file", file=config)
-        return read_policy_config(path)
-    return read_policy_config(find_config())
-
-
 @dataclass(frozen=True)
 class PrGate:
     """What :func:`run_check_pr` answers: the check's report, and the two sides it compared."""
@@ -235,24 +202,3 @@ def _quiet_base(cfg: PolicyConfig) -> str | None:
         return None
 
 
-def export_decisions(session) -> list:
-    """The committee's decision in force for every operator whose category a decision set (the
-    latest one), as :class:`opgov.formats.decisions.DecisionRecord` items in operator order."""
-    from sqlalchemy import select
-
-    from opgov.db import tables
-    from opgov.formats.decisions import DecisionRecord
-
-    d, o = tables.decisions.c, tables.operators.c
-    rows = session.execute(select(o.qualname, o.category, d.category.label("decided"), d.targets, d.rationale,
-                                  d.decided_at, d.decided_by, d.source)
-                           .join(tables.operators, o.id == d.operator_id)
-                           .where(o.category_source == "decision")
-                           .order_by(o.qualname, d.decided_at, d.id)).all()
-    latest = {}
-    for r in rows:
-        if r.decided == r.category:
-            latest[r.qualname] = r
-    return [DecisionRecord(op=r.qualname, category=r.decided, into=tuple(r.targets or ()), rationale=r.rationale,
-                           decided_at=r.decided_at, decided_by=list(r.decided_by or []), source=r.source or "",
-                           line=0) for r in latest.values()]

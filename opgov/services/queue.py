@@ -26,7 +26,7 @@ from opgov.core.vocab import QueueReason, Suggestion
 from opgov.db.tables import operators, proposals, snapshots
 from opgov.results.queue import (Agenda, AgendaItem, OpenProposalRef, QueueItem, QueueView, SuggestedProposal,
                                  SuggestedTriage, TriageResult)
-from opgov.services.common import Ctx
+from opgov.reads.common import Ctx
 
 SORTS = ("waiting", "operator", "suggestion", "impact")
 _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
@@ -34,12 +34,12 @@ _SUGGESTION_ORDER = {s.value: i for i, s in enumerate(Suggestion)}
 
 def _models(models: str | None):
     """(the corpora's name, no folder of the machine in it; their merged models) or (None, {})."""
-    from opgov.services.pages import models_location
+    from opgov.reads.models import models_location
 
     location = models_location(models)
     if not location:
         return None, {}
-    from opgov.services.decomps import corpus_label, load_corpora
+    from opgov.reads.models import corpus_label, load_corpora
 
     return corpus_label(location), load_corpora(location)
 
@@ -118,8 +118,9 @@ def _read_sources(ctx: Ctx, rows: list, models: str | None) -> _Sources:
     """What the queue's evidence is read from (:class:`_Sources`), one read of each table."""
     from opgov.core.graph_ops import graph_ops_of
     from opgov.core.schema import OperatorName
-    from opgov.services.decomps import current_rules, opset_facts
-    from opgov.services.runtimes import runtimes_by_name
+    from opgov.reads.registry import current_rules
+    from opgov.reads.torch import opset_facts
+    from opgov.reads.runtimes import runtimes_by_name
 
     session = ctx.session
     s = snapshots.c
@@ -180,7 +181,7 @@ def _waits(src: _Sources, r) -> WaitFact:
 
 def _queue_item(src: _Sources, r) -> QueueItem:
     """One queued operator: its evidence, and the decision the evidence suggests."""
-    from opgov.services.runtimes import runtimes_of_operator
+    from opgov.reads.runtimes import runtimes_of_operator
 
     op, latest = r.qualname, src.latest
     waits = _waits(src, r)
@@ -245,12 +246,6 @@ def _waiting_on(items: list[QueueItem]) -> list[QueueItem]:
                                    "this decomposition is one the policy accepts)")
         out.append(i)
     return out
-
-
-def snapshot_history(ctx: Ctx) -> tuple[str, ...]:
-    """Every snapshot's label, in the order of history (the page's "waiting since" choices)."""
-    s = snapshots.c
-    return tuple(ctx.session.execute(select(s.label).order_by(s.position)).scalars())
 
 
 def _label_in(reason: str, history: Sequence[str]) -> str | None:

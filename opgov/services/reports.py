@@ -37,13 +37,9 @@ from opgov.core.vocab import Category, Lifecycle, Severity
 from opgov.results.reports import (CategoryCounts, CompatFinding, DecidedProposal, DeprecatedOp, DriftItem,
                                   ExceptionEntry, LifecycleCounts, LifecycleDue, OpenProposal, OpsetNow, RemovedOp,
                                   ReviewItem, SnapshotRef, TagChange, TrendPoint, Vote, WeeklyReport)
-from opgov.services.common import Ctx, get_int_setting
-from opgov.services.lifecycle import periods
+from opgov.reads.common import Ctx, get_int_setting, periods
+from opgov.reads.registry import PERIOD_DAYS, SOON_DAYS
 
-PERIOD_DAYS = 7
-"""The default length of the period: a week before ``as_of``."""
-SOON_DAYS = 7
-"""Lifecycle transitions and exceptions coming due within this many days after ``as_of``."""
 
 CATEGORIES = tuple(Category)
 LIFECYCLE_STATES = tuple(Lifecycle)
@@ -114,7 +110,7 @@ def weekly_report(ctx: Ctx, *, as_of: datetime | None = None, since: datetime | 
     as_of = as_of or ctx.now()
     since = period_start(as_of, since)
 
-    from opgov.services.common import is_historical, latest_snapshot_id
+    from opgov.reads.common import is_historical, latest_snapshot_id
 
     # the imports up to as_of; a release stored with --historical is history, not an import of the week
     snapshots = [s for s in session.scalars(select(Snapshot).order_by(Snapshot.position))
@@ -291,7 +287,7 @@ def _closure_rows(session) -> tuple[str | None, list]:
     from opgov.core.errors import BadInput
     from opgov.results.closure import ClosureRow
     from opgov.services.closure import compute
-    from opgov.services.decomps import torch_releases
+    from opgov.reads.torch import torch_releases
 
     held = torch_releases(session)
     try:

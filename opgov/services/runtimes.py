@@ -32,44 +32,17 @@ from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.formats.files import Content
 from opgov.core.runtimes import RuntimeId, judge, parse_runtime_id, release_order
 from opgov.db.tables import decomp_rules, operators, runtimes, snapshots
-from opgov.services.common import Ctx, get_int_setting, log_event, require
+from opgov.reads.common import Ctx, get_int_setting
+from opgov.services.common import log_event, require
 from opgov.results.runtimes import (CoverageMatrix, ExportCheck, KernelProblem, LifecycleNote, MatrixModel,
                                     MatrixOperator,
-                                    MatrixRuntime, MissingOperator, OperatorRuntime, OpsSource, RuntimeAdded,
+                                    MatrixRuntime, MissingOperator, OpsSource, RuntimeAdded,
                                     RuntimeDetail, RuntimeFit, RuntimeList, RuntimeModelCheck, RuntimeSummary)
-from opgov.services.runtime_registry import (SERVED, _dtypes_by_release, _Registry, _Runtime,  # noqa: F401
-                                             _runtimes, dtypes_by_release)
+from opgov.reads.runtimes import (SERVED, _dtypes_by_release, _Registry, _Runtime, _runtimes,  # noqa: F401
+                                  dtypes_by_release, known_releases, pre_release_of, shipped_kernel_facts,
+                                  shipped_release)
 
 RUNTIME_FORMATS = ("kernel-yaml", "selected-operators", "opset-json", "opset-text", "list")
-
-
-def runtimes_by_name(ctx: Ctx) -> dict[str, list[_Runtime]]:
-    """Every registered runtime by name, its versions oldest first, each with what it has: read
-    once for any number of :func:`runtimes_of_operator` calls (a site's operator pages)."""
-    by_name: dict[str, list[_Runtime]] = {}
-    for r in _runtimes(ctx, _Registry(ctx.session)):
-        by_name.setdefault(r.id.name, []).append(r)
-    return dict(sorted(by_name.items()))
-
-
-def runtimes_of_operator(op: str, by_name: dict[str, list[_Runtime]]) -> list[OperatorRuntime]:
-    """For each registered runtime (``by_name``: :func:`runtimes_by_name`) that has ever
-    implemented ``op``: since which version."""
-    out = []
-    for name, versions in by_name.items():
-        having = [r for r in versions if op in r.has]
-        if not having:
-            continue
-        newest = versions[-1]
-        since = None
-        for r in reversed(versions):  # back from the newest while it has it
-            if op not in r.has:
-                break
-            since = str(r.id)
-        out.append(OperatorRuntime(runtime=name, latest=str(newest.id), kernel=newest.has.get(op), since=since,
-                                   versions=[str(r.id) for r in having],
-                                   dtypes={str(r.id): r.dtypes(op) for r in having}))
-    return out
 
 
 def _find(found: list[_Runtime], text: str) -> _Runtime:
@@ -124,29 +97,6 @@ def served_operators(files: Sequence[str | Content]) -> list[str]:
     return list(found)
 
 
-def shipped_release(rid: RuntimeId) -> dict | None:
-    """What opgov ships about this runtime release (``{"torch": "2.12", "served": [...]}``), else None."""
-    import json
-
-    from opgov.resources import shipped_runtimes
-
-    path = shipped_runtimes(rid.name)
-    if path is None:
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))["releases"].get(rid.version)
-
-
-def shipped_kernel_facts(rid: RuntimeId) -> dict | None:
-    """What opgov ships about each kernel of this runtime release (``{"kernels": {...},
-    "optimized_kernels": {...}}``), else None."""
-    import json
-
-    from opgov.resources import shipped_runtime_release
-
-    path = shipped_runtime_release(rid.name, rid.version)
-    return None if path is None else json.loads(path.read_text(encoding="utf-8"))
-
-
 def _facts_by_kernel(facts: dict, optimized: Sequence[str]) -> dict[str, dict]:
     """Each kernel entry → its facts: the optimized kernel's where the runtime has one."""
     out = dict(facts.get("kernels", {}))
@@ -154,13 +104,6 @@ def _facts_by_kernel(facts: dict, optimized: Sequence[str]) -> dict[str, dict]:
         if op in facts.get("optimized_kernels", {}):
             out[op] = facts["optimized_kernels"][op]
     return out
-
-
-def pre_release_of(name: str, version: str) -> dict | None:
-    """Where opgov read a release that had no tag in the sources it read (``{"ref": "main",
-    "commit": …, "date": …}``), else None."""
-    shipped = shipped_release(RuntimeId(name, version))
-    return None if shipped is None else shipped.get("pre_release")
 
 
 def _tree(shipped: dict) -> str:
@@ -171,18 +114,6 @@ def _tree(shipped: dict) -> str:
 
 def _provenance(shipped: dict) -> str:
     return f"; read from {_tree(shipped)}" if shipped.get("pre_release") else ""
-
-
-def known_releases(name: str) -> list[str]:
-    """The releases of the runtime ``name`` opgov ships data about, oldest first."""
-    import json
-
-    from opgov.resources import shipped_runtimes
-
-    path = shipped_runtimes(name)
-    if path is None:
-        return []
-    return sorted(json.loads(path.read_text(encoding="utf-8"))["releases"], key=lambda v: release_order(RuntimeId(name, v)))
 
 
 def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, released: date | None = None,
@@ -491,7 +422,7 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
     holds every operator, and the earliest version of the runtime whose whole verdict (operators,
     arguments, kernels) is "runs"."""
     from opgov.formats.oplists import read_model_specs, union
-    from opgov.services.decomps import corpora_dir
+    from opgov.reads.models import corpora_dir
 
     from opgov.core.corpus import check_operator_count
 
@@ -544,13 +475,16 @@ def check_model_on_runtime(ctx: Ctx, models: Sequence[str | Content], runtime: s
 
 
 def check_model(ctx: Ctx, models: Sequence[str | Content] = (), runtime: str | None = None,
-                specs: Sequence[str] | None = None):
+                specs: Sequence[str] | None = None, operators: Sequence[str] | None = None):
     """``opgov check-model``: with ``runtime`` a registered ``NAME@VERSION``, does it run the union
     of ``models`` (:func:`check_model_on_runtime`: a :class:`RuntimeModelCheck`)? Otherwise their
     operators against the registry and, with ``runtime`` a snapshot label, that snapshot (a
     ``ModelCheckReport``: ``ok`` is false on deleted, deprecated or missing operators). ``models``
     are uploads (:class:`~opgov.formats.files.Content`); ``specs``, instead, files and
-    ``CORPUS#model`` specs on this machine."""
+    ``CORPUS#model`` specs on this machine; ``operators``, instead, the operators the model uses
+    (:func:`check_model_operators`: the API's JSON body)."""
+    if operators is not None:
+        return check_model_operators(ctx, operators, runtime)
     if specs is not None:
         models = specs
     if not models:
@@ -606,7 +540,7 @@ def coverage_matrix(ctx: Ctx, *, models: str | None = None, stage: str = "core-a
     summaries = _summaries(found, registry)
     model_ops: dict[str, tuple[str, ...]] = {}
     if models is not None:
-        from opgov.services.decomps import load_corpora
+        from opgov.reads.models import load_corpora
 
         merged = load_corpora(models)
         model_ops = {key: m.ops(stage) for key, m in merged.items()}
@@ -638,7 +572,7 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
     """``opgov runtimes coverage``: :func:`coverage_matrix` with the models of ``models`` (a corpus
     on this machine), else those of ``OPGOV_MODELS_DIR`` when it names a folder (on the server: the
     models it bundles), else the corpora opgov ships (``OPGOV_MODELS_DIR=none``: no models); ``format`` md or text answers its text (opgov.render.runtimes.render_matrix)."""
-    from opgov.services.decomps import models_location
+    from opgov.reads.models import models_location
 
     if models is None:
         bundled = models_location()
@@ -650,7 +584,6 @@ def coverage(ctx: Ctx, *, stage: str = "core-aten", format: str = "json", models
     from opgov.results.rendered import Rendered
 
     return Rendered(render_matrix(result, format))
-
 
 
 # --- the export-time check ---------------------------------------------------------------------------

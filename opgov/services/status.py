@@ -8,7 +8,7 @@ from sqlalchemy import func, select, text
 from opgov.core.vocab import Category
 from opgov.db import tables
 from opgov.results.status import StatusReport
-from opgov.services.common import Ctx, latest_snapshot_id
+from opgov.reads.common import Ctx, latest_snapshot_id
 
 
 def status(ctx: Ctx) -> StatusReport:

@@ -22,7 +22,6 @@ that ``opgov sync-yaml --check`` stays fast.
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -33,8 +32,10 @@ from opgov.db import tables
 from opgov.core.errors import BadInput
 from opgov.core.vocab import Lifecycle
 from opgov.formats.files import Content, text_of
+from opgov.formats.sync_files import sha256_of
 from opgov.formats.tags import declared_tags, ensure_tags_declared
-from opgov.services.common import Ctx, latest_snapshot_id, log_event, require
+from opgov.reads.common import Ctx, latest_snapshot_id
+from opgov.services.common import log_event, require
 
 if TYPE_CHECKING:
     from opgov.core.yamlsync import Conflict, Desired, Entry
@@ -201,89 +202,6 @@ def _may_run(ctx: Ctx, mode: str) -> None:
         raise BadInput("the database holds no snapshot yet: run `opgov import` first")
 
 
-def tags_beside(path: str) -> str | None:
-    """The tags.yaml beside ``path`` (the one torchgen reads), if there is one."""
-    beside = os.path.join(os.path.dirname(path) or ".", "tags.yaml")
-    return beside if os.path.isfile(beside) else None
-
-
-def write_synced(contents: list[tuple[str, str]], path: str) -> None:
-    """Write a sync's new texts (``[(file, text)]``, tags.yaml first) atomically: both files are
-    prepared (locked, written, synced) before either is replaced, so a failure leaves both as
-    they were; tags.yaml is replaced first: a file whose tags are undeclared must never exist,
-    even if the process dies between the two renames. An error is one line naming the file."""
-    from opgov.formats.atomic import replace_files
-
-    try:
-        replace_files(contents)
-    except OSError as err:
-        where = err.filename or path
-        raise BadInput(f"cannot write: {err.strerror or err}", file=str(where)) from None
-
-
-INTENT_SUFFIX = ".sync-intent"
-
-
-def record_intent(path: str, new_text: str, write_id: str | None = None) -> None:
-    """Before a sync's rename: ``path.sync-intent`` records the SHA-256 the file will hold and the
-    write's id (the one its ``yaml.sync`` event carries), synced, so a run stopped after the rename
-    and before its event committed is found by the next (:func:`installed_by_stopped_run`,
-    :func:`_found_installed`), whatever an earlier sync wrote."""
-    from opgov.formats.atomic import atomic_write_text
-
-    line = f"sha256 {sha256_of(new_text.encode('utf-8'))}" + (f" write {write_id}" if write_id else "")
-    try:
-        atomic_write_text(path + INTENT_SUFFIX, line + "\n")
-    except OSError as err:
-        raise BadInput(f"cannot write: {err.strerror or err}", file=path + INTENT_SUFFIX) from None
-
-
-def new_write_id() -> str:
-    """A sync write's id: recorded in its intent and its event, so the next run tells this write
-    from an earlier one that wrote the same bytes."""
-    import secrets
-
-    return secrets.token_hex(16)
-
-
-def installed_by_stopped_run(path: str, data: bytes | str) -> tuple[str, str | None] | None:
-    """(the SHA-256, the write's id) a stopped sync's intent recorded, when ``path`` (whose content is
-    ``data``) holds that SHA-256: that run installed the file and may not have logged it (the id is
-    None in an intent written before writes had ids). None otherwise."""
-    try:
-        with open(path + INTENT_SUFFIX, encoding="ascii") as handle:
-            words = handle.read().split()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if len(words) == 2 and words[0] == "sha256":
-        digest, write_id = words[1], None
-    elif len(words) == 4 and words[0] == "sha256" and words[2] == "write" and re.fullmatch(r"[0-9a-f]{32}", words[3]):
-        digest, write_id = words[1], words[3]
-    else:
-        return None
-    data = data if isinstance(data, bytes) else data.encode("utf-8")
-    return (digest, write_id) if sha256_of(data) == digest else None
-
-
-def drop_intent(path: str) -> None:
-    """Once the sync's event is committed (or there was nothing to log): its intent goes."""
-    try:
-        os.unlink(path + INTENT_SUFFIX)
-    except FileNotFoundError:
-        pass
-
-
-def hold_lock(path: str):
-    """Take ``path``'s lock as :func:`write_synced` takes it (an error is its one line); release it
-    with ``.abort()``."""
-    from opgov.formats.atomic import prepare_write
-
-    try:
-        return prepare_write(path, b"")
-    except OSError as err:
-        raise BadInput(f"cannot write: {err.strerror or err}", file=str(err.filename or path)) from None
-
-
 def _written(ctx: Ctx, result: SyncResult, new_text: str | None = None, write_id: str | None = None) -> None:
     result.written = True
     after = {"changes": len(result.changes), "conflicts": len(result.conflicts), "tags_declared": result.tags_declared}
@@ -292,12 +210,6 @@ def _written(ctx: Ctx, result: SyncResult, new_text: str | None = None, write_id
         if write_id is not None:  # and that this write was logged, not an earlier one of the same bytes
             after["write"] = write_id
     log_event(ctx, "yaml.sync", f"file:{result.file}", after=after)
-
-
-def sha256_of(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
 
 
 def _found_installed(ctx: Ctx, native_functions: Content, installed: str, write_id: str | None = None) -> None:
@@ -339,7 +251,7 @@ def sync_texts(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | No
     malformed files and when nothing was imported. Messages and the result name the files as
     given. Nothing is written here, whether the files are the CLI's own or uploaded to `opgov
     serve`: for ``write`` the answer holds the new texts, for the client to write
-    (:func:`write_synced`), and the sync is logged (unless ``dry_run``: the client found it cannot
+    (:func:`opgov.formats.sync_files.write_synced`), and the sync is logged (unless ``dry_run``: the client found it cannot
     write them)."""
     from opgov.results.sync import SyncAnswer
 
@@ -366,7 +278,7 @@ def write_files(ctx: Ctx, *, native_functions: Content, tags: Content | None = N
                 dry_run: bool = False, installed: str | None = None, installed_write: str | None = None,
                 write_id: str | None = None) -> SyncAnswer:
     """``opgov sync-yaml --write`` (``POST /api/v1/sync-yaml/write``; bots and maintainers): the new
-    texts of the files that change, for the client to write (:func:`write_synced`), and the sync
+    texts of the files that change, for the client to write (:func:`opgov.formats.sync_files.write_synced`), and the sync
     logged unless ``dry_run`` (the client found it cannot write them: a lock left behind)."""
     require(ctx, "sync", "write native_functions.yaml")  # before reading what a member without the role sent
     if installed is not None:

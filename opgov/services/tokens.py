@@ -11,8 +11,6 @@ maintainer, as ``opgov members add`` bootstraps.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from datetime import timedelta
 
@@ -20,15 +18,12 @@ from sqlalchemy import select
 
 from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.db.models import ApiToken, Member
-from opgov.services.common import Ctx, log_event, member_name, require, require_text, single_user_mode
+from opgov.reads.common import Ctx, single_user_mode
+from opgov.reads.database import PREFIX, hash_token
+from opgov.services.common import log_event, member_name, require, require_text
 from opgov.results.tokens import TokenCreated, TokenView
 
-PREFIX = "opgov_"
 MAX_EXPIRES_DAYS = 36500  # a hundred years; a date further on does not fit
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _view(row: ApiToken, ctx: Ctx) -> dict:
@@ -111,19 +106,3 @@ def revoke_member_tokens(ctx: Ctx, member: Member, *, reason: str) -> list[int]:
     return [row.id for row in rows]
 
 
-def authenticate(session, token: str, now) -> tuple[str, int] | None:
-    """(member, token id) for a valid token: known, not revoked, not expired, and the member record
-    it was made for still a member (a member removed and added again is another record); else
-    None. The hash found is compared with the presented one in constant time. The role is read
-    afresh by every check, so a change takes effect on the next request."""
-    if not token.startswith(PREFIX):
-        return None
-    digest = hash_token(token)
-    row = session.execute(select(ApiToken.id, ApiToken.token_hash, ApiToken.expires_at, ApiToken.revoked_at,
-                                 Member.name).join(Member, Member.id == ApiToken.member_id)
-                          .where(ApiToken.token_hash == digest)).first()
-    if row is None or not hmac.compare_digest(row.token_hash, digest):
-        return None
-    if row.revoked_at is not None or (row.expires_at is not None and row.expires_at <= now):
-        return None
-    return row.name, row.id

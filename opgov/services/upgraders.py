@@ -27,7 +27,8 @@ from opgov.core.upgraders import (Upgrader, check_replace, default_name, normali
                                   version_map_entry)
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
-from opgov.services.common import Ctx, log_event, require
+from opgov.reads.common import Ctx
+from opgov.services.common import log_event, require
 from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderView, VersionBump
 
 

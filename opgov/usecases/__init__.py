@@ -26,7 +26,7 @@ __all__ = ["AREAS", "PREFIX", "UseCase", "USE_CASES", "named"]
 
 # the modules of this package that declare use cases (each its DECLARED), the registry's first
 AREAS = ("imports", "ops", "admin", "compat", "reports", "sync", "governance", "tokens", "status", "lifecycle", "upgraders",
-         "queue", "decomps", "closure", "runtimes")
+         "queue", "decomps", "closure", "runtimes", "pages")
 
 
 def declared(areas: Iterable[str] = AREAS) -> Iterator[UseCase]:

@@ -78,7 +78,7 @@ def on_database(url: str | None, actor: str) -> Callable[..., Any]:
     def begin(*, write: bool, orm: bool = True) -> Iterator[Any]:
         from opgov.core.clock import SystemClock
         from opgov.db.engine import ensure_current, make_engine, resolve_url, transaction
-        from opgov.services.common import Ctx
+        from opgov.reads.common import Ctx
 
         engine = make_engine(resolve_url(url))
         try:

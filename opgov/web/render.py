@@ -178,9 +178,9 @@ def proposals_page(links: Links, proposals) -> str:
                   open_proposals=open_, closed=closed)
 
 
-def queue_page(links: Links, view, report, *, history: tuple[str, ...] = (), params: dict | None = None) -> str:
+def queue_page(links: Links, view, due, *, history: tuple[str, ...] = (), params: dict | None = None) -> str:
     """The committee's workbench (``view``: :class:`opgov.results.queue.QueueView`) and the lifecycle
-    steps coming due (``report``). Served, ``params`` are the query's filters (match, suggestion,
+    steps coming due (``due``: :class:`opgov.results.reports.LifecycleDue` rows, overdue first). Served, ``params`` are the query's filters (match, suggestion,
     reason, snapshot) and ``page``; the sort links, the form and the pager keep them."""
     from urllib.parse import urlencode
 
@@ -194,7 +194,7 @@ def queue_page(links: Links, view, report, *, history: tuple[str, ...] = (), par
         return links.page("queue") + "?" + urlencode({k: v for k, v in merged.items() if v not in (None, "")})
 
     return render("queue.html", links, current="queue", title="Review queue",
-                  json_twin="queue", view=view, report=report, history=history,
+                  json_twin="queue", view=view, due=due, history=history,
                   params={k: params.get(k, "") for k in ("match", "suggestion", "reason", "snapshot")}, page=page,
                   query=query, suggestions=[s.value for s in Suggestion], reasons=[r.value for r in QueueReason])
 

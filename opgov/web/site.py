@@ -13,45 +13,41 @@ import tempfile
 from pathlib import Path
 
 from opgov.core.errors import BadInput
+from opgov.reads.common import Ctx
 from opgov.results.plain import to_json
-from opgov.services.common import Ctx
 
 MARKER = ".opgov-site"
 
 
 def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] | None = None) -> dict:
     """Write every page into ``out``; ``ops``: globs of the operators that get a page (default all).
-    Returns what was written: ``pages``, ``operator_pages``, ``models``."""
-    from opgov.services.governance import list_proposals
-    from opgov.services.ops import list_ops
-    from opgov.services.pages import home_counts, operator_page, opset_data
-    from opgov.services.closure import closure_page_data
-    from opgov.services.reports import weekly_report
+    Returns what was written: ``pages``, ``operator_pages``, ``models``. Each page's data is the
+    served page's (:mod:`opgov.web.data`)."""
+    from opgov.reads.runtimes import runtimes_by_name
+    from opgov.web import data as read
     from opgov.web import render as r
 
     target = Path(out)
     if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / MARKER).exists())):
         raise BadInput(f"{out}: exists and is not an opgov site (nor an empty folder); choose another DIR")
-    data = opset_data(ctx, models=models)
-    all_ops = list_ops(ctx, include_all=True)
+    data = read.opset(ctx, models=models)
+    all_ops = read.operators(ctx)
     patterns = ops or ["*"]
     chosen = [o.name for o in all_ops if any(fnmatch.fnmatchcase(o.name, p) for p in patterns)]
     if ops and not chosen:
         raise BadInput(f"--ops {', '.join(ops)}: matches no operator")
     top, deep = r.Links(static=True, op_pages=frozenset(chosen)), r.Links(static=True, depth=1,
                                                                            op_pages=frozenset(chosen))
-    report = weekly_report(ctx)
-    proposals = list_proposals(ctx)
-    from opgov.services.queue import queue
-
-    queued = queue(ctx, models=models)
-    closure = closure_page_data(ctx)
+    report = read.report(ctx)
+    proposals = read.proposals(ctx)
+    queued = read.queue(ctx, models=models)
+    closure = read.closure(ctx)
     files: dict[str, str] = {
-        "index.html": r.index_page(top, counts=home_counts(ctx)),
+        "index.html": r.index_page(top, counts=read.counts(ctx)),
         "opset.html": r.opset_page(top, data),
         "ops.html": r.ops_page(top, all_ops),
         "proposals.html": r.proposals_page(top, proposals),
-        "queue.html": r.queue_page(top, queued, report),
+        "queue.html": r.queue_page(top, queued, read.coming_due(ctx)),
         "report.html": r.report_page(top, report),
         "closure.html": r.closure_page(top, closure),
         "static/pages.css": r.stylesheet(),
@@ -64,11 +60,9 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
         **({"data/closure.json": to_json(closure, indent=None)} if closure is not None else {}),
         MARKER: "written by opgov site build; the next build replaces this folder\n",
     }
-    from opgov.services.runtimes import runtimes_by_name
-
     runtimes = runtimes_by_name(ctx)  # what every registered runtime has, read once for all the pages
     for name in chosen:
-        page = operator_page(ctx, name, models=data.models, runtimes=runtimes)
+        page = read.operator(ctx, name, corpus=data.models, runtimes=runtimes)
         files[f"ops/{r.op_slug(name)}.html"] = r.op_page(deep, page)
         files[f"data/ops/{r.op_slug(name)}.json"] = to_json(page, indent=None)
     parent = target.resolve().parent

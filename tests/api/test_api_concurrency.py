@@ -22,7 +22,7 @@ def test_concurrent_votes_through_four_workers(postgres_url):
     from opgov.core.errors import PolicyRefusal
     from opgov.db.engine import make_engine, resolve_url, transaction
     from opgov.services.admin import upgrade_database
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.governance import add_member, propose, set_setting
     from opgov.services.imports import import_snapshot
     from opgov.services.ops import list_ops
@@ -97,7 +97,7 @@ def test_concurrent_bulk_votes_through_four_workers(postgres_url):
     from opgov.core.clock import FixedClock
     from opgov.db.engine import make_engine, resolve_url, transaction
     from opgov.services.admin import upgrade_database
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.governance import add_member, propose, set_setting
     from opgov.services.imports import import_snapshot
     from opgov.services.ops import list_ops

@@ -18,6 +18,7 @@ The database is built once for the module (the four imports take a few seconds).
 from __future__ import annotations
 
 import io
+import json
 import re
 from contextlib import redirect_stderr, redirect_stdout
 from functools import lru_cache
@@ -385,6 +386,20 @@ def test_lifecycle_due_overdue_and_soon_with_dates_and_previous_actor(week):
     assert deprecated[DUE_SOON]["replacement"] == "aten::var.correction"
     assert deprecated[DUE_NOW]["replacement"] is None
     assert FULL_LIFECYCLE not in deprecated
+
+
+def test_the_queue_page_lists_the_steps_coming_due_as_the_report_does(history, tmp_path):
+    # the /queue page reads only the steps coming due, not the whole report: the static site's queue page
+    # lists the operators of its report's three lifecycle lists, in their order
+    site = tmp_path / "site"
+    history.ok("site", "build", site, "--ops", OVERDUE, now=f"{AS_OF}T12:00:00Z")
+    report = json.loads((site / "data" / "report.json").read_text(encoding="utf-8"))
+    listed = [d["operator"] for key in ("lifecycle_overdue", "lifecycle_due_now", "lifecycle_due_soon")
+              for d in report[key]]
+    table = re.search(r'<table id="lifecycle-due">.*?</table>', (site / "queue.html").read_text(encoding="utf-8"),
+                      re.S).group(0)
+    shown = re.findall(r"<tr><td>(?:<a [^>]*>)?<code>([^<]+)</code>", table)
+    assert {OVERDUE, DUE_NOW, DUE_SOON} <= set(listed) and shown == listed
 
 
 def test_lifecycle_in_markdown(week_md):

@@ -400,7 +400,7 @@ def test_a_snapshot_uses_the_nearest_release_shipped(label, expected):
 def test_every_shipped_torch_facts_file_loads_by_its_release():
     """data/torch/: one file per torch release opgov was built with, each whole and named by it."""
     from opgov.resources import shipped_torch_facts
-    from opgov.services.decomps import facts_of
+    from opgov.reads.torch import facts_of
 
     shipped = shipped_torch_facts()
     assert {"2.13.0", "2.14.1"} <= set(shipped)

@@ -168,7 +168,7 @@ def test_a_read_sees_one_moment_on_postgresql(make_cli, postgres_url):
     from opgov.core.clock import SystemClock
     from opgov.core.errors import NotFound
     from opgov.db.engine import make_engine, transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.imports import list_snapshots
     from opgov.services.ops import show_op
 

@@ -85,7 +85,7 @@ def test_verify_names_the_link_after_a_removed_event(make_cli, any_db_url):
 def test_verify_catches_a_rewrite_that_recomputed_the_hash(make_cli, any_db_url):
     """Even with the hash of the changed event recomputed, the next event's link gives it away."""
     from opgov.core.eventlog import event_hash
-    from opgov.services.admin import read_log
+    from opgov.reads.database import read_log
 
     cli = make_cli(any_db_url)
     _busy_log(cli)
@@ -95,7 +95,7 @@ def test_verify_catches_a_rewrite_that_recomputed_the_hash(make_cli, any_db_url)
         with engine.connect() as conn:
             row = conn.execute(text(f"SELECT prev_hash FROM events WHERE id = {target}")).one()
         from opgov.core.clock import SystemClock
-        from opgov.services.common import Ctx
+        from opgov.reads.common import Ctx
 
         with transaction(engine) as session:
             event = next(e for e in read_log(Ctx(session, "x", SystemClock()), limit=0) if e.id == target)

@@ -187,7 +187,7 @@ def test_revision_0010_attaches_tokens_to_member_records_and_revokes_the_orphans
     """Before 0010 a token named its member; a removed member's token came back with the name."""
     from opgov.db.engine import transaction
     from opgov.services.admin import verify_log
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.core.clock import SystemClock
 
     engine = make_engine(resolve_url(any_db_url), create=True)

@@ -70,7 +70,7 @@ def said(asked, registered, executorch_release) -> dict:
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, transaction
     from opgov.results.plain import jsonable
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.runtimes import check_model_on_runtime
 
     folder, results = asked

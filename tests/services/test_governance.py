@@ -263,7 +263,7 @@ def test_concurrent_votes_and_ticks(make_cli, any_db_url):
     from opgov.core.clock import FixedClock
     from opgov.db.engine import make_engine, resolve_url, transaction
     from opgov.db.models import Decision, LifecycleStep, Vote
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.governance import review
     from opgov.services.lifecycle import tick
 

@@ -148,7 +148,7 @@ def test_concurrent_imports_are_serialised(make_cli, any_db_url):
 
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, resolve_url, transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.imports import import_snapshot
 
     make_cli(any_db_url)  # migrated

@@ -53,7 +53,7 @@ def db(tmp_path_factory, pytorch_release) -> str:
 def build(url: str, preset: str, decompose=(), keep=()):
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.decomps import build as build_opset
 
     engine = make_engine(url)

@@ -105,7 +105,7 @@ def test_racing_checks_that_read_before_they_write(make_cli, any_db_url):
 
     from opgov.core.clock import FixedClock
     from opgov.db.engine import make_engine, transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
     from opgov.services.governance import propose, remove_member
 
     from conftest import SAMPLE

@@ -31,7 +31,7 @@ def run(engine, actor: str, days: float, use_case, *args, orm: bool = True, **kw
     """Call one service in one transaction, as ``actor``, at ``T0 + days``."""
     from opgov.core.clock import FixedClock
     from opgov.db.engine import transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
 
     with transaction(engine, orm=orm) as session:
         return use_case(Ctx(session, actor, FixedClock(T0 + timedelta(days=days))), *args, **kwargs)
@@ -130,7 +130,7 @@ def test_governance_and_lifecycle_results(engine):
 def test_log_and_exception_results(engine):
     from datetime import date
 
-    from opgov.services.admin import read_log
+    from opgov.reads.database import read_log
     from opgov.services.compat import add_exception, list_exceptions
     from opgov.services.imports import import_snapshot
     from opgov.results.admin import EventView
@@ -174,7 +174,8 @@ def test_tokens_service(engine):
     from opgov.db.engine import transaction
     from opgov.db.models import ApiToken
     from opgov.services.governance import add_member, list_members, remove_member
-    from opgov.services.tokens import authenticate, create_token, list_tokens, revoke_token
+    from opgov.reads.database import authenticate
+    from opgov.services.tokens import create_token, list_tokens, revoke_token
 
     first = run(engine, "alice", 0, create_token, "alice")
     assert [(m.name, m.role) for m in run(engine, "alice", 0, list_members)] == [("alice", "maintainer")]

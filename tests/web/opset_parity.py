@@ -53,7 +53,7 @@ def make_world(world: str, folder: Path, shared: Path) -> str:
 
 def torch_version(db: str) -> str | None:
     """The torch release whose facts the database holds (the torch world), or None."""
-    from opgov.services.decomps import torch_facts
+    from opgov.reads.torch import torch_facts
 
     return _in_ctx(db, lambda ctx: (facts := torch_facts(ctx.session)) and facts.version)
 
@@ -79,7 +79,8 @@ def python_result(db: str, choice: dict, models: Path) -> dict:
 def _python_result(ctx, choice: dict, models: Path) -> dict:
     from opgov.core.errors import BadInput, PolicyRefusal
     from opgov.render.decomps_text import render_python, render_selective_build
-    from opgov.services.decomps import build, out_variants
+    from opgov.reads.registry import out_variants
+    from opgov.services.decomps import build
 
     try:
         opset, cov = build(ctx, preset=choice["preset"], decompose=list(choice["decompose"]),
@@ -132,7 +133,7 @@ def dump_case(case: dict) -> str:
 def _in_ctx(db: str, work):
     from opgov.core.clock import SystemClock
     from opgov.db.engine import make_engine, transaction
-    from opgov.services.common import Ctx
+    from opgov.reads.common import Ctx
 
     engine = make_engine(db)
     try:

@@ -68,8 +68,6 @@ _MODEL_BODY = {"requestBody": {"required": True, "content": {
              operation_id=CHECK_MODEL.operation_id, summary=CHECK_MODEL.summary,
              description=CHECK_MODEL.description)  # the router's tag is the declaration's group
 def check_model(ctx: Reader, spec: _ModelInput = Depends(_model_input)):
-    from opgov.services.runtimes import check_model, check_model_operators
-
     if spec.operators is None:
-        return check_model(ctx, spec.files, spec.runtime)
-    return check_model_operators(ctx, spec.operators, spec.runtime)
+        return CHECK_MODEL.function(ctx, spec.files, spec.runtime)
+    return CHECK_MODEL.function(ctx, operators=spec.operators, runtime=spec.runtime)

@@ -32,7 +32,7 @@ def events_feed(request: Request, ctx: Reader, operator: OperatorQuery = None,
     event, so they are the same whatever host a reader used."""
     from xml.etree import ElementTree as ET
 
-    from opgov.services.admin import read_log
+    from opgov.reads.database import read_log
 
     events = read_log(ctx, op=operator, limit=limit)[::-1]
     ET.register_namespace("", ATOM)
@@ -40,7 +40,7 @@ def events_feed(request: Request, ctx: Reader, operator: OperatorQuery = None,
     from urllib.parse import urlsplit
     from uuid import NAMESPACE_URL, uuid5
 
-    from opgov.services.admin import log_root
+    from opgov.reads.database import log_root
 
     base = request.app.state.config.public_url  # None: relative links (see the subtitle)
     if base is not None:

@@ -1,7 +1,7 @@
-"""The registered runtimes as the runtime use cases read them (:mod:`opgov.services.runtimes`), and
-what each release runs per operator and dtype (:func:`dtypes_by_release`, which ``opset build``
-asks too: a module of its own, so that :mod:`opgov.services.decomps` can ask it without an import
-cycle)."""
+"""The registered runtimes as the runtime use cases, ``opset build`` and the pages read them: what
+each release has per operator (:func:`runtimes_by_name`, :func:`runtimes_of_operator`) and runs per
+dtype (:func:`dtypes_by_release`), and the ExecuTorch releases opgov ships data of
+(:func:`shipped_release`, :func:`shipped_kernel_facts`, :func:`known_releases`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from sqlalchemy import select
 
 from opgov.core.runtimes import FamilyIndex, RegistryOp, RuntimeId, family_index, release_order, runtime_operators
 from opgov.db.tables import operators, runtimes, snapshots
+from opgov.reads.common import Ctx, latest_snapshot_id
 from opgov.results.kernel_dtypes import RuntimeDtypes
-from opgov.services.common import Ctx
+from opgov.results.runtimes import OperatorRuntime
 
 SERVED = "served by the runtime (prim op)"  # what gives an operator a runtime serves outside its kernels
 
@@ -38,8 +39,6 @@ class _Registry:
         # the core operators a runtime implements as kernels: the symbolic sizes tagged core
         # (aten::sym_size.int, aten::sym_is_contiguous …) are answered by the runtime itself
         self.core = sorted(r.qualname for r in rows if r.present and r.category == "core" and r.qualname not in self.graph)
-        from opgov.services.common import latest_snapshot_id
-
         latest_id = latest_snapshot_id(session)  # not a release stored with import --historical
         self.snapshot = None if latest_id is None else session.scalar(
             select(snapshots.c.label).where(snapshots.c.id == latest_id))
@@ -117,3 +116,74 @@ def dtypes_by_release(ctx: Ctx, ops: Sequence[str]) -> list[RuntimeDtypes]:
     does the same for the core operators)."""
     registry = _Registry(ctx.session)
     return _dtypes_by_release(_runtimes(ctx, registry), list(ops))
+
+
+def runtimes_by_name(ctx: Ctx) -> dict[str, list[_Runtime]]:
+    """Every registered runtime by name, its versions oldest first, each with what it has: read
+    once for any number of :func:`runtimes_of_operator` calls (a site's operator pages)."""
+    by_name: dict[str, list[_Runtime]] = {}
+    for r in _runtimes(ctx, _Registry(ctx.session)):
+        by_name.setdefault(r.id.name, []).append(r)
+    return dict(sorted(by_name.items()))
+
+
+def runtimes_of_operator(op: str, by_name: dict[str, list[_Runtime]]) -> list[OperatorRuntime]:
+    """For each registered runtime (``by_name``: :func:`runtimes_by_name`) that has ever
+    implemented ``op``: since which version."""
+    out = []
+    for name, versions in by_name.items():
+        having = [r for r in versions if op in r.has]
+        if not having:
+            continue
+        newest = versions[-1]
+        since = None
+        for r in reversed(versions):  # back from the newest while it has it
+            if op not in r.has:
+                break
+            since = str(r.id)
+        out.append(OperatorRuntime(runtime=name, latest=str(newest.id), kernel=newest.has.get(op), since=since,
+                                   versions=[str(r.id) for r in having],
+                                   dtypes={str(r.id): r.dtypes(op) for r in having}))
+    return out
+
+
+def shipped_release(rid: RuntimeId) -> dict | None:
+    """What opgov ships about this runtime release (``{"torch": "2.12", "served": [...]}``), else None."""
+    import json
+
+    from opgov.resources import shipped_runtimes
+
+    path = shipped_runtimes(rid.name)
+    if path is None:
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))["releases"].get(rid.version)
+
+
+def shipped_kernel_facts(rid: RuntimeId) -> dict | None:
+    """What opgov ships about each kernel of this runtime release (``{"kernels": {...},
+    "optimized_kernels": {...}}``), else None."""
+    import json
+
+    from opgov.resources import shipped_runtime_release
+
+    path = shipped_runtime_release(rid.name, rid.version)
+    return None if path is None else json.loads(path.read_text(encoding="utf-8"))
+
+
+def pre_release_of(name: str, version: str) -> dict | None:
+    """Where opgov read a release that had no tag in the sources it read (``{"ref": "main",
+    "commit": …, "date": …}``), else None."""
+    shipped = shipped_release(RuntimeId(name, version))
+    return None if shipped is None else shipped.get("pre_release")
+
+
+def known_releases(name: str) -> list[str]:
+    """The releases of the runtime ``name`` opgov ships data about, oldest first."""
+    import json
+
+    from opgov.resources import shipped_runtimes
+
+    path = shipped_runtimes(name)
+    if path is None:
+        return []
+    return sorted(json.loads(path.read_text(encoding="utf-8"))["releases"], key=lambda v: release_order(RuntimeId(name, v)))
