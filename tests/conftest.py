@@ -123,21 +123,42 @@ def pytest_collection_modifyitems(config, items):
     items[:] = longest_first(items)
 
 
+# The files that take longest, in CPU seconds on one worker (OPGOV_TEST_TIMES, below, measures
+# them; the figures of docs/performance.md). The workers start them first: a file that is one test
+# of a minute or more (schemathesis, the ExecuTorch runtime's programs) started last is the run's
+# tail while the other worker idles.
+LONGEST = {
+    "services/test_executorch_runtime.py": 400,  # only where ExecuTorch is installed (CI)
+    "api/test_openapi_contract_workbench.py": 70,
+    "api/test_bulk_review.py": 57,
+    "api/test_openapi_contract.py": 45,
+    "formats/test_shipped_torch_facts.py": 40,
+    "api/test_api_remote.py": 39,
+    "web/test_pages.py": 38,
+    "cli/test_narrow_tables.py": 37,
+    "api/test_write_answers.py": 36,
+    "api/test_openapi_contract_governance.py": 30,
+    "web/test_opset_cases_torch.py": 30,
+    "services/test_opset_against_torch_export.py": 29,
+    "api/test_api_serve.py": 29,
+}
+
+
 def longest_first(items: list) -> list:
-    """The files longest first, each file's tests in their own order: those marked
-    ``pytest.mark.long(seconds)`` by the seconds they take on one worker, then the rest by how many
-    tests they hold. pytest-xdist (``--dist loadfile --no-loadscope-reorder``, as dev.py runs it)
-    hands the files to the workers in this order, so a file that takes minutes in one or two tests
-    starts first instead of last, while the other worker runs the short files beside it."""
+    """The files longest first, each file's tests in their own order: those of LONGEST by their
+    seconds, then the rest by how many tests they hold. pytest-xdist (``--dist loadfile
+    --no-loadscope-reorder``, as dev.py runs it) hands the files to the workers in this order, so a
+    file that takes minutes in one or two tests starts first instead of last, while the other
+    worker runs the short files beside it."""
     files: dict[str, list] = {}
     for item in items:
         files.setdefault(item.nodeid.partition("::")[0], []).append(item)
 
-    def cost(tests: list) -> tuple[float, int]:
-        marked = [m.args[0] for t in tests for m in t.iter_markers("long") if m.args]
-        return (max(marked, default=0.0), len(tests))
+    def cost(entry: tuple[str, list]) -> tuple[float, int]:
+        path, tests = entry
+        return (LONGEST.get(path.removeprefix("tests/"), 0), len(tests))
 
-    return [item for tests in sorted(files.values(), key=cost, reverse=True) for item in tests]
+    return [item for _, tests in sorted(files.items(), key=cost, reverse=True) for item in tests]
 
 
 def _deselect_postgres_twins(config, items) -> None:
