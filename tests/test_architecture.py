@@ -330,6 +330,13 @@ def test_results_are_declared_in_results():
     assert _models_declared(PACKAGE, ("services", "render", "web")) == []
 
 
+def test_the_page_script_places_what_python_computed():
+    # pages.js shows the answers of opgov's Python (opgov.services.pages.opset_view): a rule of opset
+    # build written again in JavaScript (issue 44) would make it grow past this
+    script = PACKAGE / "web" / "static" / "pages.js"
+    assert len(script.read_text(encoding="utf-8").splitlines()) <= 250
+
+
 def _plant(path: Path, text: str) -> int:
     """Append ``text`` to the file; the line of its last line."""
     old = path.read_text(encoding="utf-8")

@@ -52,12 +52,14 @@ def index(ctx: Reader) -> HTMLResponse:
 
 @router.get("/opset", response_class=HTMLResponse)
 def opset(ctx: Reader, request: Request) -> HTMLResponse:
-    from opgov.services.pages import home_counts, opset_data
+    from opgov.services.pages import home_counts
+    from opgov.services.pages import opset_page as page_data
     from opgov.web.render import empty_page, opset_page
 
     if home_counts(ctx)["operators"] == 0:  # a fresh server: say what to import, not a problem+json
         return _html(empty_page(_links(), current="opset", heading="Build your own opset"))
-    return _html(opset_page(_links(), opset_data(ctx, models=models_location(request))))
+    return _html(opset_page(_links(), page_data(ctx, models=models_location(request),
+                                                view_url="/api/v1/pages/opset/view")))
 
 
 @router.get("/ops", response_class=HTMLResponse)

@@ -10,7 +10,8 @@ Each is a typed result and the JSON twin of its page (``/api/v1/pages/…``).
 from __future__ import annotations
 
 from opgov.services.common import Ctx
-from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetData, PresetRule, RuleInfo
+from opgov.results.pages import (EligibleStep, ModelEntry, OperatorPage, OpsetData, OpsetPage, OpsetView, PresetRule,
+                                 RuleInfo)
 
 
 def models_location(models: str | None = None) -> str | None:
@@ -62,6 +63,83 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      models=load_models(location), models_source=corpus_label(location) if location else None,
                      graph_ops=graph,
                      functional_forms={op: form for op in infos if (form := functional_form(op, infos)) != op})
+
+
+def opset_view(ctx: Ctx, *, preset: str = "core-aten", decompose: list[str] | tuple[str, ...] = (),
+               keep: list[str] | tuple[str, ...] = (), models: str | None = None) -> OpsetView:
+    """What /opset shows for one choice: `opgov opset build`'s opset, coverage, Python snippet and
+    selective-build yaml (:func:`opgov.services.decomps.build`), worded for the page. A choice opset
+    build refuses raises as it does (:class:`BadInput`, :class:`PolicyRefusal`)."""
+    from opgov.core.opset import TEXTS, fill
+    from opgov.render.decomps_text import describe_choice, render_python, selective_build_selection
+    from opgov.services.decomps import build, out_variants
+
+    opset, cov = build(ctx, preset=preset, decompose=list(decompose), keep=list(keep),
+                       models=models_location(models))
+
+    def why(e) -> str:
+        by = e.produced_by
+        return e.why + (f" ← {', '.join(by[:3])}{' …' if len(by) > 3 else ''}" if by else "")
+
+    def sentence(text: str) -> str:
+        return text[:1].upper() + text[1:] + "."
+
+    lines = []
+    if opset.without_rule:
+        lines.append(sentence(fill(TEXTS["without_rule"], n=len(opset.without_rule))))
+    if opset.graph_ops:
+        lines.append(sentence(fill(TEXTS["graph_ops"], n=len(opset.graph_ops), ops=", ".join(opset.graph_ops))))
+    if opset.torch_removes:
+        by_reason: dict[str, list[str]] = {}
+        for op, reason in sorted(opset.torch_removes):
+            by_reason.setdefault(reason, []).append(op)
+        lines.append("Not listed: " + fill(TEXTS["torch_removes"], n=len(opset.torch_removes),
+                                           version=opset.torch_version,
+                                           ops="; ".join(f"{', '.join(ops)} ({reason})" for reason, ops in by_reason.items())))
+    label, selected = selective_build_selection(opset, out_variants=out_variants(ctx, opset.operators))
+    view = OpsetView(choice=describe_choice(opset.choice), count=len(opset.entries),
+                     rows=[(e.op, e.category or "—", e.lifecycle, why(e)) for e in opset.entries],
+                     lines=lines, notes=list(opset.notes), python=render_python(opset), yaml_label=label,
+                     yaml_items=selected)
+    if cov is None or not cov.models:
+        return view
+    from dataclasses import replace
+
+    n = len(cov.models)
+    return replace(view, covered=cov.covered, share=f"{round(cov.share * 100)}%",
+                   models=[(m.model, m.family, ", ".join(m.missing) or "covered") for m in cov.models],
+                   suggestions=[(s.op, f" +{len(s.newly_covered)} model(s) → {s.covered_after}/{n} "
+                                       f"({round(s.share_after * 100)}%); used by {s.needed_by}")
+                                for s in cov.suggestions])
+
+
+#: The toggle groups of /opset, in order: category → title.
+TOGGLE_GROUPS: dict[str | None, str] = {"core": "Core", "decomposable": "Decomposable", "custom": "Custom",
+                                        None: "Not yet categorized"}
+
+
+def opset_page(ctx: Ctx, *, models: str | None = None, view_url: str | None = None,
+               data: OpsetData | None = None) -> OpsetPage:
+    """The data /opset embeds: its toggles (the operators a choice can change, by category, with
+    what each preset decides of them: :func:`opgov.core.opset.opset_policy`'s ``v``, ``a`` and ``f``
+    flags) and the view of each preset (:func:`opset_view`). ``view_url``: where a served page asks
+    for other choices' views (none for a static site); ``data``: :func:`opset_data`'s, when read already."""
+    from opgov.core.opset import PRESETS
+    from opgov.render.decomps_text import SELECTIVE_BUILD
+
+    data = data if data is not None else opset_data(ctx, models=models)
+    presets = list(PRESETS)
+    decomposes = [data.presets[p].decomposes for p in presets]
+    groups = []
+    for category, title in TOGGLE_GROUPS.items():
+        toggles = [(op, ", ".join(data.rules.get(op, ())),
+                    "".join(str(i) for i, flag in enumerate(decomposes) if flag and flag in flags))
+                   for op, (cat, _, flags) in data.operators.items() if "v" in flags and cat == category]
+        if toggles:
+            groups.append((category or "none", title, toggles))
+    return OpsetPage(presets=presets, groups=groups, view_url=view_url, selective_build=SELECTIVE_BUILD,
+                     models=len(data.models), models_source=data.models_source, torch_facts=data.torch_facts,
+                     views={p: opset_view(ctx, preset=p, models=models) for p in presets})
 
 
 def operator_page(ctx: Ctx, name: str, *, models: list[ModelEntry] | None = None, runtimes=None) -> OperatorPage:

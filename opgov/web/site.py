@@ -24,7 +24,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     Returns what was written: ``pages``, ``operator_pages``, ``models``."""
     from opgov.services.governance import list_proposals
     from opgov.services.ops import list_ops
-    from opgov.services.pages import home_counts, operator_page, opset_data
+    from opgov.services.pages import home_counts, operator_page, opset_data, opset_page
     from opgov.services.closure import closure_page_data
     from opgov.services.reports import weekly_report
     from opgov.web import render as r
@@ -48,7 +48,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     closure = closure_page_data(ctx)
     files: dict[str, str] = {
         "index.html": r.index_page(top, counts=home_counts(ctx)),
-        "opset.html": r.opset_page(top, data),
+        "opset.html": r.opset_page(top, opset_page(ctx, models=models, data=data)),
         "ops.html": r.ops_page(top, all_ops),
         "proposals.html": r.proposals_page(top, proposals),
         "queue.html": r.queue_page(top, queued, report),

@@ -3,10 +3,12 @@ one operator's page."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from opgov.api.deps import Reader
 from opgov.api.fields import OperatorPath
+from opgov.usecases.fields import OperatorName
+from opgov.usecases.requests.decomps import PresetName
 
 router = APIRouter(prefix="/api/v1/pages", tags=["pages"])
 
@@ -30,6 +32,24 @@ def opset_page_data(ctx: Reader):
     from opgov.services.pages import models_location, opset_data
 
     return opset_data(ctx, models=models_location())
+
+
+def _opset_view():
+    from opgov.results.pages import OpsetView
+
+    return OpsetView
+
+
+@router.get("/opset/view", response_model=_opset_view())
+def opset_view_data(ctx: Reader, preset: PresetName = "core-aten",
+                    decompose: list[OperatorName] = Query(default_factory=list, description="also decompose these"),
+                    keep: list[OperatorName] = Query(default_factory=list, description="do not decompose these")):
+    """What /opset shows for one choice: `opgov opset build`'s answer (the operators, notes,
+    coverage of the corpus ``OPGOV_MODELS_DIR``, the Python snippet and the selective-build yaml),
+    worded for the page. A choice opset build refuses is a problem (400, 409) saying why."""
+    from opgov.services.pages import models_location, opset_view
+
+    return opset_view(ctx, preset=preset, decompose=decompose, keep=keep, models=models_location())
 
 
 @router.get("/ops/{name}", response_model=_operator_page())
