@@ -68,14 +68,19 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
 def opset_view(ctx: Ctx, *, preset: str = "core-aten", decompose: list[str] | tuple[str, ...] = (),
                keep: list[str] | tuple[str, ...] = (), models: str | None = None) -> OpsetView:
     """What /opset shows for one choice: `opgov opset build`'s opset, coverage, Python snippet and
-    selective-build yaml (:func:`opgov.services.decomps.build`), worded for the page. A choice opset
-    build refuses raises as it does (:class:`BadInput`, :class:`PolicyRefusal`)."""
-    from opgov.core.opset import TEXTS, fill
+    selective-build yaml (:func:`opgov.services.decomps.build`), worded for the page; or why opset
+    build refuses the choice (what the page shows then: an answer, not an error of the page)."""
+    from opgov.core.errors import BadInput, PolicyRefusal
+    from opgov.core.opset import TEXTS, OpsetChoice, fill
     from opgov.render.decomps_text import describe_choice, render_python, selective_build_selection
     from opgov.services.decomps import build, out_variants
 
-    opset, cov = build(ctx, preset=preset, decompose=list(decompose), keep=list(keep),
-                       models=models_location(models))
+    try:
+        opset, cov = build(ctx, preset=preset, decompose=list(decompose), keep=list(keep),
+                           models=models_location(models))
+    except (BadInput, PolicyRefusal) as refusal:
+        return OpsetView(choice=describe_choice(OpsetChoice(preset, tuple(decompose), tuple(keep))),
+                         refused=refusal.message)
 
     def why(e) -> str:
         by = e.produced_by

@@ -270,7 +270,10 @@ def test_opset_choice_matches_opset_build(browser, site, world):
     load(browser, shared)
     ready(browser)
     assert int(text(browser, "op-count")) == after["count"]
-    assert browser.find_element("css selector", "input[data-op='aten::linear']").is_selected()
+    box = browser.find_element("css selector", "input[data-op='aten::linear']")
+    assert box.is_selected()
+    browser.find_element("id", "op-search").send_keys("aten::linear")
+    wait(browser, lambda d: box.is_displayed())
     # unchecking it again is the preset unchanged: its answer, the box no longer marked
     browser.find_element("css selector", "label[for='%s']" % box.get_attribute("id")).click()
     wait(browser, lambda d: d.find_element("id", "choice-text").text == "no-decomp")

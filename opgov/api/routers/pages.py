@@ -46,7 +46,7 @@ def opset_view_data(ctx: Reader, preset: PresetName = "core-aten",
                     keep: list[OperatorName] = Query(default_factory=list, description="do not decompose these")):
     """What /opset shows for one choice: `opgov opset build`'s answer (the operators, notes,
     coverage of the corpus ``OPGOV_MODELS_DIR``, the Python snippet and the selective-build yaml),
-    worded for the page. A choice opset build refuses is a problem (400, 409) saying why."""
+    worded for the page; for a choice opset build refuses, why (``refused``)."""
     from opgov.services.pages import models_location, opset_view
 
     return opset_view(ctx, preset=preset, decompose=decompose, keep=keep, models=models_location())

@@ -147,8 +147,8 @@ function startOpset() {
     if (!answer) {
       try {
         const response = await fetch(data.view_url + "?" + query, { headers: { Accept: "application/json" } });
-        const body = await response.json();
-        answer = response.ok ? { view: body } : { error: body.detail || response.statusText };
+        const body = await response.json();  // a view, or a problem (a name that is not one)
+        answer = response.ok && !body.refused ? { view: body } : { error: body.refused || body.detail };
         answers.set(query, answer);
       } catch (e) {
         answer = { error: "opgov did not answer: " + e.message };
