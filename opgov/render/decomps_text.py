@@ -202,7 +202,7 @@ def python_listing(names: Iterable[str]) -> str:
 
 def python_template(preset: str, torch_facts: str | None) -> str:
     """The snippet of :func:`render_python` for a preset, with ``@choice@``, ``@keep@`` and
-    ``@decompose@`` to fill (the page fills them for its choice). ``torch_facts``: which release's
+    ``@decompose@`` to fill (``/api/v1/pages/opset`` gives them). ``torch_facts``: which release's
     facts it follows (:meth:`opgov.core.opset.TorchFacts.describe`), or None."""
     exact = ""
     if torch_facts is not None:  # the adjustments measured on that torch release

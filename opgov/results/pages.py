@@ -42,9 +42,8 @@ class PresetRule:
 class OpsetData:
     """The build-your-own-opset page's data: what ``opset build`` decides about each operator
     (:func:`opgov.core.opset.opset_policy`), the texts and code templates it writes, and the model
-    corpus. The page's evaluator (``opgov/web/static/pages.js``, a second implementation of
-    ``build_opset`` and ``coverage``, held equal by tests/web/test_opset_cases.py) answers the
-    user's choice from it."""
+    corpus: ``/api/v1/pages/opset``. The page itself shows :class:`OpsetView`s, computed by
+    ``opset build``."""
 
     presets: dict[str, PresetRule]
     operators: dict[str, tuple[str | None, str, str]] = field(metadata=_about(

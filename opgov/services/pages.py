@@ -1,7 +1,7 @@
 """The data of the web pages that no other use case returns whole: the opset builder's policy
-(what :mod:`opgov.core.opset` decides about each operator, so that the page's small evaluator,
-``opgov/web/static/pages.js``, shows any choice in the browser as ``opgov opset build`` does)
-and one operator's page (its story, its decomposition rule, the models that use it, the dates its
+(what :mod:`opgov.core.opset` decides about each operator), what /opset shows for a choice
+(:func:`opset_view`: ``opgov opset build``'s answer, worded for the page) and embeds
+(:func:`opset_page`), and one operator's page (its story, its decomposition rule, the models that use it, the dates its
 next lifecycle step becomes possible).
 
 Each is a typed result and the JSON twin of its page (``/api/v1/pages/…``).
