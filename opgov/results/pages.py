@@ -120,20 +120,20 @@ class OpsetView:
         "why opset build refuses the choice (an unknown operator, one both decomposed and kept, one torch cannot "
         "decompose or keep): then nothing else is given"))
     count: int = field(default=0, metadata=_about("how many operators to implement"))
-    rows: list[tuple[str, str, str, str]] = field(default_factory=list, metadata=_about(
+    rows: list[list[str]] = field(default_factory=list, metadata=_about(
         "the operators to implement: [operator, category (— when none), lifecycle, why (← what produces it)]"))
     lines: list[str] = field(default_factory=list, metadata=_about(
         "the sentences under the table: the operators without a rule, the graph operators, what torch removes"))
     notes: list[str] = field(default_factory=list, metadata=_about("opset build's notes"))
     covered: int | None = field(default=None, metadata=_about("models covered (none: no model corpus)"))
     share: str = field(default="", metadata=_about("the covered share, as a percentage"))
-    models: list[tuple[str, str, str]] = field(default_factory=list, metadata=_about(
+    models: list[list[str]] = field(default_factory=list, metadata=_about(
         "each model: [model, family, missing operators or 'covered']"))
-    suggestions: list[tuple[str, str]] = field(default_factory=list, metadata=_about(
+    suggestions: list[list[str]] = field(default_factory=list, metadata=_about(
         "what to add, in order: [operator, what it brings]"))
     python: str = field(default="", metadata=_about("the Python snippet (`opset build --format python`)"))
     yaml_label: str = field(default="", metadata=_about("the selective-build yaml's label of the choice"))
-    yaml_items: list[tuple[str, str]] = field(default_factory=list, metadata=_about(
+    yaml_items: list[list[str]] = field(default_factory=list, metadata=_about(
         "what the selective-build yaml selects, out= variants included: [operator, why], quoted for the yaml; "
         "written with the page's `selective_build` pieces, it is `opset build --format selective-build`"))
 

@@ -103,18 +103,18 @@ def opset_view(ctx: Ctx, *, preset: str = "core-aten", decompose: list[str] | tu
                                            ops="; ".join(f"{', '.join(ops)} ({reason})" for reason, ops in by_reason.items())))
     label, selected = selective_build_selection(opset, out_variants=out_variants(ctx, opset.operators))
     view = OpsetView(choice=describe_choice(opset.choice), count=len(opset.entries),
-                     rows=[(e.op, e.category or "—", e.lifecycle, why(e)) for e in opset.entries],
+                     rows=[[e.op, e.category or "—", e.lifecycle, why(e)] for e in opset.entries],
                      lines=lines, notes=list(opset.notes), python=render_python(opset), yaml_label=label,
-                     yaml_items=selected)
+                     yaml_items=[[op, why] for op, why in selected])
     if cov is None or not cov.models:
         return view
     from dataclasses import replace
 
     n = len(cov.models)
     return replace(view, covered=cov.covered, share=f"{round(cov.share * 100)}%",
-                   models=[(m.model, m.family, ", ".join(m.missing) or "covered") for m in cov.models],
-                   suggestions=[(s.op, f" +{len(s.newly_covered)} model(s) → {s.covered_after}/{n} "
-                                       f"({round(s.share_after * 100)}%); used by {s.needed_by}")
+                   models=[[m.model, m.family, ", ".join(m.missing) or "covered"] for m in cov.models],
+                   suggestions=[[s.op, f" +{len(s.newly_covered)} model(s) → {s.covered_after}/{n} "
+                                       f"({round(s.share_after * 100)}%); used by {s.needed_by}"]
                                 for s in cov.suggestions])
 
 
