@@ -1,5 +1,5 @@
 """Write the cases of tests/web/opset_cases/: each a choice and what `opgov opset build` gives for
-it (computed here, by Python, on real data), which the page's evaluator must give too.
+it (computed here, by Python, on real data), which the page must show too.
 
     .venv/bin/python scripts/build_opset_cases.py [--shared /work/shared]
 

@@ -46,12 +46,13 @@ def index(ctx: Reader) -> HTMLResponse:
 
 @router.get("/opset", response_class=HTMLResponse)
 def opset(ctx: Reader) -> HTMLResponse:
+    from opgov.usecases.pages import PAGES_OPSET_VIEW
     from opgov.web import data
     from opgov.web.render import empty_page, opset_page
 
     if data.counts(ctx)["operators"] == 0:  # a fresh server: say what to import, not a problem+json
         return _html(empty_page(_links(), current="opset", heading="Build your own opset"))
-    return _html(opset_page(_links(), data.opset(ctx)))
+    return _html(opset_page(_links(), data.opset_page(ctx, view_url=PAGES_OPSET_VIEW.path)))
 
 
 @router.get("/ops", response_class=HTMLResponse)

@@ -75,8 +75,8 @@ from opgov.core.vocab import Preset
 PRESETS: tuple[str, ...] = tuple(Preset)
 _EXPORTED_KINDS = frozenset({"functional", "inplace", "mutable"})
 
-#: What :func:`build_opset` says, with ``@placeholders@``; the build-your-own-opset page fills the
-#: same texts (:func:`opset_policy` puts them in its data), so both word every message alike.
+#: What :func:`build_opset` says, with ``@placeholders@`` (:func:`opset_policy` puts them in its
+#: data too); the build-your-own-opset page shows them as :func:`build_opset` filled them.
 TEXTS: dict[str, str] = {
     "unknown_preset": "unknown preset '@preset@' (@presets@)",
     "unknown": "@flag@ @op@: unknown operator",
@@ -110,7 +110,7 @@ TEXTS: dict[str, str] = {
 
 def fill(template: str, **values: object) -> str:
     """``template`` with each ``@name@`` replaced by ``values[name]`` (one pass; a placeholder
-    without a value stays). pages.js fills the same way."""
+    without a value stays)."""
     return re.sub(r"@(\w+)@", lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
 
 
@@ -633,8 +633,7 @@ PRESET_POLICY: dict[str, dict[str, object]] = {
 def opset_policy(*, operators: Mapping[str, OpInfo], rules: Mapping[str, Sequence[str]],
                  torch: TorchFacts | None = None, implicit: Iterable[str] = ()) -> dict:
     """What :func:`build_opset` decides about each operator, whatever the choice, as JSON-able data
-    for the build-your-own-opset page, whose small evaluator (``web/static/pages.js``) follows it
-    without knowing any rule itself.
+    (``/api/v1/pages/opset``); the /opset page reads its toggles' ``v``, ``a`` and ``f`` flags.
 
     ``operators``: every name a choice may name (the registry, the rules, torch's table) →
     ``[category, lifecycle, flags]`` (:data:`POLICY_FLAGS`; ``unknown`` lifecycle outside the

@@ -158,12 +158,26 @@ def render_selective_build(opset: Opset, *, include_without_rule: bool = False,
     ``include_without_rule`` also selects :attr:`Opset.without_rule`.
     """
     t = SELECTIVE_BUILD
-    label = fill(t["label"], choice=describe_choice(opset.choice))
+    label, selected = selective_build_selection(opset, include_without_rule=include_without_rule,
+                                                out_variants=out_variants)
+    text = fill(t["header"], label=label, n=len(selected))
+    if not selected:
+        return text + t["empty"]
+    return text + t["open"] + "".join(fill(t["item"], op=op, why=fill(t["why"], label=label, why=why))
+                                      for op, why in selected)
+
+
+def selective_build_selection(opset: Opset, *, include_without_rule: bool = False,
+                              out_variants: Mapping[str, str] | None = None) -> tuple[str, list[tuple[str, str]]]:
+    """What :func:`render_selective_build` selects: (its label, [(operator, why)] by operator), each
+    why quoted for single-quoted YAML (a quote doubled; operator names and reasons hold none, nor
+    does the label: a preset and operator names). The /opset page writes the yaml from these and
+    :data:`SELECTIVE_BUILD`."""
+    t = SELECTIVE_BUILD
     selected: dict[str, str] = {}
 
     def select(op: str, why: str) -> None:
-        # single-quoted YAML: a quote is doubled (operator names and reasons hold none)
-        selected[op] = fill(t["why"], label=label, why=why).replace("'", "''")
+        selected[op] = why.replace("'", "''")
 
     for e in opset.entries:
         select(e.op, fill(t["produced"], why=e.why, ops=", ".join(e.produced_by[:3])) if e.produced_by else e.why)
@@ -172,10 +186,7 @@ def render_selective_build(opset: Opset, *, include_without_rule: bool = False,
     if include_without_rule:
         for op in opset.without_rule:
             select(op, t["no_rule"])
-    text = fill(t["header"], label=label, n=len(selected))
-    if not selected:
-        return text + t["empty"]
-    return text + t["open"] + "".join(fill(t["item"], op=op, why=why) for op, why in sorted(selected.items()))
+    return fill(t["label"], choice=describe_choice(opset.choice)), sorted(selected.items())
 
 
 #: How the Python snippet lists operator names (names hold no quote: ``repr`` writes them so).
@@ -191,7 +202,7 @@ def python_listing(names: Iterable[str]) -> str:
 
 def python_template(preset: str, torch_facts: str | None) -> str:
     """The snippet of :func:`render_python` for a preset, with ``@choice@``, ``@keep@`` and
-    ``@decompose@`` to fill (the page fills them for its choice). ``torch_facts``: which release's
+    ``@decompose@`` to fill (``/api/v1/pages/opset`` gives them). ``torch_facts``: which release's
     facts it follows (:meth:`opgov.core.opset.TorchFacts.describe`), or None."""
     exact = ""
     if torch_facts is not None:  # the adjustments measured on that torch release

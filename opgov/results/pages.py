@@ -11,7 +11,7 @@ from opgov.results.ops import OperatorDetail
 from opgov.results.plain import about as _about
 from opgov.results.runtimes import OperatorRuntime
 
-__all__ = ["EligibleStep", "ModelEntry", "OperatorPage", "OpsetData", "PresetRule", "RuleInfo"]
+__all__ = ["EligibleStep", "ModelEntry", "OperatorPage", "OpsetData", "OpsetPage", "OpsetView", "PresetRule", "RuleInfo"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,9 +42,8 @@ class PresetRule:
 class OpsetData:
     """The build-your-own-opset page's data: what ``opset build`` decides about each operator
     (:func:`opgov.core.opset.opset_policy`), the texts and code templates it writes, and the model
-    corpus. The page's evaluator (``opgov/web/static/pages.js``, a second implementation of
-    ``build_opset`` and ``coverage``, held equal by tests/web/test_opset_cases.py) answers the
-    user's choice from it."""
+    corpus: ``/api/v1/pages/opset``. The page itself shows :class:`OpsetView`s, computed by
+    ``opset build``."""
 
     presets: dict[str, PresetRule]
     operators: dict[str, tuple[str | None, str, str]] = field(metadata=_about(
@@ -109,3 +108,51 @@ class OperatorPage:
         "the registered runtimes that implement it (an out= kernel of its family), since which version"))
     corpus_models: int = field(default=0, metadata=_about(
         "how many models the corpus holds (0: no model corpus configured)"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpsetView:
+    """What /opset shows for one choice, every text as `opgov opset build` computed and worded it
+    (:func:`opgov.services.pages.opset_view`): the page places these texts, it decides nothing."""
+
+    choice: str = field(metadata=_about("the choice, as opset build's outputs describe it"))
+    refused: str | None = field(default=None, metadata=_about(
+        "why opset build refuses the choice (an unknown operator, one both decomposed and kept, one torch cannot "
+        "decompose or keep): then nothing else is given"))
+    count: int = field(default=0, metadata=_about("how many operators to implement"))
+    rows: list[list[str]] = field(default_factory=list, metadata=_about(
+        "the operators to implement: [operator, category (— when none), lifecycle, why (← what produces it)]"))
+    lines: list[str] = field(default_factory=list, metadata=_about(
+        "the sentences under the table: the operators without a rule, the graph operators, what torch removes"))
+    notes: list[str] = field(default_factory=list, metadata=_about("opset build's notes"))
+    covered: int | None = field(default=None, metadata=_about("models covered (none: no model corpus)"))
+    share: str = field(default="", metadata=_about("the covered share, as a percentage"))
+    models: list[list[str]] = field(default_factory=list, metadata=_about(
+        "each model: [model, family, missing operators or 'covered']"))
+    suggestions: list[list[str]] = field(default_factory=list, metadata=_about(
+        "what to add, in order: [operator, what it brings]"))
+    python: str = field(default="", metadata=_about("the Python snippet (`opset build --format python`)"))
+    yaml_label: str = field(default="", metadata=_about("the selective-build yaml's label of the choice"))
+    yaml_items: list[list[str]] = field(default_factory=list, metadata=_about(
+        "what the selective-build yaml selects, out= variants included: [operator, why], quoted for the yaml; "
+        "written with the page's `selective_build` pieces, it is `opset build --format selective-build`"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpsetPage:
+    """The data /opset embeds: the toggles it offers, which of them each preset decomposes, and
+    each preset's :class:`OpsetView`. Another choice's view is asked of ``view_url`` (served), or
+    named as the `opgov opset build` command that gives it (a static site opened offline)."""
+
+    presets: list[str]
+    groups: list[tuple[str, str, list[tuple[str, str, str]]]] = field(metadata=_about(
+        "the toggles by category: [category (none: uncategorized), title, [[operator, its rule's targets or '', "
+        "the presets (their indexes in `presets`) that decompose it]]]"))
+    views: dict[str, OpsetView] = field(metadata=_about("preset → the view of the preset unchanged"))
+    selective_build: dict[str, str] = field(metadata=_about(
+        "the pieces of the selective-build yaml, with @placeholders@ (:data:`opgov.render.decomps_text.SELECTIVE_BUILD`)"))
+    view_url: str | None = field(default=None, metadata=_about("where the page asks for another choice's view"))
+    models: int = field(default=0, metadata=_about("how many models the corpus holds (0: none configured)"))
+    models_source: str | None = field(default=None, metadata=_about("where the corpus was read from"))
+    torch_facts: str | None = field(default=None, metadata=_about(
+        "which torch release's facts the views are exact for, and from where (none: opgov's rules alone)"))

@@ -1,17 +1,19 @@
 """The data of the web pages that no other use case returns whole: the opset builder's policy
-(what :mod:`opgov.core.opset` decides about each operator, so that the page's small evaluator,
-``opgov/web/static/pages.js``, shows any choice in the browser as ``opgov opset build`` does)
-and one operator's page (its story, its decomposition rule, the models that use it, the dates its
-next lifecycle step becomes possible).
+(what :mod:`opgov.core.opset` decides about each operator), what /opset shows for a choice
+(:func:`opset_view`: ``opgov opset build``'s answer, worded for the page; /opset embeds each
+preset's, :func:`opgov.web.data.opset_page`), and one operator's page (its story, its
+decomposition rule, the models that use it, the dates its next lifecycle step becomes possible).
 
-Each is a typed result and the JSON twin of its page (``/api/v1/pages/…``).
+Each is a typed result, the service of a use case of :mod:`opgov.usecases.pages` and the JSON twin
+of its page (``/api/v1/pages/…``).
 """
 
 from __future__ import annotations
 
 from opgov.reads.common import Ctx
 from opgov.reads.models import load_models, models_location
-from opgov.results.pages import EligibleStep, ModelEntry, OperatorPage, OpsetData, PresetRule, RuleInfo
+from opgov.results.pages import (EligibleStep, ModelEntry, OperatorPage, OpsetData, OpsetView, PresetRule,
+                                 RuleInfo)
 
 
 def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
@@ -47,6 +49,60 @@ def opset_data(ctx: Ctx, *, models: str | None = None) -> OpsetData:
                      models=load_models(location), models_source=corpus_label(location) if location else None,
                      graph_ops=graph,
                      functional_forms={op: form for op in infos if (form := functional_form(op, infos)) != op})
+
+
+def opset_view(ctx: Ctx, *, preset: str = "core-aten", decompose: list[str] | tuple[str, ...] = (),
+               keep: list[str] | tuple[str, ...] = (), models: str | None = None) -> OpsetView:
+    """What /opset shows for one choice: `opgov opset build`'s opset, coverage, Python snippet and
+    selective-build yaml (:func:`opgov.services.decomps.build`), worded for the page; or why opset
+    build refuses the choice (what the page shows then: an answer, not an error of the page)."""
+    from opgov.core.errors import BadInput, PolicyRefusal
+    from opgov.core.opset import TEXTS, OpsetChoice, fill
+    from opgov.render.decomps_text import describe_choice, render_python, selective_build_selection
+    from opgov.reads.registry import out_variants
+    from opgov.services.decomps import build
+
+    try:
+        opset, cov = build(ctx, preset=preset, decompose=list(decompose), keep=list(keep),
+                           models=models_location(models))
+    except (BadInput, PolicyRefusal) as refusal:
+        return OpsetView(choice=describe_choice(OpsetChoice(preset, tuple(decompose), tuple(keep))),
+                         refused=refusal.message)
+
+    def why(e) -> str:
+        by = e.produced_by
+        return e.why + (f" ← {', '.join(by[:3])}{' …' if len(by) > 3 else ''}" if by else "")
+
+    def sentence(text: str) -> str:
+        return text[:1].upper() + text[1:] + "."
+
+    lines = []
+    if opset.without_rule:
+        lines.append(sentence(fill(TEXTS["without_rule"], n=len(opset.without_rule))))
+    if opset.graph_ops:
+        lines.append(sentence(fill(TEXTS["graph_ops"], n=len(opset.graph_ops), ops=", ".join(opset.graph_ops))))
+    if opset.torch_removes:
+        by_reason: dict[str, list[str]] = {}
+        for op, reason in sorted(opset.torch_removes):
+            by_reason.setdefault(reason, []).append(op)
+        lines.append("Not listed: " + fill(TEXTS["torch_removes"], n=len(opset.torch_removes),
+                                           version=opset.torch_version,
+                                           ops="; ".join(f"{', '.join(ops)} ({reason})" for reason, ops in by_reason.items())))
+    label, selected = selective_build_selection(opset, out_variants=out_variants(ctx, opset.operators))
+    view = OpsetView(choice=describe_choice(opset.choice), count=len(opset.entries),
+                     rows=[[e.op, e.category or "—", e.lifecycle, why(e)] for e in opset.entries],
+                     lines=lines, notes=list(opset.notes), python=render_python(opset), yaml_label=label,
+                     yaml_items=[[op, why] for op, why in selected])
+    if cov is None or not cov.models:
+        return view
+    from dataclasses import replace
+
+    n = len(cov.models)
+    return replace(view, covered=cov.covered, share=f"{round(cov.share * 100)}%",
+                   models=[[m.model, m.family, ", ".join(m.missing) or "covered"] for m in cov.models],
+                   suggestions=[[s.op, f" +{len(s.newly_covered)} model(s) → {s.covered_after}/{n} "
+                                       f"({round(s.share_after * 100)}%); used by {s.needed_by}"]
+                                for s in cov.suggestions])
 
 
 def operator_page(ctx: Ctx, name: str, *, models: str | None = None, corpus: list[ModelEntry] | None = None,

@@ -14,6 +14,7 @@ from opgov.core.errors import BadInput
 if TYPE_CHECKING:
     from opgov.reads.common import Ctx
     from opgov.results.closure import ClosureReport
+    from opgov.results.pages import OpsetData, OpsetPage, OpsetView
     from opgov.usecases.declaration import UseCase
 
 
@@ -29,10 +30,50 @@ def counts(ctx: Ctx) -> dict[str, int]:
     return home_counts(ctx)
 
 
-def opset(ctx: Ctx, *, models: str | None = None):
-    from opgov.usecases.pages import OPSET_PAGE
+def opset(ctx: Ctx, *, models: str | None = None) -> OpsetData:
+    """What every choice of /opset is computed from (``pages opset``)."""
+    from opgov.usecases.pages import PAGES_OPSET
 
-    return _run(OPSET_PAGE, ctx, models=models)
+    return _run(PAGES_OPSET, ctx, models=models)
+
+
+def opset_view(ctx: Ctx, *, preset: str = "core-aten", decompose: list[str] | tuple[str, ...] = (),
+               keep: list[str] | tuple[str, ...] = (), models: str | None = None) -> OpsetView:
+    """What /opset shows for one choice (``pages opset view``): opset build's answer worded for the
+    page, or why it refuses the choice (``refused``)."""
+    from opgov.usecases.pages import PAGES_OPSET_VIEW
+
+    return _run(PAGES_OPSET_VIEW, ctx, preset=preset, decompose=list(decompose), keep=list(keep), models=models)
+
+
+#: The toggle groups of /opset, in order: category → title.
+TOGGLE_GROUPS: dict[str | None, str] = {"core": "Core", "decomposable": "Decomposable", "custom": "Custom",
+                                        None: "Not yet categorized"}
+
+
+def opset_page(ctx: Ctx, *, models: str | None = None, view_url: str | None = None,
+               data: OpsetData | None = None) -> OpsetPage:
+    """The data /opset embeds: its toggles (the operators a choice can change, by category, with
+    what each preset decides of them: :func:`opgov.core.opset.opset_policy`'s ``v``, ``a`` and ``f``
+    flags) and the view of each preset (:func:`opset_view`). ``view_url``: where a served page asks
+    for other choices' views (``pages opset view``'s path; none for a static site); ``data``:
+    :func:`opset`'s, when read already."""
+    from opgov.core.opset import PRESETS
+    from opgov.results.pages import OpsetPage
+
+    data = data if data is not None else opset(ctx, models=models)
+    presets = list(PRESETS)
+    decomposes = [data.presets[p].decomposes for p in presets]
+    groups = []
+    for category, title in TOGGLE_GROUPS.items():
+        toggles = [(op, ", ".join(data.rules.get(op, ())),
+                    "".join(str(i) for i, flag in enumerate(decomposes) if flag and flag in flags))
+                   for op, (cat, _, flags) in data.operators.items() if "v" in flags and cat == category]
+        if toggles:
+            groups.append((category or "none", title, toggles))
+    return OpsetPage(presets=presets, groups=groups, view_url=view_url, selective_build=data.selective_build,
+                     models=len(data.models), models_source=data.models_source, torch_facts=data.torch_facts,
+                     views={p: opset_view(ctx, preset=p, models=models) for p in presets})
 
 
 def operators(ctx: Ctx):
@@ -45,11 +86,11 @@ def operators(ctx: Ctx):
 def operator(ctx: Ctx, name: str, *, models: str | None = None, corpus=None, runtimes=None):
     """One operator's page (``pages operator``); a site gives the ``corpus`` and the ``runtimes`` it read
     once for all its operator pages (opgov.reads.runtimes.runtimes_by_name)."""
-    from opgov.usecases.pages import OPERATOR_PAGE
+    from opgov.usecases.pages import PAGES_OPERATOR
 
     if corpus is None and runtimes is None:
-        return _run(OPERATOR_PAGE, ctx, name=name, models=models)
-    return OPERATOR_PAGE.function(ctx, name, corpus=corpus, runtimes=runtimes)
+        return _run(PAGES_OPERATOR, ctx, name=name, models=models)
+    return PAGES_OPERATOR.function(ctx, name, corpus=corpus, runtimes=runtimes)
 
 
 def proposals(ctx: Ctx):

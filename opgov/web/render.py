@@ -146,12 +146,13 @@ def index_page(links: Links, *, counts: dict[str, int]) -> str:
     return render("index.html", links, current="index", title="opgov", json_twin=None, counts=counts)
 
 
-def opset_page(links: Links, data) -> str:
-    payload = to_json(data, indent=None)
+def opset_page(links: Links, page) -> str:
+    """/opset from :class:`opgov.results.pages.OpsetPage` (embedded whole: what the script shows)."""
+    payload = to_json(page, indent=None)
     return render("opset.html", links, current="opset", title="Build your own opset",
                   json_twin="pages/opset" if not links.static else "opset", data=embed_json(payload),
-                  models_source=data.models_source, n_models=len(data.models), torch=data.torch,
-                  torch_facts=data.torch_facts)
+                  models_source=page.models_source, n_models=page.models, torch=page.torch_facts,
+                  torch_facts=page.torch_facts)
 
 
 def ops_page(links: Links, ops) -> str:

@@ -44,7 +44,7 @@ def build_site(ctx: Ctx, out: str, *, models: str | None = None, ops: list[str] 
     closure = read.closure(ctx)
     files: dict[str, str] = {
         "index.html": r.index_page(top, counts=read.counts(ctx)),
-        "opset.html": r.opset_page(top, data),
+        "opset.html": r.opset_page(top, read.opset_page(ctx, models=models, data=data)),
         "ops.html": r.ops_page(top, all_ops),
         "proposals.html": r.proposals_page(top, proposals),
         "queue.html": r.queue_page(top, queued, read.coming_due(ctx)),

@@ -7,7 +7,9 @@ as with --db; the commands that work with --server are those that call a declara
 from __future__ import annotations
 
 import json
+import re
 import typing
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -16,10 +18,13 @@ from opgov.api.contract import BEARER
 from opgov.api.usecases import operation_id
 from opgov.formats.files import Content
 from opgov.usecases import USE_CASES, UseCase, named
+from opgov.usecases import pages as pages_module
 from opgov.usecases.lifecycle import DEPRECATE, TICK
+from opgov.usecases.pages import DECLARED as PAGES
 from opgov.usecases.runtimes import EXPORT_CHECK
 from opgov.usecases.status import STATUS
 from opgov.usecases.fields import Flag, Upload, WithinDays
+from opgov.web import data as web_data
 from tests.api.test_api_remote import locally, remotely, same, serve_twins
 from tests.api.test_api_serve import V2, opgov, problem, run_cli
 
@@ -127,9 +132,13 @@ def test_the_commands_that_work_with_a_server_are_those_that_call_a_declaration(
     assert names == list(calls)  # every command's, though the run holds only `decisions`
     assert {"review", "proposals list", "propose-core", "triage", "tick", "sync-yaml", "log"} <= set(names)
     # every declaration is called by a command but export-check, which the Python entry point
-    # opgov.export_check asks
+    # opgov.export_check asks, and the pages' own (opgov.usecases.pages), which the pages ask
+    # through opgov.web.data
     called = {_declaration(path) for paths in calls.values() for path in paths}
-    assert called == set(USE_CASES) - {EXPORT_CHECK}
+    assert called == set(USE_CASES) - {EXPORT_CHECK} - set(PAGES)
+    pages_data = Path(web_data.__file__).read_text(encoding="utf-8")
+    assert [name for name, use_case in vars(pages_module).items() if use_case in PAGES
+            and not re.search(rf"\b{name}\b", pages_data)] == []
     assert "export-check" not in names
 
 

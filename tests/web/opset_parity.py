@@ -1,12 +1,13 @@
-"""Parity of the build-your-own-opset page with `opgov opset build`: the worlds the cases of
-``tests/web/opset_cases/`` are computed in, and one choice's result by Python (what ``opset
-build`` prints) in the shape ``opset_result.js`` gives for the page's evaluator.
+"""The build-your-own-opset page shows what `opgov opset build` computes: the worlds the cases of
+``tests/web/opset_cases/`` are computed in, one choice's result by Python (what ``opset build``
+prints), what the page shows for it (:func:`shown`, read from the page in Chromium) and what it
+must show for that result (:func:`expected_shown`).
 
 Two worlds, from real data: ``rules`` (PyTorch 2.13.0's registry, the 2023 review's decisions,
 opgov's rules file; its snapshot labelled with no release, so no torch facts) and ``torch`` (the
 same, labelled 2.13.0, plus the facts ``opgov decomps import-torch`` traced from the installed
 torch 2.13). ``scripts/build_opset_cases.py`` writes the expectations with
-:func:`python_result`; ``tests/web/test_opset_cases.py`` checks them against Python and node.
+:func:`python_result`; ``tests/web/test_opset_cases.py`` checks them against Python and the page.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from pathlib import Path
+from urllib.parse import urlencode
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "opset_cases"
-RUNNER = HERE / "run_opset_cases.js"
 _GIVEN = Path(os.environ.get("OPGOV_SHARED_DIR", Path(__file__).resolve().parents[3] / "shared"))
 SHARED = _GIVEN if _GIVEN.is_dir() else HERE.parent / "data"  # as tests/conftest.py: else the copies in tests/data
 WORLDS = ("rules", "torch")
@@ -71,8 +71,8 @@ def _page_data(ctx, models: Path) -> str:
 
 
 def python_result(db: str, choice: dict, models: Path) -> dict:
-    """What `opgov opset build` gives for ``choice`` (its JSON, python and selective-build outputs), in
-    the shape of ``opset_result.js``; ``{"error": message}`` when it refuses."""
+    """What `opgov opset build` gives for ``choice`` (its JSON, python and selective-build outputs);
+    ``{"error": message}`` when it refuses."""
     return _in_ctx(db, lambda ctx: _python_result(ctx, choice, models))
 
 
@@ -147,10 +147,51 @@ def cases(world: str | None = None) -> list[Path]:
     return sorted(p for p in CASES.glob("*.json") if world is None or json.loads(p.read_text())["world"] == world)
 
 
-def run_node(data_file: Path, files: list[Path], node: str = "node") -> dict:
-    """Each case through the page's evaluator with node: {case file name: result}."""
-    done = subprocess.run([node, str(RUNNER), str(data_file), *map(str, files)], capture_output=True, text=True,
-                          timeout=300)
-    if done.returncode != 0:
-        raise RuntimeError(f"node {RUNNER.name}: {done.stderr}")
-    return json.loads(done.stdout)
+def address(choice: dict) -> str:
+    """The page's address fragment for ``choice``."""
+    return "#" + urlencode([("preset", choice["preset"])] + [("decompose", op) for op in choice["decompose"]]
+                           + [("keep", op) for op in choice["keep"]])
+
+
+def expected_shown(result: dict) -> dict:
+    """What the page must show for :func:`python_result`'s ``result``: its refusal, or the operators
+    (a produced operator's row says by what: the first three, … for more), the notes, the models,
+    the suggestions, the code and the yaml."""
+    if "error" in result:
+        return {"error": result["error"]}
+
+    def why(reason: str, by: list[str]) -> str:
+        return reason + (f" ← {', '.join(by[:3])}{' …' if len(by) > 3 else ''}" if by else "")
+
+    cov = result["coverage"]
+    return {"count": len(result["operators"]),
+            "rows": [[op, category or "—", lifecycle, why(reason, by)] for op, reason, by, category, lifecycle
+                     in result["operators"]],
+            "notes": result["notes"], "covered": cov["covered"],
+            "models": [[model, ", ".join(missing) or "covered"] for model, missing in cov["missing"]],
+            "suggestions": [s[0] for s in cov["suggestions"]], "python": result["python"], "yaml": result["yaml"]}
+
+
+#: What the page shows, read in one script call (a page with a refusal shows only it).
+SHOWN = """
+const byId = (id) => document.getElementById(id);
+if (!byId('choice-error').hidden) return {error: byId('choice-error').textContent};
+const cells = (selector) => Array.from(document.querySelectorAll(selector))
+    .map((row) => Array.from(row.cells).map((cell) => cell.textContent));
+return {count: Number(byId('op-count').textContent), rows: cells('#implement tbody tr'),
+        notes: Array.from(document.querySelectorAll('#notes li')).map((li) => li.textContent),
+        covered: Number(byId('model-count').textContent),
+        models: cells('#models tbody tr').map(([model, , missing]) => [model, missing]),
+        suggestions: Array.from(document.querySelectorAll('#suggestions li code')).map((c) => c.textContent),
+        python: byId('python-code').textContent, yaml: byId('selective-build').textContent};
+"""
+
+
+def shown(driver, page: str, choice: dict) -> dict:
+    """Open ``page`` with ``choice`` in its address (a fresh load) and read what it shows."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get("about:blank")
+    driver.get(page + address(choice))
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    return driver.execute_script(SHOWN)

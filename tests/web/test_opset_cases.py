@@ -1,8 +1,9 @@
-"""The build-your-own-opset page computes what `opgov opset build` prints: one folder of cases
+"""The build-your-own-opset page shows what `opgov opset build` computes: one folder of cases
 (tests/web/opset_cases/, written by scripts/build_opset_cases.py from Python on real data), each a
-choice and what opset build gives for it, checked (a) against Python now and (b) against the
-page's evaluator (web/static/pages.js) run by node on the page's own data. The Chromium tests of
-tests/web/test_pages.py run the same evaluator in the page.
+choice and what opset build gives for it, checked (a) against Python now and (b) against what the
+page shows for it in Chromium, served (any choice: the page asks the server) and from a static
+site opened from file:// (each preset's answer, embedded; another choice names its command). On
+top, seeded random choices through the served page.
 
 Two worlds: PyTorch 2.13.0's registry with the 2023 review and opgov's rules file (``rules``), and
 the same with the facts `opgov decomps import-torch` traced from the installed torch (``torch``).
@@ -10,14 +11,14 @@ the same with the facts `opgov decomps import-torch` traced from the installed t
 
 from __future__ import annotations
 
-import difflib
 import json
 import random
-import shutil
 
 import pytest
 
-from tests.web.opset_parity import WORLDS, cases, make_world, page_data, python_result, run_node, summary, torch_version
+from tests.web.opset_parity import (WORLDS, cases, expected_shown, make_world, page_data, python_result, shown, summary,
+                                    torch_version)
+from tests.web.test_pages import browser  # noqa: F401 (a fixture)
 
 
 def build_world(request, tmp_path_factory, shared_dir, models_dir):
@@ -82,25 +83,6 @@ def test_the_selective_build_yaml_is_what_pyyaml_writes(world):
         assert "operators:" + body == dumped, file
 
 
-def test_the_page_evaluator_gives_the_same_with_node(world):
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("node not installed (tests/web/test_pages.py runs the evaluator in Chromium)")
-    name, _, data, results = world
-    from tests.web.opset_parity import CASES
-
-    page = run_node(data, [CASES / file for file in results], node=node)
-    for file, (case, result) in results.items():
-        got = page[file]
-        for text in ("python", "yaml"):  # the exact text first: a diff says where
-            if text in result and got.get(text) != result[text]:
-                diff = "".join(difflib.unified_diff(result[text].splitlines(True), got.get(text, "").splitlines(True),
-                                                    "opset build", "page", n=1))
-                pytest.fail(f"{file}: the page's {text} differs from opset build's:\n{diff[:3000]}")
-        assert got == result, f"{file}: the page differs from opset build"
-        assert summary(got) == case["expected"], file
-
-
 RANDOM_CHOICES = 200  # per world, from a fixed seed
 
 
@@ -126,25 +108,61 @@ def random_choices(data: dict, n: int, seed: int) -> list[dict]:
     return choices
 
 
-def test_node_and_python_agree_on_random_choices(world, models_dir, tmp_path):
-    """Beyond the recorded cases: hundreds of seeded random choices on the real registry, each
-    through `opset build` (Python) and the page's evaluator (node): the same operators, notes,
-    coverage and suggestions, code and yaml, or the same refusal."""
+@pytest.fixture(scope="module")
+def served(world, models_dir):
+    """The world's `opgov serve` (its corpus the tests' models): the address of its /opset."""
+    from tests.api.test_api_serve import start
+
+    server = start(world[1], env={"OPGOV_MODELS_DIR": str(models_dir)})
+    try:
+        yield f"{server.url}/opset"
+    finally:
+        server.stop()
+
+
+def test_the_served_page_shows_what_opset_build_gives_for_each_case(world, served, browser):
+    """Each case's choice in the served page's address: the operators with why, the notes, the
+    models and suggestions, the code and the yaml are opset build's, or its refusal."""
+    for file, (case, result) in world[3].items():
+        assert shown(browser, served, case["choice"]) == expected_shown(result), file
+
+
+RANDOM_CHOICES = 24  # per world, from a fixed seed: each is a request and a page in Chromium
+
+
+def test_the_served_page_shows_what_opset_build_gives_for_random_choices(world, served, browser, models_dir):
+    """Beyond the recorded cases: seeded random choices on the real registry, each through
+    `opset build` (Python) and the served page: the same operators, notes, coverage and
+    suggestions, code and yaml, or the same refusal."""
     from tests.web.opset_parity import _in_ctx, _python_result
 
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("node not installed")
     name, db, data_file, _ = world
     choices = random_choices(json.loads(data_file.read_text()), RANDOM_CHOICES, seed=36 + WORLDS.index(name))
-    files = []
-    for i, choice in enumerate(choices):
-        files.append(tmp_path / f"choice-{i:03d}.json")
-        files[-1].write_text(json.dumps({"choice": choice}))
-    page = run_node(data_file, files, node=node)
     python = _in_ctx(db, lambda ctx: [_python_result(ctx, choice, models_dir) for choice in choices])
     refused = 0
-    for file, choice, expected in zip(files, choices, python):
+    for choice, expected in zip(choices, python):
         refused += "error" in expected
-        assert page[file.name] == expected, f"{name} world, choice {choice}: the page differs from opset build"
+        assert shown(browser, served, choice) == expected_shown(expected), f"{name} world, choice {choice}"
     assert 0 < refused < len(choices) / 2, f"{refused} of {len(choices)} refused: the draw tests too little"
+
+
+def test_the_static_page_shows_each_preset_and_names_the_command_of_another_choice(world, browser, models_dir,
+                                                                                    tmp_path):
+    """`site build`, opened from file:// (no server): each preset shows opset build's answer; a
+    choice that changes one names the `opgov opset build` command that gives it. Nothing is fetched."""
+    from tests.conftest import opgov_in_process
+    from tests.web.test_pages import requests_off_origin
+
+    name, db, _, _ = world
+    site = tmp_path / "site"
+    done = opgov_in_process(["--db", db, "site", "build", str(site), "--models", str(models_dir), "--ops", "aten::roll"])
+    assert done.returncode == 0, done.stderr
+    page = (site / "opset.html").as_uri()
+    for preset in ("core-aten", "no-decomp", "full-decomp"):
+        choice = {"preset": preset, "decompose": [], "keep": []}
+        assert shown(browser, page, choice) == expected_shown(python_result(db, choice, models_dir)), preset
+    shown(browser, page, {"preset": "full-decomp", "decompose": [], "keep": ["aten::linear", "aten::addmm"]})
+    assert browser.find_element("id", "offline").is_displayed()
+    assert browser.find_element("id", "offline-command").text == (
+        "opgov opset build --preset full-decomp --keep aten::linear --keep aten::addmm")
+    assert requests_off_origin(browser) == []

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from opgov.usecases.fields import Corpus, OperatorName
 from opgov.usecases.requests import Request
+from opgov.usecases.requests.decomps import PresetName
 
 
 class OpsetPageQuery(Request):
@@ -15,3 +16,9 @@ class OpsetPageQuery(Request):
 
 class OperatorPageQuery(OpsetPageQuery):
     name: OperatorName
+
+
+class OpsetViewQuery(OpsetPageQuery):
+    preset: PresetName = Field(default="core-aten", description="where the opset starts")
+    decompose: list[OperatorName] = Field(default_factory=list, description="also decompose these")
+    keep: list[OperatorName] = Field(default_factory=list, description="do not decompose these")
