@@ -556,17 +556,42 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
     None, why) when no sample exports.
 
     The samples that run eagerly are exported together first (one program calling the operator
-    on each: one export, one decomposition run); when that fails, one by one."""
-    start = time.monotonic()
+    on each: one export, one decomposition run); when that fails, one by one. When none exports,
+    or fake tensors cannot run any, the samples are traced on real tensors (:func:`_trace_real`)."""
+    chosen = _choose(samples, op)
     first: str | None = None
+    if chosen:
+        found, first = _export_samples(torch, op, rule, chosen, alone)
+        if found is not None:
+            return found
+    deferred = [call for call in samples.deferred if all(call[1] is not c[1] for c in chosen)]
+    real = _trace_real(torch, op, rule, chosen + deferred, alone)
+    if real is not None:
+        into, exported, inputs = real
+        why = first or (samples.errors[0] if samples.errors else "fake tensors cannot run it")
+        return into, exported, f"{inputs}; torch.export of them: {why}", None
+    if not chosen:
+        why = f"; the first error: {samples.errors[0]}" if samples.errors else ""
+        return None, None, None, f"no sample input fits the operator (torch's OpInfo samples, opgov's examples){why}"
+    return None, None, None, f"no sample input exported; first error: {first}"
+
+
+def _choose(samples, op) -> list:
+    """Up to :data:`_WANTED` (source, args, kwargs) samples ``op`` accepts on fake tensors, found
+    within :data:`_OP_SECONDS`."""
+    start = time.monotonic()
     chosen: list = []
     for source, args, kwargs in _guarded(samples(op, start + _OP_SECONDS)):
         chosen.append((source, args, kwargs))
         if len(chosen) >= _WANTED or time.monotonic() - start > _OP_SECONDS:
             break
-    if not chosen:
-        why = f"; the first error: {samples.errors[0]}" if samples.errors else ""
-        return None, None, None, f"no sample input fits the operator (torch's OpInfo samples, opgov's examples){why}"
+    return chosen
+
+
+def _export_samples(torch, op, rule, chosen: list, alone: bool):
+    """((targets, exported, inputs, None), None) from exporting the ``chosen`` samples together,
+    else one by one (the union of those that export alone); (None, the first error) when none does."""
+    first: str | None = None
     groups = [chosen] if len(chosen) > 1 else []
     groups += [[one] for one in chosen]
     for group in groups:
@@ -588,12 +613,121 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
                     exported |= more_exported
                 done.append(other)
             group = done
-        used: dict[str, int] = {}
-        for source, _, _ in group:
-            used[source] = used.get(source, 0) + 1
-        inputs = ", ".join(f"{n} {s}" for s, n in used.items())
-        return sorted(into), sorted(exported) if exported is not None else None, inputs, None
-    return None, None, None, f"no sample input exported; first error: {first}"
+        inputs = _sources(group)
+        return (sorted(into), sorted(exported) if exported is not None else None, inputs, None), None
+    return None, first
+
+
+def _sources(group: list) -> str:
+    """``3 OpInfo, 1 captured``: where the samples of ``group`` came from."""
+    used: dict[str, int] = {}
+    for source, *_ in group:
+        used[source] = used.get(source, 0) + 1
+    return ", ".join(f"{n} {s}" for s, n in used.items())
+
+
+#: how an operator's facts were learned when torch.export could not trace its samples (the start of
+#: its ``inputs``): torch's own tracer on real tensors, with the same table
+REAL_METHOD = "make_fx on real tensors"
+
+
+def _trace_real(torch, op, rule, candidates: list, alone: bool):
+    """(targets, exported, inputs) of ``op`` traced by torch's ``make_fx`` on real tensors, for
+    samples export cannot trace (a result that depends on the data, an operator without a fake
+    kernel): each sample must run eagerly first; the function is functionalized and decomposed by
+    the same table as export's (``rule`` added, or an empty table when ``alone``), so the graph is
+    what torch's decompositions make of that call. None when no sample runs."""
+    into: set[str] = set()
+    exported: set[str] | None = set() if rule is not None else None
+    done: list = []
+    for source, args, kwargs in candidates[:_WANTED + 1]:
+        call = _fit_real(torch, op, args, kwargs)
+        if call is None:
+            continue
+        try:
+            into |= _make_fx_ops(torch, op, rule, [call], alone)
+            if exported is not None:
+                exported |= _make_fx_ops(torch, op, None, [call], alone)
+        except Exception:  # noqa: BLE001, S112 - torch cannot trace that call either
+            continue
+        done.append((source,))
+    if not done:
+        return None
+    return sorted(into), sorted(exported) if exported is not None else None, f"{REAL_METHOD}: {_sources(done)}"
+
+
+def _fit_real(torch, op, args: list, kwargs: dict):
+    """(args, kwargs) of a call of ``op`` that runs on real tensors (copies: the sample is kept
+    intact), with result tensors for an ``out=`` overload; None when it raises."""
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    def copy(value):
+        return _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, value)
+
+    try:
+        if _schema_kind(op) == "out":
+            outs = [a.name for a in op._schema.arguments if a.is_out]
+            kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+            result = getattr(torch.ops.aten, op._opname)(*copy(args), **copy(kwargs))
+            results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
+            if len(results) != len(outs):
+                return None
+            kwargs.update({name: torch.empty_like(r) for name, r in zip(outs, results, strict=True)})
+        op(*copy(args), **copy(kwargs))
+    except Exception:  # noqa: BLE001 - the sample does not run here
+        return None
+    return args, kwargs
+
+
+def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
+    """The operators of ``op`` called on each of ``calls`` (real tensors) as ``make_fx`` traces it,
+    functionalized and decomposed by export's default table (``alone``: none), ``rule`` added.
+    A decomposition that mutates is functionalized again (as export's functional graph has it); a
+    copy into an input (the mutation of an in-place call) is the program's, not an operator's."""
+    from torch.export import default_decompositions  # noqa: PLC0415
+    from torch.fx.experimental.proxy_tensor import make_fx  # noqa: PLC0415
+    from torch.func import functionalize  # noqa: PLC0415
+
+    table = {} if alone else dict(default_decompositions().materialize())
+    if rule is not None:
+        table[op] = rule
+    tensors = _tensor_leaves(torch, calls)
+    fn = _Call(op, calls)
+    for _ in range(3):
+        graph = make_fx(functionalize(fn, remove="mutations"), decomposition_table=table,
+                        tracing_mode="real")(*[t.clone() for t in tensors])
+        if not any(n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+                   and n.target._schema.is_mutable and not _copies_into_input(n) for n in graph.graph.nodes):
+            break
+        fn = graph
+    if not _reproduces(torch, graph, _Call(op, calls), tensors):
+        raise ValueError("the traced graph does not compute what the call computes")
+    return _program_ops(torch, graph, skip=_copies_into_input)
+
+
+def _reproduces(torch, graph, fn, tensors) -> bool:
+    """Whether ``graph`` computes on ``tensors`` what ``fn`` does (a kernel that writes its result
+    through raw memory leaves a graph that does not: make_fx sees only the calls of the dispatcher)."""
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    got = [t for t in _pytree.tree_leaves(graph(*[t.clone() for t in tensors])) if isinstance(t, torch.Tensor)]
+    want = [t for t in _pytree.tree_leaves(fn(*[t.clone() for t in tensors])) if isinstance(t, torch.Tensor)]
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want, strict=True):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.is_floating_point() or a.is_complex():
+            if not torch.allclose(a, b, equal_nan=True):
+                return False
+        elif not torch.equal(a, b):
+            return False
+    return True
+
+
+def _copies_into_input(node) -> bool:
+    """A functionalized graph's copy into one of its inputs: an in-place call's mutation."""
+    return str(node.target).startswith("aten.copy_") and getattr(node.args[0], "op", None) == "placeholder"
 
 
 def _guarded(generator):
@@ -653,7 +787,7 @@ def _tensor_leaves(torch, value) -> tuple:
     return tuple(leaf for leaf in _pytree.tree_leaves(value) if isinstance(leaf, torch.Tensor))
 
 
-def _program_ops(torch, program) -> set[str]:
+def _program_ops(torch, program, skip=None) -> set[str]:
     """The ATen (and other) operators an exported program calls, without graph operators
     (assertions, symbolic sizes: :mod:`opgov.core.graph_ops`) and Python's own (``getitem``)."""
     from opgov.core.graph_ops import GRAPH_OPS  # noqa: PLC0415
@@ -661,6 +795,8 @@ def _program_ops(torch, program) -> set[str]:
     found = set()
     for node in program.graph.nodes:
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        if skip is not None and skip(node):
             continue
         name = overload_name(node.target)
         if name in GRAPH_OPS or _schema_is_graph(node.target._schema):
@@ -688,6 +824,9 @@ class _Samples:
         self.torch = torch
         self._index: dict[str, list] | None = None
         self.errors: list[str] = []
+        #: calls fake tensors cannot run though they may be valid (data-dependent results, no fake
+        #: kernel): tried on real tensors when nothing exports (:func:`_trace_real`)
+        self.deferred: list = []
 
     def index(self) -> dict[str, list]:
         if self._index is None:
@@ -772,9 +911,19 @@ class _Samples:
                 return dtype
         return next(iter(dtypes), torch.float32)
 
+    def fit(self, source: str, op, kind: str, args: list, kwargs: dict):
+        """:func:`_fit` of one sample; one fake tensors cannot run is kept (with ``source``) in
+        :attr:`deferred`."""
+        deferred: list = []
+        call = _fit(self.torch, op, kind, args, kwargs, self.errors, deferred)
+        if deferred and len(self.deferred) < _WANTED:
+            self.deferred.append((source, *deferred[0]))
+        return call
+
     def __call__(self, op, until: float):
         torch = self.torch
         self.errors = []  # the first error of a sample that does not fit
+        self.deferred = []
         base = op._opname
         kind = _schema_kind(op)
         for info in self.infos(base)[:4]:
@@ -782,7 +931,7 @@ class _Samples:
                 if time.monotonic() > until:
                     return
                 args = [sample.input, *sample.args]
-                call = _fit(torch, op, kind, args, dict(sample.kwargs), self.errors)
+                call = self.fit("OpInfo", op, kind, args, dict(sample.kwargs))
                 if call is not None:
                     yield ("OpInfo", *call)
         related = self.infos(base)[:4]
@@ -791,14 +940,14 @@ class _Samples:
             if time.monotonic() > until:
                 return
             for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
-                call = _fit(torch, op, kind, args, kwargs, self.errors)
+                call = self.fit("captured", op, kind, args, kwargs)
                 if call is not None:
                     yield ("captured", *call)
         for info, inputs in self.modules(base):
             if time.monotonic() > until:
                 return
             for args, kwargs in _capture(torch, op, info, inputs):
-                call = _fit(torch, op, kind, args, kwargs, self.errors)
+                call = self.fit("captured", op, kind, args, kwargs)
                 if call is not None:
                     yield ("captured", *call)
         examples = _examples(op._schema, device="cpu")
@@ -807,7 +956,7 @@ class _Samples:
                 args, kwargs = next(examples)
             except (StopIteration, _Unsupported):
                 return
-            call = _fit(torch, op, kind, args, kwargs, self.errors)
+            call = self.fit("opgov", op, kind, args, kwargs)
             if call is not None:
                 yield ("opgov", *call)
 
@@ -819,10 +968,12 @@ def _take(iterable, n: int):
         yield item
 
 
-def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None):
+def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None, deferred: list | None = None):
     """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
     no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
-    the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
+    the functional form gets result tensors for an ``out=`` overload; copies for an in-place one.
+    Input shapes are static, as export makes them when no dynamic shape is asked for. A call fake
+    tensors cannot answer (:func:`_fake_cannot`) is added to ``deferred``."""
     from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily  # noqa: PLC0415
     from torch.fx.experimental.symbolic_shapes import ShapeEnv  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
@@ -831,7 +982,7 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     args, kwargs = _coerce(torch, op._schema, args, kwargs)
     try:
         # a shape environment, as export has: data-dependent sizes (argwhere) become symbols
-        with FakeTensorMode(shape_env=ShapeEnv()) as mode:
+        with FakeTensorMode(shape_env=ShapeEnv(), static_shapes=True) as mode:
             def fake(value):
                 return _pytree.tree_map(lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x, value)
 
@@ -849,8 +1000,23 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
         if errors is not None and not errors:
             errors.append(f"{type(exc).__name__}: {_first_line(exc)}")
+        if deferred is not None and _fake_cannot(exc):
+            deferred.append((args, kwargs))
         return None
     return args, kwargs
+
+
+#: errors of fake tensors, not of the input: a result that depends on the data, an operator without
+#: a fake (meta) kernel, a kernel that reads the data
+_FAKE_ONLY = ("DataDependentOutputException", "DynamicOutputShapeException", "UnsupportedOperatorException",
+              "GuardOnDataDependentSymNode", "PendingUnbackedSymbolNotFound")
+_FAKE_ONLY_WORDS = ("data is not allocated yet", "Cannot access storage", "has no data", "symbolic sizes",
+                    "Please convert all Tensors to FakeTensors", "NYI")
+
+
+def _fake_cannot(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a call on fake tensors, is fake tensors' limit rather than the input's."""
+    return type(exc).__name__ in _FAKE_ONLY or any(w in str(exc) for w in _FAKE_ONLY_WORDS)
 
 
 #: ATen's reduction enum (at::Reduction) by nn.functional's names
