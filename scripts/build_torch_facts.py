@@ -26,7 +26,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from opgov.formats.torch_decomps import facts_file_text, read_torch_table  # noqa: E402
-from opgov.services.decomps import facts_of  # noqa: E402
 
 
 def main() -> int:
@@ -46,6 +45,9 @@ def main() -> int:
     only = None
     if args.retrace_unknown or args.retrace_forced or args.retrace_ops:
         import importlib.metadata
+
+        # (the services need opgov's dependencies: a whole run needs only torch where it runs)
+        from opgov.services.decomps import facts_of
 
         release = importlib.metadata.version("torch").split("+")[0]
         path = args.out / f"torch-{release}.json"
