@@ -542,8 +542,9 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:160]
 
 
-#: samples exported per operator (their targets are united), seconds spent finding them
-_WANTED, _OP_SECONDS = 3, 20.0
+#: samples exported per operator (their targets are united), seconds spent finding them, OpInfo
+#: samples tried per OpInfo (``linalg.matrix_norm``'s numeric ``ord`` comes after its strings)
+_WANTED, _OP_SECONDS, _SAMPLES_PER_INFO = 3, 20.0, 40
 
 
 def _trace(torch, samples, op, rule, *, alone: bool = False
@@ -700,20 +701,27 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
                    and n.target._schema.is_mutable and not _copies_into_input(n) for n in graph.graph.nodes):
             break
         fn = graph
+    if any(n.op == "get_attr" for n in graph.graph.nodes):
+        # a tensor the trace holds as a constant: computed where make_fx does not see (a kernel's raw memory)
+        raise ValueError("the traced graph holds a constant it did not derive from its inputs")
     if not _reproduces(torch, graph, _Call(op, calls), tensors):
         raise ValueError("the traced graph does not compute what the call computes")
-    return _program_ops(torch, graph, skip=_copies_into_input)
+    found = _program_ops(torch, graph, skip=_copies_into_input)
+    if not found:
+        raise ValueError("the traced graph calls no operator")  # nothing to learn: left unknown
+    return found
 
 
 def _reproduces(torch, graph, fn, tensors) -> bool:
-    """Whether ``graph`` computes on ``tensors`` what ``fn`` does (a kernel that writes its result
-    through raw memory leaves a graph that does not: make_fx sees only the calls of the dispatcher)."""
+    """Whether ``graph`` computes on ``tensors`` what ``fn`` does, into non-empty results (a kernel
+    that writes its result through raw memory leaves a graph that does not: make_fx sees only the
+    calls of the dispatcher)."""
     from torch.utils import _pytree  # noqa: PLC0415
 
     got = [t for t in _pytree.tree_leaves(graph(*[t.clone() for t in tensors])) if isinstance(t, torch.Tensor)]
     want = [t for t in _pytree.tree_leaves(fn(*[t.clone() for t in tensors])) if isinstance(t, torch.Tensor)]
-    if len(got) != len(want):
-        return False
+    if len(got) != len(want) or any(t.numel() == 0 for t in want):
+        return False  # (an empty result shows nothing of what the kernel computes)
     for a, b in zip(got, want, strict=True):
         if a.shape != b.shape or a.dtype != b.dtype:
             return False
@@ -814,6 +822,15 @@ def _schema_is_graph(schema) -> bool:
     return not schema.is_mutable
 
 
+def _stem(base: str) -> str:
+    """The forward operator's name in an operator's (``nll_loss2d`` of ``nll_loss2d_backward``)."""
+    stem = base.lstrip("_")
+    for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
+                   "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
+        stem = stem.replace(suffix, "")
+    return stem
+
+
 class _Samples:
     """Sample inputs for an ATen operator, most trusted first: torch's own OpInfo samples
     (``common_methods_invocations.op_db``) of the operators of its name; the calls of that
@@ -856,10 +873,7 @@ class _Samples:
 
     def related(self, base: str) -> list:
         """OpInfos whose forward or backward may call ``base`` (``x_backward`` → ``x``)."""
-        stem = base.lstrip("_")
-        for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
-                       "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
-            stem = stem.replace(suffix, "")
+        stem = _stem(base)
         names = {stem, stem.rpartition("_")[0], re.sub(r"\d+d$", "", stem), "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
                  "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
@@ -878,12 +892,14 @@ class _Samples:
 
         torch = self.torch
         stem = base.lstrip("_").replace("rnn_tanh", "rnn").replace("rnn_relu", "rnn").replace("_", "")
+        # and the module of a *_backward operator's forward (nll_loss2d_backward: nn.NLLLoss)
+        stems = {stem, re.sub(r"\d+d$", "", _stem(base)).replace("_", "")}
         try:
             from torch.testing._internal.common_modules import module_db  # noqa: PLC0415
         except ImportError:
             return
         for info in module_db:
-            if info.name.rpartition(".")[2].lower() != stem:
+            if info.name.rpartition(".")[2].lower() not in stems:
                 continue
             try:
                 built = [SimpleNamespace(input=info.module_cls(*m.constructor_input.args, **m.constructor_input.kwargs),
@@ -927,7 +943,7 @@ class _Samples:
         base = op._opname
         kind = _schema_kind(op)
         for info in self.infos(base)[:4]:
-            for sample in _take(self.raw(info, self.dtype_of(info)), 8):
+            for sample in _take(self.raw(info, self.dtype_of(info)), _SAMPLES_PER_INFO):
                 if time.monotonic() > until:
                     return
                 args = [sample.input, *sample.args]
@@ -1024,24 +1040,64 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
 def _coerce(torch, schema, args: list, kwargs: dict) -> tuple[list, dict]:
-    """A sample of a sibling overload made to fit ``schema``'s types: a one-element tensor where a
-    ``Scalar`` is asked (``xlogy.Scalar_Self`` from ``xlogy``'s samples), a Python number where a
-    ``Tensor`` is (``fill.Tensor``: a 0-dim tensor)."""
-    def fit(value, typ: str, name: str = ""):
-        inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
-        if inner == "int" and name == "reduction" and value in _REDUCTIONS:  # nn.functional's "mean"
-            return _REDUCTIONS[value]
-        if inner in ("number", "Scalar") and isinstance(value, torch.Tensor) and value.numel() == 1:
-            return value.item()
-        if inner == "Tensor" and isinstance(value, (bool, int, float)):
-            return torch.tensor(value)
-        return value
-
+    """A sample of a sibling overload made to fit ``schema``'s types (:func:`_fit_type`), and given
+    the required arguments it lacks (:func:`_missing`: ``linalg_cond.p_str``'s ``p`` from
+    ``linalg_cond``'s samples)."""
     positional = [a for a in schema.arguments if not a.kwarg_only]
-    args = [fit(v, str(positional[i].type), positional[i].name) if i < len(positional) else v
+    args = [_fit_type(torch, v, str(positional[i].type), positional[i].name) if i < len(positional) else v
             for i, v in enumerate(args)]
     types = {a.name: str(a.type) for a in schema.arguments}
-    kwargs = {k: fit(v, types[k], k) if k in types else v for k, v in kwargs.items()}
+    kwargs = {k: _fit_type(torch, v, types[k], k) if k in types else v for k, v in kwargs.items()}
+    return _missing(torch, schema, args, kwargs)
+
+
+def _fit_type(torch, value, typ: str, name: str = ""):
+    """``value`` as the type ``typ`` takes it: a one-element tensor's number where a ``Scalar`` is
+    asked (``xlogy.Scalar_Self`` from ``xlogy``'s samples), a 0-dim tensor where a number is given
+    for a ``Tensor`` (``fill.Tensor``), an int64 tensor where a list of ints is given for one and
+    the list where a 1-D integer tensor is given for an ``int[]`` (``ctc_loss``'s lengths), ATen's
+    reduction enum for nn.functional's name."""
+    inner = _inner(typ)
+    if inner == "int" and name == "reduction" and value in _REDUCTIONS:  # nn.functional's "mean"
+        return _REDUCTIONS[value]
+    if inner in ("number", "Scalar") and isinstance(value, torch.Tensor) and value.numel() == 1:
+        return value.item()
+    if inner == "Tensor" and isinstance(value, (bool, int, float)):
+        return torch.tensor(value)
+    if inner == "Tensor" and isinstance(value, (list, tuple)) and value and all(type(v) is int for v in value):
+        return torch.tensor(value, dtype=torch.int64)
+    if inner in ("List[int]", "int[]") and isinstance(value, torch.Tensor) and value.dim() == 1 \
+            and not value.is_floating_point() and not value.is_complex():
+        return [int(v) for v in value.tolist()]
+    return value
+
+
+def _missing(torch, schema, args: list, kwargs: dict) -> tuple[list, dict]:
+    """``args`` and ``kwargs`` with the arguments ``schema`` requires (no default) that a sibling's
+    sample lacks, valued as opgov's examples value them (:func:`_plain`; a dtype is the sample's);
+    unchanged when a missing one is a tensor or has no example value."""
+    given = len(args)
+    missing = [a for i, a in enumerate(a for a in schema.arguments if not a.kwarg_only) if i >= given
+               and not a.has_default_value() and a.name not in kwargs and not a.is_out]
+    missing += [a for a in schema.arguments if a.kwarg_only and not a.has_default_value()
+                and a.name not in kwargs and not a.is_out]
+    if not missing or any("Tensor" in str(a.type) for a in missing):
+        return args, kwargs
+    tensors = [x for x in [*args, *kwargs.values()] if isinstance(x, torch.Tensor)]
+    dtype = tensors[0].dtype if tensors else torch.float32
+    shape = tuple(tensors[0].shape) if tensors else (2, 2)
+    context = _Context(torch, schema, shape, dtype, "cpu")
+    args, kwargs = list(args), dict(kwargs)
+    try:
+        for arg in missing:
+            value = None if _is_optional(str(arg.type)) else _plain(context, _inner(str(arg.type)), arg.name,
+                                                                     str(arg.type), arg.N)
+            if arg.kwarg_only:
+                kwargs[arg.name] = value
+            else:
+                args.append(value)
+    except _Unsupported:
+        return args[:given], {k: v for k, v in kwargs.items() if k not in {a.name for a in missing}}
     return args, kwargs
 
 
@@ -1130,78 +1186,13 @@ class _Unsupported(Exception):
 
 
 def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="meta", fill=0):
+    """One candidate (args, kwargs) for ``schema``: tensors of ``shape`` (:func:`_example_tensor`),
+    other values by type and name (:func:`_plain`); of the optional non-tensor arguments, the
+    ``fill``-th alone is given a value."""
     import torch  # noqa: PLC0415
 
     dtype = getattr(torch, dtype_name)
-
-    def make(size, kind):
-        if device == "meta" or kind is torch.bool:
-            return torch.empty(size, dtype=kind, device=device) if kind is not torch.bool else \
-                torch.ones(size, dtype=kind, device=device)
-        if kind.is_floating_point:
-            return torch.rand(size, dtype=kind, device=device) + 0.5
-        return torch.zeros(size, dtype=kind, device=device)
-
-    def tensor(arg_name: str):
-        if arg_name == "condition":  # where's
-            return make(shape, torch.bool)
-        if arg_name in _INDEX_NAMES:
-            return make(shape[:1], torch.int64)
-        if "mask" in arg_name:
-            return make(shape, torch.bool)
-        if per_channel and arg_name in _PER_CHANNEL:
-            return make((shape[1] if len(shape) > 1 else shape[0],), dtype)
-        return make(shape, dtype)
-
-    spatial = max(len(shape) - 2, 1)
-
-    def plain(inner: str, name: str, typ: str, size: int | None = None):
-        """A value of the non-optional type ``inner``."""
-        if inner in ("int", "SymInt"):
-            if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
-                return dtype
-            if name == "steps":  # linspace: one step is a fill
-                return 4
-            return 0 if "dim" in name else 1
-        if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
-            if name in ("dim", "dims"):
-                return list(range(size or 1))  # nuclear_norm.dim's int[2]
-            if name in ("size", "shape", "sizes"):
-                return list(shape)
-            if name == "normalized_shape":
-                return list(shape[-1:])
-            if name == "padding" and "_pad" in str(schema.name):  # reflection_pad2d: (left, right) per dimension
-                padded = re.search(r"_pad(\d)d", str(schema.name))
-                return [1, 1] * (int(padded.group(1)) if padded else spatial)
-            if "padding" in name:
-                return [0] * spatial
-            if name == "pad":  # (before, after) per padded dimension
-                return [0, 0] * spatial
-            return [1] * spatial
-        if inner in ("List[bool]", "bool[]"):
-            return [True, True, True]  # output_mask of the *_backward operators
-        if inner in ("List[float]", "float[]"):
-            return [1.0] * spatial
-        if inner in ("List[number]", "Scalar[]"):
-            return [1, 1]
-        if inner == "float":
-            return 0.5
-        if inner in ("number", "Scalar", "complex"):
-            return 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
-        if inner == "bool":
-            return False
-        if inner == "str":
-            return _STRINGS.get(name, "none")
-        if inner == "ScalarType":
-            return dtype
-        if inner == "Layout":
-            return torch.strided
-        if inner in ("Device", "DeviceObjType"):
-            return torch.device(device)
-        if inner == "MemoryFormat":
-            return torch.contiguous_format
-        raise _Unsupported(typ)
-
+    context = _Context(torch, schema, tuple(shape), dtype, device, per_channel)
     args: list = []
     kwargs: dict = {}
     optionals = 0  # the optional arguments that are not tensors met so far
@@ -1212,34 +1203,146 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
             if _optional_plain(arg) and arg.default_value is None:
                 later += 1
                 if later == fill:
-                    typ = str(arg.type)
-                    inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
                     try:
-                        kwargs[arg.name] = plain(inner, arg.name, typ)
+                        kwargs[arg.name] = _plain(context, _inner(str(arg.type)), arg.name, str(arg.type))
                     except _Unsupported:
                         pass
             continue
-        typ = str(arg.type)
-        name = arg.name
-        optional = typ.startswith("Optional[") or typ.endswith("?")
-        inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
-        if arg.is_out:
-            value = torch.empty((0,), dtype=dtype, device=device)
-        elif inner == "Tensor":
-            value = tensor(name) if (not optional or optional_tensors) else None
-        elif inner in ("List[Tensor]", "Tensor[]"):
-            value = [tensor(name), tensor(name)]
-        elif inner in ("List[Optional[Tensor]]", "Tensor?[]"):
-            value = [torch.zeros((1,), dtype=torch.int64, device=device)]
-        elif optional:
+        optional = _is_optional(str(arg.type))
+        if optional and _optional_plain(arg):
             # ``fill``: the one optional argument given a value (``upsample_*.vec`` takes exactly one
             # of output_size and scale_factors); 0: none
             optionals += 1
-            value = plain(inner, name, typ, arg.N) if optionals == fill else None
-        else:
-            value = plain(inner, name, typ, arg.N)
+        value = _argument_value(context, arg, optional_tensors, given=optionals == fill)
         if arg.kwarg_only:
-            kwargs[name] = value
+            kwargs[arg.name] = value
         else:
             args.append(value)
     return args, kwargs
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What the example values of one schema are made from."""
+
+    torch: object
+    schema: object
+    shape: tuple
+    dtype: object
+    device: str
+    per_channel: bool = False
+
+
+def _is_optional(typ: str) -> bool:
+    return typ.startswith("Optional[") or typ.endswith("?")
+
+
+def _inner(typ: str) -> str:
+    """``Tensor`` of ``Optional[Tensor]`` or ``Tensor?``."""
+    return typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
+
+
+def _argument_value(context: _Context, arg, optional_tensors: bool, *, given: bool):
+    """The example value of ``arg`` (one without a default): ``given`` says whether an optional
+    non-tensor argument gets a value (else None)."""
+    torch = context.torch
+    typ = str(arg.type)
+    inner = _inner(typ)
+    optional = _is_optional(typ)
+    if arg.is_out:
+        return torch.empty((0,), dtype=context.dtype, device=context.device)
+    if inner == "Tensor":
+        return _example_tensor(context, arg.name) if (not optional or optional_tensors) else None
+    if inner in ("List[Tensor]", "Tensor[]"):
+        return [_example_tensor(context, arg.name), _example_tensor(context, arg.name)]
+    if inner in ("List[Optional[Tensor]]", "Tensor?[]"):
+        return [torch.zeros((1,), dtype=torch.int64, device=context.device)]
+    if optional:
+        return _plain(context, inner, arg.name, typ, arg.N) if given else None
+    return _plain(context, inner, arg.name, typ, arg.N)
+
+
+def _make(context: _Context, size, kind):
+    torch = context.torch
+    if context.device == "meta" or kind is torch.bool:
+        return torch.empty(size, dtype=kind, device=context.device) if kind is not torch.bool else \
+            torch.ones(size, dtype=kind, device=context.device)
+    if kind.is_floating_point:
+        return torch.rand(size, dtype=kind, device=context.device) + 0.5
+    return torch.zeros(size, dtype=kind, device=context.device)
+
+
+def _example_tensor(context: _Context, arg_name: str):
+    """A tensor for the argument ``arg_name``: by its name, a bool condition or mask, int64 indices,
+    a per-channel parameter, else one of the example's shape and dtype."""
+    torch, shape = context.torch, context.shape
+    if arg_name == "condition":  # where's
+        return _make(context, shape, torch.bool)
+    if arg_name in _INDEX_NAMES:
+        return _make(context, shape[:1], torch.int64)
+    if "mask" in arg_name:
+        return _make(context, shape, torch.bool)
+    if context.per_channel and arg_name in _PER_CHANNEL:
+        return _make(context, (shape[1] if len(shape) > 1 else shape[0],), context.dtype)
+    return _make(context, shape, context.dtype)
+
+
+def _plain(context: _Context, inner: str, name: str, typ: str, size: int | None = None):
+    """A value of the non-optional, non-tensor type ``inner`` for the argument ``name``."""
+    if inner in ("int", "SymInt"):
+        if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
+            return context.dtype
+        if name == "steps":  # linspace: one step is a fill
+            return 4
+        return 0 if "dim" in name else 1
+    if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
+        return _int_list(context, name, size)
+    if inner in ("List[bool]", "bool[]"):
+        return [True, True, True]  # output_mask of the *_backward operators
+    if inner in ("List[float]", "float[]"):
+        return [1.0] * max(len(context.shape) - 2, 1)
+    if inner in ("List[number]", "Scalar[]"):
+        return [1, 1]
+    if inner == "float":
+        return 0.5
+    if inner in ("number", "Scalar", "complex"):
+        return 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
+    if inner == "bool":
+        return False
+    if inner == "str":
+        return _STRINGS.get(name, "none")
+    return _plain_object(context, inner, typ)
+
+
+def _int_list(context: _Context, name: str, size: int | None) -> list:
+    """An ``int[]`` for the argument ``name``: dimensions, the shape, paddings, else ones."""
+    shape = context.shape
+    spatial = max(len(shape) - 2, 1)
+    if name in ("dim", "dims"):
+        return list(range(size or 1))  # nuclear_norm.dim's int[2]
+    if name in ("size", "shape", "sizes"):
+        return list(shape)
+    if name == "normalized_shape":
+        return list(shape[-1:])
+    if name == "padding" and "_pad" in str(context.schema.name):  # reflection_pad2d: (left, right) per dimension
+        padded = re.search(r"_pad(\d)d", str(context.schema.name))
+        return [1, 1] * (int(padded.group(1)) if padded else spatial)
+    if "padding" in name:
+        return [0] * spatial
+    if name == "pad":  # (before, after) per padded dimension
+        return [0, 0] * spatial
+    return [1] * spatial
+
+
+def _plain_object(context: _Context, inner: str, typ: str):
+    """A dtype, layout, device or memory format."""
+    torch = context.torch
+    if inner == "ScalarType":
+        return context.dtype
+    if inner == "Layout":
+        return torch.strided
+    if inner in ("Device", "DeviceObjType"):
+        return torch.device(context.device)
+    if inner == "MemoryFormat":
+        return torch.contiguous_format
+    raise _Unsupported(typ)
