@@ -271,90 +271,107 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
     """Trace ``job`` (names, or ``{"part": i, "of": n}`` of the table) in a child process,
     restarting after a crash, until done or out of time. Returns (rules, names not in the table,
     every operator of the default table, the child's plan: ``forced`` and ``preservable``)."""
-    results: dict[str, TorchRule] = {}
-    absent: list[str] = []
-    default: set[str] = set()
-    plan: dict = {}
-    # the names still to trace; for a part of the table, unknown until the child lists them
-    pending: list[str] | None = list(job) if isinstance(job, list) else None
+    worker = _Worker(job, deadline)
     request = job
-    log = os.environ.get("OPGOV_TORCH_TRACE_LOG")  # each operator's line, as it comes (scripts/build_torch_facts.py)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    env.setdefault("PYTHONWARNINGS", "ignore")
-    while pending is None or pending:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
+    while worker.pending is None or worker.pending:
+        if deadline - time.monotonic() <= 0:
             break
+        code = worker.run_child(request)
+        if worker.pending is None:  # the child died before reading the table
+            if code != 0 and time.monotonic() < deadline:
+                raise BadInput(f"torch could not read its decomposition table (exit code {code})")
+            break
+        worker.pending = [n for n in worker.pending if n not in worker.results]
+        if code == 0 or not worker.pending:
+            break
+        if time.monotonic() < deadline:
+            worker.crashed(code)
+            request = worker.pending
+    for name in worker.pending or ():
+        worker.results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
+                                         name in worker.default)
+    return worker.results, worker.absent, worker.default, worker.plan
+
+
+class _Worker:
+    """The parent's side of one tracing child (restarted after a crash): what it has reported."""
+
+    def __init__(self, job: list[str] | dict, deadline: float) -> None:
+        self.deadline = deadline
+        self.results: dict[str, TorchRule] = {}
+        self.absent: list[str] = []
+        self.default: set[str] = set()
+        self.plan: dict = {}
+        # the names still to trace; for a part of the table, unknown until the child lists them
+        self.pending: list[str] | None = list(job) if isinstance(job, list) else None
+        self.log = os.environ.get("OPGOV_TORCH_TRACE_LOG")  # each operator's line, as it comes
+        self.env = dict(os.environ)
+        self.env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self.env.setdefault("PYTHONWARNINGS", "ignore")
+
+    def run_child(self, request) -> int:
+        """Start a child on ``request``, read its lines until it ends; its exit code."""
         proc = subprocess.Popen(
             [sys.executable, "-c", "from opgov.formats.torch_decomps import _worker_main; _worker_main()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
             text=True,
         )
         heard = [time.monotonic(), False]  # (last line, the plan was read)
         finished = threading.Event()
-
-        def watch(proc=proc, heard=heard, finished=finished) -> None:
-            # kill the child at the deadline, or when one operator takes longer than its cap
-            # (a kernel that hangs); the first line waits for torch's import and the plan
-            while not finished.wait(1.0):
-                now = time.monotonic()
-                cap = _OP_CAP_S if heard[1] else _START_CAP_S
-                if now >= deadline or now - heard[0] > cap:
-                    proc.kill()
-                    return
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
+        threading.Thread(target=self.watch, args=(proc, heard, finished), daemon=True).start()
         try:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(json.dumps(request))
             proc.stdin.close()
             for line in proc.stdout:
                 heard[0] = time.monotonic()
-                if log:
-                    with open(log, "a", encoding="utf-8") as f:
-                        f.write(line)
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if "names" in row:  # the child's plan: what it traces, what the table lacks
+                if self.read(line):
                     heard[1] = True
-                    pending = [n for n in row["names"] if n not in results]
-                    absent.extend(row.get("absent", []))
-                    default.update(row.get("default", []))
-                    plan = {"forced": row.get("forced", {}), "preservable": row.get("preservable", [])}
-                    continue
-                if pending is None or row.get("op") not in pending:
-                    continue
-                into = row.get("into")
-                exported = row.get("exported")
-                results[row["op"]] = TorchRule(
-                    op=row["op"], into=tuple(into) if into is not None else None,
-                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default,
-                    exported=tuple(exported) if exported is not None else None, inputs=row.get("inputs"))
-            code = proc.wait()
+            return proc.wait()
         finally:
             finished.set()
-        if pending is None:  # the child died before reading the table
-            if code != 0 and time.monotonic() < deadline:
-                raise BadInput(f"torch could not read its decomposition table (exit code {code})")
-            break
-        pending = [n for n in pending if n not in results]
-        if code == 0 or not pending:
-            break
-        if time.monotonic() < deadline:
-            # the first unreported operator is the one the child was tracing when it died
-            crashed = pending.pop(0)
-            why = (f"tracing took longer than {_OP_CAP_S:.0f} s" if code == -9 else
-                   f"tracing crashed the process (exit code {code})")
-            results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed), why, crashed in default)
-            request = pending
-    for name in pending or ():
-        results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
-                                  name in default)
-    return results, absent, default, plan
+
+    def watch(self, proc, heard: list, finished: threading.Event) -> None:
+        """Kill the child at the deadline, or when one operator takes longer than its cap (a kernel
+        that hangs); the first line waits for torch's import and the plan."""
+        while not finished.wait(1.0):
+            now = time.monotonic()
+            cap = _OP_CAP_S if heard[1] else _START_CAP_S
+            if now >= self.deadline or now - heard[0] > cap:
+                proc.kill()
+                return
+
+    def read(self, line: str) -> bool:
+        """Take one line of the child's: its plan (True) or one operator's rule."""
+        if self.log:
+            with open(self.log, "a", encoding="utf-8") as f:
+                f.write(line)
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            return False
+        if "names" in row:  # the child's plan: what it traces, what the table lacks
+            self.pending = [n for n in row["names"] if n not in self.results]
+            self.absent.extend(row.get("absent", []))
+            self.default.update(row.get("default", []))
+            self.plan = {"forced": row.get("forced", {}), "preservable": row.get("preservable", [])}
+            return True
+        if self.pending is None or row.get("op") not in self.pending:
+            return False
+        into, exported = row.get("into"), row.get("exported")
+        self.results[row["op"]] = TorchRule(
+            op=row["op"], into=tuple(into) if into is not None else None,
+            kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in self.default,
+            exported=tuple(exported) if exported is not None else None, inputs=row.get("inputs"))
+        return False
+
+    def crashed(self, code: int) -> None:
+        """Record the operator the child was tracing when it died: the first unreported one."""
+        assert self.pending
+        name = self.pending.pop(0)
+        why = (f"tracing took longer than {_OP_CAP_S:.0f} s" if code == -9 else
+               f"tracing crashed the process (exit code {code})")
+        self.results[name] = TorchRule(name, None, _kind_from_name(name), why, name in self.default)
 
 
 #: seconds one operator may take before its child is killed (a kernel that hangs), and the child's start
@@ -405,6 +422,7 @@ def _worker_main() -> None:
                                  "preservable": sorted(preservable)}) + "\n")
     sys.stdout.flush()
     samples = _Samples(torch)
+    samples.index()  # torch's OpInfos load in seconds: not on the first operator's clock
     for name in names:
         op, fn = table[name]
         kind = _schema_kind(op)
@@ -543,8 +561,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 #: samples exported per operator (their targets are united), seconds spent finding them, OpInfo
-#: samples tried per OpInfo (``linalg.matrix_norm``'s numeric ``ord`` comes after its strings)
-_WANTED, _OP_SECONDS, _SAMPLES_PER_INFO = 3, 20.0, 40
+#: samples tried per OpInfo first and, after the captured calls, up to (``linalg.matrix_norm``'s
+#: numeric ``ord`` comes after its strings)
+_WANTED, _OP_SECONDS, _SAMPLES_PER_INFO = 3, 20.0, (8, 24)
 
 
 def _trace(torch, samples, op, rule, *, alone: bool = False
@@ -937,35 +956,46 @@ class _Samples:
         return call
 
     def __call__(self, op, until: float):
-        torch = self.torch
+        """(source, args, kwargs) of the samples ``op`` accepts on fake tensors, most trusted first:
+        OpInfo samples, calls captured running related OpInfos and ModuleInfos, more OpInfo samples
+        (``linalg.matrix_norm``'s numeric ``ord`` after its strings), opgov's examples; until ``until``."""
         self.errors = []  # the first error of a sample that does not fit
         self.deferred = []
-        base = op._opname
         kind = _schema_kind(op)
-        for info in self.infos(base)[:4]:
-            for sample in _take(self.raw(info, self.dtype_of(info)), _SAMPLES_PER_INFO):
+        steps = (self.opinfo_samples(op, kind, until, 0, _SAMPLES_PER_INFO[0]), self.captured(op, kind, until),
+                 self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO), self.examples(op, kind))
+        for step in steps:
+            for call in step:
                 if time.monotonic() > until:
                     return
-                args = [sample.input, *sample.args]
-                call = self.fit("OpInfo", op, kind, args, dict(sample.kwargs))
+                yield call
+
+    def opinfo_samples(self, op, kind: str, until: float, first: int, last: int):
+        """The OpInfo samples ``first`` to ``last`` of each OpInfo of ``op``'s name that fit it."""
+        for info in self.infos(op._opname)[:4]:
+            for sample in _take(self.raw(info, self.dtype_of(info)), last, first):
+                if time.monotonic() > until:
+                    return
+                call = self.fit("OpInfo", op, kind, [sample.input, *sample.args], dict(sample.kwargs))
                 if call is not None:
                     yield ("OpInfo", *call)
+
+    def captured(self, op, kind: str, until: float):
+        """The calls of ``op`` made running its related OpInfos' and ModuleInfos' samples that fit it."""
+        base = op._opname
         related = self.infos(base)[:4]
         related += [info for info in self.related(base) if all(info is not known for known in related)]
-        for info in related:
+        for info, inputs in [*((i, None) for i in related), *self.modules(base)]:
             if time.monotonic() > until:
                 return
-            for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
+            inputs = inputs if inputs is not None else self.raw(info, self.dtype_of(info))
+            for args, kwargs in _capture(self.torch, op, info, inputs):
                 call = self.fit("captured", op, kind, args, kwargs)
                 if call is not None:
                     yield ("captured", *call)
-        for info, inputs in self.modules(base):
-            if time.monotonic() > until:
-                return
-            for args, kwargs in _capture(torch, op, info, inputs):
-                call = self.fit("captured", op, kind, args, kwargs)
-                if call is not None:
-                    yield ("captured", *call)
+
+    def examples(self, op, kind: str):
+        """opgov's examples built from ``op``'s schema that fit it."""
         examples = _examples(op._schema, device="cpu")
         while True:
             try:
@@ -977,11 +1007,13 @@ class _Samples:
                 yield ("opgov", *call)
 
 
-def _take(iterable, n: int):
+def _take(iterable, n: int, first: int = 0):
+    """The items ``first`` to ``n`` of ``iterable``."""
     for i, item in enumerate(iterable):
         if i >= n:
             return
-        yield item
+        if i >= first:
+            yield item
 
 
 def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None, deferred: list | None = None):
