@@ -153,7 +153,9 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
 
 #: how the facts were made (the ``method`` key of their JSON form)
 METHOD = ("torch.export.export(strict=False) of a module calling the operator on torch's OpInfo sample inputs "
-          "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions())")
+          "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions()); "
+          "where export cannot trace them, make_fx of the functionalized call on real tensors with the same table, "
+          "kept when its graph computes what the call does (the operator's inputs say so)")
 
 
 def facts_file_text(table, previous=None) -> str:
