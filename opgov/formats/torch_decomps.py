@@ -32,8 +32,16 @@
    overload (and for some, ``zeros_like.out``, torch.export itself fails: functionalization passes
    the out= call's arguments to an overload that does not take them).
 
-   A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
-   the samples are exported together, else one by one. The targets are therefore what an exported
+   A sample is checked on fake tensors first (no CPU kernel runs an input it does not check; input
+   shapes static, as export makes them), and the samples are exported together, else one by one.
+
+   Where no sample exports, or fake tensors cannot run any (a result whose shape depends on the
+   data: ``ctc_loss``; an operator without a fake kernel), the samples that run on real CPU tensors
+   are traced by torch's own ``make_fx`` on those real tensors, functionalized and decomposed with
+   the same table (``inputs`` then starts with :data:`REAL_METHOD`, followed by export's error). Such
+   a graph is kept only when it holds no constant it did not derive from its inputs and computes,
+   into non-empty results, what the call itself computes (a kernel that writes through raw memory
+   leaves a graph that does not): else the operator stays unknown, with torch's error. The targets are therefore what an exported
    (functionalized) program holds after the whole table: in-place forms become functional, what
    the table decomposes further is decomposed, and an operator whose decomposition declines its
    input (``upsample_nearest2d``) is among its own targets: export keeps it.
@@ -965,7 +973,8 @@ class _Samples:
         self.deferred = []
         kind = _schema_kind(op)
         steps = (self.opinfo_samples(op, kind, until, 0, _SAMPLES_PER_INFO[0]), self.captured(op, kind, until),
-                 self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO), self.examples(op, kind))
+                 self.packed(op, kind, until), self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO),
+                 self.examples(op, kind))
         for step in steps:
             for call in step:
                 if time.monotonic() > until:
@@ -995,6 +1004,31 @@ class _Samples:
                 call = self.fit("captured", op, kind, args, kwargs)
                 if call is not None:
                     yield ("captured", *call)
+
+    def packed(self, op, kind: str, until: float):
+        """For an RNN's packed-sequence overload (``lstm.data``: ``data``, ``batch_sizes``, ...), the
+        captured calls of its padded sibling (``lstm.input``) as a packed sequence whose sequences
+        all run the whole length: ``data`` the time-major input's rows, ``batch_sizes`` the batch
+        size at each step; the other arguments matched by name."""
+        torch = self.torch
+        names = [a.name for a in op._schema.arguments]
+        sibling = getattr(getattr(torch.ops.aten, op._opname), "input", None)
+        if names[:2] != ["data", "batch_sizes"] or sibling is None:
+            return
+        for _, args, kwargs in self.captured(sibling, _schema_kind(sibling), until):
+            given = dict(zip([a.name for a in sibling._schema.arguments], args, strict=False)) | kwargs
+            x = given.get("input")
+            if not isinstance(x, torch.Tensor) or x.dim() != 3:
+                continue
+            if given.get("batch_first"):
+                x = x.transpose(0, 1)
+            given["data"] = x.reshape(x.shape[0] * x.shape[1], x.shape[2])
+            given["batch_sizes"] = torch.full((x.shape[0],), x.shape[1], dtype=torch.int64)
+            if any(name not in given for name in names):
+                continue
+            call = self.fit("sibling", op, kind, [given[name] for name in names], {})
+            if call is not None:
+                yield ("sibling", *call)
 
     def examples(self, op, kind: str):
         """opgov's examples built from ``op``'s schema that fit it."""
