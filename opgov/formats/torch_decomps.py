@@ -670,7 +670,9 @@ def _trace_real(torch, op, rule, candidates: list, alone: bool):
     into: set[str] = set()
     exported: set[str] | None = set() if rule is not None else None
     done: list = []
-    for source, args, kwargs in candidates[:_WANTED + 1]:
+    for source, args, kwargs in candidates[:3 * _WANTED]:
+        if len(done) >= _WANTED:
+            break
         call = _fit_real(torch, op, args, kwargs)
         if call is None:
             continue
@@ -730,6 +732,8 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
                    and n.target._schema.is_mutable and not _copies_into_input(n) for n in graph.graph.nodes):
             break
         fn = graph
+    graph.graph.eliminate_dead_code()  # as export's graph: a call whose result nothing uses is gone
+    graph.recompile()
     if any(n.op == "get_attr" for n in graph.graph.nodes):
         # a tensor the trace holds as a constant: computed where make_fx does not see (a kernel's raw memory)
         raise ValueError("the traced graph holds a constant it did not derive from its inputs")
@@ -752,8 +756,10 @@ def _reproduces(torch, graph, fn, tensors) -> bool:
     if len(got) != len(want) or any(t.numel() == 0 for t in want):
         return False  # (an empty result shows nothing of what the kernel computes)
     for a, b in zip(got, want, strict=True):
-        if a.shape != b.shape or a.dtype != b.dtype:
+        if a.shape != b.shape or a.dtype != b.dtype or a.layout != b.layout:
             return False
+        if a.layout != torch.strided:  # a sparse result: its values where they are
+            a, b = a.to_dense(), b.to_dense()
         if a.is_floating_point() or a.is_complex():
             if not torch.allclose(a, b, equal_nan=True):
                 return False
@@ -961,7 +967,7 @@ class _Samples:
         :attr:`deferred`."""
         deferred: list = []
         call = _fit(self.torch, op, kind, args, kwargs, self.errors, deferred)
-        if deferred and len(self.deferred) < _WANTED:
+        if deferred and len(self.deferred) < 2 * _WANTED:
             self.deferred.append((source, *deferred[0]))
         return call
 
@@ -973,8 +979,8 @@ class _Samples:
         self.deferred = []
         kind = _schema_kind(op)
         steps = (self.opinfo_samples(op, kind, until, 0, _SAMPLES_PER_INFO[0]), self.captured(op, kind, until),
-                 self.packed(op, kind, until), self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO),
-                 self.examples(op, kind))
+                 self.packed(op, kind, until), self.sparse_parts(op, kind),
+                 self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO), self.examples(op, kind))
         for step in steps:
             for call in step:
                 if time.monotonic() > until:
@@ -1029,6 +1035,40 @@ class _Samples:
             call = self.fit("sibling", op, kind, [given[name] for name in names], {})
             if call is not None:
                 yield ("sibling", *call)
+
+    def sparse_parts(self, op, kind: str):
+        """For a sparse tensor's constructor (``sparse_coo_tensor.indices``, ``sparse_csr_tensor``,
+        ``_sparse_compressed_tensor_unsafe``: arguments named for the parts), the parts of a real
+        sparse tensor torch made of a dense one, in the layout the operator's name says."""
+        torch = self.torch
+        names = [a.name for a in op._schema.arguments]
+        layouts = {"bsr": torch.sparse_bsr, "bsc": torch.sparse_bsc, "csc": torch.sparse_csc}
+        layout = next((v for k, v in layouts.items() if k in op._opname), torch.sparse_csr)
+        dense = torch.rand(4, 4) * (torch.arange(16).reshape(4, 4) % 3 != 0)
+        if names[:2] == ["indices", "values"]:
+            sparse = dense.to_sparse().coalesce()
+            parts = {"indices": sparse.indices(), "values": sparse.values()}
+            layout = torch.sparse_coo
+        elif "values" in names and any(n in names for n in ("crow_indices", "ccol_indices", "compressed_indices")):
+            sparse = dense.to_sparse(layout=layout, blocksize=(2, 2) if layout in (torch.sparse_bsr, torch.sparse_bsc)
+                                     else None)
+            rows = layout in (torch.sparse_csr, torch.sparse_bsr)
+            compressed = sparse.crow_indices() if rows else sparse.ccol_indices()
+            plain = sparse.col_indices() if rows else sparse.row_indices()
+            parts = {"crow_indices": compressed, "ccol_indices": compressed, "compressed_indices": compressed,
+                     "col_indices": plain, "row_indices": plain, "plain_indices": plain, "values": sparse.values()}
+        else:
+            return
+        parts.update({"size": list(dense.shape), "layout": layout})
+        args = [parts[a.name] for a in op._schema.arguments if not a.kwarg_only and a.name in parts]
+        kwargs = {a.name: parts[a.name] for a in op._schema.arguments if a.kwarg_only and a.name in parts}
+        for size_given in (True, False):  # the overload with a size, and the one without
+            if not size_given:
+                args = [a for a in args if a is not parts["size"]]
+            call = self.fit("sparse", op, kind, list(args), dict(kwargs))
+            if call is not None:
+                yield ("sparse", *call)
+                return
 
     def examples(self, op, kind: str):
         """opgov's examples built from ``op``'s schema that fit it."""
