@@ -595,7 +595,8 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
         if found is not None:
             return found
     deferred = [call for call in samples.deferred if all(call[1] is not c[1] for c in chosen)]
-    real = _trace_real(torch, op, rule, chosen + deferred, alone)
+    # (an empty table: export keeps the CompositeImplicitAutograd operators make_fx would decompose)
+    real = None if alone else _trace_real(torch, op, rule, chosen + deferred, alone)
     if real is not None:
         into, exported, inputs = real
         why = first or (samples.errors[0] if samples.errors else "fake tensors cannot run it")
@@ -732,6 +733,8 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
                    and n.target._schema.is_mutable and not _copies_into_input(n) for n in graph.graph.nodes):
             break
         fn = graph
+    else:
+        raise ValueError("the traced graph still mutates")  # not what an exported program holds
     graph.graph.eliminate_dead_code()  # as export's graph: a call whose result nothing uses is gone
     graph.recompile()
     if any(n.op == "get_attr" for n in graph.graph.nodes):
