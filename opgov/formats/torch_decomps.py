@@ -19,13 +19,18 @@
      overload takes the functional form's samples, with result tensors for ``out=``);
    - else the calls of the operator made while related OpInfo samples run forwards and backwards
      (``col2im`` from ``unfold``'s backward, a ``*_backward`` operator from its forward);
-   - else the calls made while torch's ModuleInfos of its name run (``lstm_cell`` from
-     ``nn.LSTMCell``, ``gru`` from ``nn.GRU``);
+   - else the calls made while torch's ModuleInfos of its name, or of its forward's, run
+     (``lstm_cell`` from ``nn.LSTMCell``, ``gru`` from ``nn.GRU``, ``nll_loss2d_backward`` from
+     ``nn.NLLLoss``);
+   - else, for an RNN's packed-sequence overload (``gru.data``), its padded sibling's calls as a
+     packed sequence; for a sparse COO constructor, the parts of a real sparse tensor;
+   - else more of the OpInfo samples (``linalg.matrix_norm``'s numeric ``ord`` after its strings);
    - else opgov's examples built from the schema.
 
    A sample is fitted to the overload's types first (a one-element tensor where a ``Scalar`` is
-   asked, a 0-dim tensor where a number is given for a ``Tensor``, ``reduction="mean"`` as ATen's
-   enum).
+   asked, a 0-dim tensor where a number is given for a ``Tensor``, an int64 tensor for a list of
+   ints and back, ``reduction="mean"`` as ATen's enum), and given the required arguments a
+   sibling's sample lacks, valued as opgov's examples value them (``linalg_cond.p_str``'s ``p``).
    An ``out=`` or in-place operator none of whose samples exports takes what export leaves of its
    functional overload (``zeros_like.out`` → ``zeros_like``; ``inputs`` says so, with the call's
    own error): an exported program never holds such a call, functionalization replaces it by that
