@@ -998,7 +998,8 @@ class _Samples:
     def opinfo_samples(self, op, kind: str, until: float, first: int, last: int):
         """The OpInfo samples ``first`` to ``last`` of each OpInfo of ``op``'s name that fit it."""
         for info in self.infos(op._opname)[:4]:
-            for sample in _take(self.raw(info, self.dtype_of(info)), last, first):
+            ordered = _varied(list(_take(self.raw(info, self.dtype_of(info)), _SAMPLES_PER_INFO[1])))
+            for sample in ordered[first:last]:
                 if time.monotonic() > until:
                     return
                 call = self.fit("OpInfo", op, kind, [sample.input, *sample.args], dict(sample.kwargs))
@@ -1089,6 +1090,25 @@ class _Samples:
             call = self.fit("opgov", op, kind, args, kwargs)
             if call is not None:
                 yield ("opgov", *call)
+
+
+def _varied(samples: list) -> list:
+    """``samples`` with the first of each way of calling first (which arguments are given: linear
+    with and without its bias), then the others in torch's order: the targets united over a few
+    samples are those of every way of calling the operator, not of the first one only."""
+    def given(sample) -> tuple:
+        args = [sample.input, *sample.args]
+        return len(args), tuple(a is None for a in args), tuple(sorted(k for k, v in sample.kwargs.items()
+                                                                       if v is not None))
+
+    seen: set = set()
+    first: list = []
+    for sample in samples:
+        key = given(sample)
+        if key not in seen:
+            seen.add(key)
+            first.append(sample)
+    return first + [sample for sample in samples if all(sample is not f for f in first)]
 
 
 def _take(iterable, n: int, first: int = 0):
