@@ -11,7 +11,7 @@ whole decomposition table as ``opgov decomps import-torch`` does (opgov.formats.
 torch.export's default table, torch._decomp's other decompositions, the operators export
 decomposes whatever the table says and the CompositeImplicitAutograd ones it can preserve) and
 writes ``data/torch/torch-<release>.json``, which opgov loads by name when a database holds no
-facts of its own (opgov/resources.py, opgov/services/decomps.py).
+facts of its own (opgov/resources.py, opgov/reads/torch.py).
 tests/formats/test_shipped_torch_facts.py checks that the file of the installed release is what
 this script writes now.
 """
@@ -26,7 +26,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from opgov.formats.torch_decomps import facts_file_text, read_torch_table  # noqa: E402
-from opgov.reads.torch import facts_of
 
 
 def main() -> int:
@@ -46,6 +45,9 @@ def main() -> int:
     only = None
     if args.retrace_unknown or args.retrace_forced or args.retrace_ops:
         import importlib.metadata
+
+        # (opgov's reads need its dependencies: a whole run needs only torch where it runs)
+        from opgov.reads.torch import facts_of
 
         release = importlib.metadata.version("torch").split("+")[0]
         path = args.out / f"torch-{release}.json"

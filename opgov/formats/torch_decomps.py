@@ -19,21 +19,34 @@
      overload takes the functional form's samples, with result tensors for ``out=``);
    - else the calls of the operator made while related OpInfo samples run forwards and backwards
      (``col2im`` from ``unfold``'s backward, a ``*_backward`` operator from its forward);
-   - else the calls made while torch's ModuleInfos of its name run (``lstm_cell`` from
-     ``nn.LSTMCell``, ``gru`` from ``nn.GRU``);
+   - else the calls made while torch's ModuleInfos of its name, or of its forward's, run
+     (``lstm_cell`` from ``nn.LSTMCell``, ``gru`` from ``nn.GRU``, ``nll_loss2d_backward`` from
+     ``nn.NLLLoss``);
+   - else, for an RNN's packed-sequence overload (``gru.data``), its padded sibling's calls as a
+     packed sequence; for a sparse COO constructor, the parts of a real sparse tensor;
+   - else more of the OpInfo samples (``linalg.matrix_norm``'s numeric ``ord`` after its strings);
    - else opgov's examples built from the schema.
 
    A sample is fitted to the overload's types first (a one-element tensor where a ``Scalar`` is
-   asked, a 0-dim tensor where a number is given for a ``Tensor``, ``reduction="mean"`` as ATen's
-   enum).
+   asked, a 0-dim tensor where a number is given for a ``Tensor``, an int64 tensor for a list of
+   ints and back, ``reduction="mean"`` as ATen's enum), and given the required arguments a
+   sibling's sample lacks, valued as opgov's examples value them (``linalg_cond.p_str``'s ``p``).
    An ``out=`` or in-place operator none of whose samples exports takes what export leaves of its
    functional overload (``zeros_like.out`` → ``zeros_like``; ``inputs`` says so, with the call's
    own error): an exported program never holds such a call, functionalization replaces it by that
    overload (and for some, ``zeros_like.out``, torch.export itself fails: functionalization passes
    the out= call's arguments to an overload that does not take them).
 
-   A sample is checked on fake tensors first (no CPU kernel runs an input it does not check), and
-   the samples are exported together, else one by one. The targets are therefore what an exported
+   A sample is checked on fake tensors first (no CPU kernel runs an input it does not check; input
+   shapes static, as export makes them), and the samples are exported together, else one by one.
+
+   Where no sample exports, or fake tensors cannot run any (a result whose shape depends on the
+   data: ``ctc_loss``; an operator without a fake kernel), the samples that run on real CPU tensors
+   are traced by torch's own ``make_fx`` on those real tensors, functionalized and decomposed with
+   the same table (``inputs`` then starts with :data:`REAL_METHOD`, followed by export's error). Such
+   a graph is kept only when it holds no constant it did not derive from its inputs and computes,
+   into non-empty results, what the call itself computes (a kernel that writes through raw memory
+   leaves a graph that does not): else the operator stays unknown, with torch's error. The targets are therefore what an exported
    (functionalized) program holds after the whole table: in-place forms become functional, what
    the table decomposes further is decomposed, and an operator whose decomposition declines its
    input (``upsample_nearest2d``) is among its own targets: export keeps it.
@@ -153,7 +166,9 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
 
 #: how the facts were made (the ``method`` key of their JSON form)
 METHOD = ("torch.export.export(strict=False) of a module calling the operator on torch's OpInfo sample inputs "
-          "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions())")
+          "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions()); "
+          "where export cannot trace them, make_fx of the functionalized call on real tensors with the same table, "
+          "kept when its graph computes what the call does (the operator's inputs say so)")
 
 
 def facts_file_text(table, previous=None) -> str:
@@ -271,90 +286,107 @@ def _run_worker(job: list[str] | dict, deadline: float) -> tuple[dict[str, Torch
     """Trace ``job`` (names, or ``{"part": i, "of": n}`` of the table) in a child process,
     restarting after a crash, until done or out of time. Returns (rules, names not in the table,
     every operator of the default table, the child's plan: ``forced`` and ``preservable``)."""
-    results: dict[str, TorchRule] = {}
-    absent: list[str] = []
-    default: set[str] = set()
-    plan: dict = {}
-    # the names still to trace; for a part of the table, unknown until the child lists them
-    pending: list[str] | None = list(job) if isinstance(job, list) else None
+    worker = _Worker(job, deadline)
     request = job
-    log = os.environ.get("OPGOV_TORCH_TRACE_LOG")  # each operator's line, as it comes (scripts/build_torch_facts.py)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    env.setdefault("PYTHONWARNINGS", "ignore")
-    while pending is None or pending:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
+    while worker.pending is None or worker.pending:
+        if deadline - time.monotonic() <= 0:
             break
+        code = worker.run_child(request)
+        if worker.pending is None:  # the child died before reading the table
+            if code != 0 and time.monotonic() < deadline:
+                raise BadInput(f"torch could not read its decomposition table (exit code {code})")
+            break
+        worker.pending = [n for n in worker.pending if n not in worker.results]
+        if code == 0 or not worker.pending:
+            break
+        if time.monotonic() < deadline:
+            worker.crashed(code)
+            request = worker.pending
+    for name in worker.pending or ():
+        worker.results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
+                                         name in worker.default)
+    return worker.results, worker.absent, worker.default, worker.plan
+
+
+class _Worker:
+    """The parent's side of one tracing child (restarted after a crash): what it has reported."""
+
+    def __init__(self, job: list[str] | dict, deadline: float) -> None:
+        self.deadline = deadline
+        self.results: dict[str, TorchRule] = {}
+        self.absent: list[str] = []
+        self.default: set[str] = set()
+        self.plan: dict = {}
+        # the names still to trace; for a part of the table, unknown until the child lists them
+        self.pending: list[str] | None = list(job) if isinstance(job, list) else None
+        self.log = os.environ.get("OPGOV_TORCH_TRACE_LOG")  # each operator's line, as it comes
+        self.env = dict(os.environ)
+        self.env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self.env.setdefault("PYTHONWARNINGS", "ignore")
+
+    def run_child(self, request) -> int:
+        """Start a child on ``request``, read its lines until it ends; its exit code."""
         proc = subprocess.Popen(
             [sys.executable, "-c", "from opgov.formats.torch_decomps import _worker_main; _worker_main()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
             text=True,
         )
         heard = [time.monotonic(), False]  # (last line, the plan was read)
         finished = threading.Event()
-
-        def watch(proc=proc, heard=heard, finished=finished) -> None:
-            # kill the child at the deadline, or when one operator takes longer than its cap
-            # (a kernel that hangs); the first line waits for torch's import and the plan
-            while not finished.wait(1.0):
-                now = time.monotonic()
-                cap = _OP_CAP_S if heard[1] else _START_CAP_S
-                if now >= deadline or now - heard[0] > cap:
-                    proc.kill()
-                    return
-
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
+        threading.Thread(target=self.watch, args=(proc, heard, finished), daemon=True).start()
         try:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(json.dumps(request))
             proc.stdin.close()
             for line in proc.stdout:
                 heard[0] = time.monotonic()
-                if log:
-                    with open(log, "a", encoding="utf-8") as f:
-                        f.write(line)
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if "names" in row:  # the child's plan: what it traces, what the table lacks
+                if self.read(line):
                     heard[1] = True
-                    pending = [n for n in row["names"] if n not in results]
-                    absent.extend(row.get("absent", []))
-                    default.update(row.get("default", []))
-                    plan = {"forced": row.get("forced", {}), "preservable": row.get("preservable", [])}
-                    continue
-                if pending is None or row.get("op") not in pending:
-                    continue
-                into = row.get("into")
-                exported = row.get("exported")
-                results[row["op"]] = TorchRule(
-                    op=row["op"], into=tuple(into) if into is not None else None,
-                    kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in default,
-                    exported=tuple(exported) if exported is not None else None, inputs=row.get("inputs"))
-            code = proc.wait()
+            return proc.wait()
         finally:
             finished.set()
-        if pending is None:  # the child died before reading the table
-            if code != 0 and time.monotonic() < deadline:
-                raise BadInput(f"torch could not read its decomposition table (exit code {code})")
-            break
-        pending = [n for n in pending if n not in results]
-        if code == 0 or not pending:
-            break
-        if time.monotonic() < deadline:
-            # the first unreported operator is the one the child was tracing when it died
-            crashed = pending.pop(0)
-            why = (f"tracing took longer than {_OP_CAP_S:.0f} s" if code == -9 else
-                   f"tracing crashed the process (exit code {code})")
-            results[crashed] = TorchRule(crashed, None, _kind_from_name(crashed), why, crashed in default)
-            request = pending
-    for name in pending or ():
-        results[name] = TorchRule(name, None, _kind_from_name(name), "not traced: time budget exhausted",
-                                  name in default)
-    return results, absent, default, plan
+
+    def watch(self, proc, heard: list, finished: threading.Event) -> None:
+        """Kill the child at the deadline, or when one operator takes longer than its cap (a kernel
+        that hangs); the first line waits for torch's import and the plan."""
+        while not finished.wait(1.0):
+            now = time.monotonic()
+            cap = _OP_CAP_S if heard[1] else _START_CAP_S
+            if now >= self.deadline or now - heard[0] > cap:
+                proc.kill()
+                return
+
+    def read(self, line: str) -> bool:
+        """Take one line of the child's: its plan (True) or one operator's rule."""
+        if self.log:
+            with open(self.log, "a", encoding="utf-8") as f:
+                f.write(line)
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            return False
+        if "names" in row:  # the child's plan: what it traces, what the table lacks
+            self.pending = [n for n in row["names"] if n not in self.results]
+            self.absent.extend(row.get("absent", []))
+            self.default.update(row.get("default", []))
+            self.plan = {"forced": row.get("forced", {}), "preservable": row.get("preservable", [])}
+            return True
+        if self.pending is None or row.get("op") not in self.pending:
+            return False
+        into, exported = row.get("into"), row.get("exported")
+        self.results[row["op"]] = TorchRule(
+            op=row["op"], into=tuple(into) if into is not None else None,
+            kind=row.get("kind", "functional"), reason=row.get("reason"), in_default=row["op"] in self.default,
+            exported=tuple(exported) if exported is not None else None, inputs=row.get("inputs"))
+        return False
+
+    def crashed(self, code: int) -> None:
+        """Record the operator the child was tracing when it died: the first unreported one."""
+        assert self.pending
+        name = self.pending.pop(0)
+        why = (f"tracing took longer than {_OP_CAP_S:.0f} s" if code == -9 else
+               f"tracing crashed the process (exit code {code})")
+        self.results[name] = TorchRule(name, None, _kind_from_name(name), why, name in self.default)
 
 
 #: seconds one operator may take before its child is killed (a kernel that hangs), and the child's start
@@ -405,6 +437,7 @@ def _worker_main() -> None:
                                  "preservable": sorted(preservable)}) + "\n")
     sys.stdout.flush()
     samples = _Samples(torch)
+    samples.index()  # torch's OpInfos load in seconds: not on the first operator's clock
     for name in names:
         op, fn = table[name]
         kind = _schema_kind(op)
@@ -542,8 +575,10 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:160]
 
 
-#: samples exported per operator (their targets are united), seconds spent finding them
-_WANTED, _OP_SECONDS = 3, 20.0
+#: samples exported per operator (their targets are united), seconds spent finding them, OpInfo
+#: samples tried per OpInfo first and, after the captured calls, up to (``linalg.matrix_norm``'s
+#: numeric ``ord`` comes after its strings)
+_WANTED, _OP_SECONDS, _SAMPLES_PER_INFO = 3, 20.0, (8, 24)
 
 
 def _trace(torch, samples, op, rule, *, alone: bool = False
@@ -556,17 +591,43 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
     None, why) when no sample exports.
 
     The samples that run eagerly are exported together first (one program calling the operator
-    on each: one export, one decomposition run); when that fails, one by one."""
-    start = time.monotonic()
+    on each: one export, one decomposition run); when that fails, one by one. When none exports,
+    or fake tensors cannot run any, the samples are traced on real tensors (:func:`_trace_real`)."""
+    chosen = _choose(samples, op)
     first: str | None = None
+    if chosen:
+        found, first = _export_samples(torch, op, rule, chosen, alone)
+        if found is not None:
+            return found
+    deferred = [call for call in samples.deferred if all(call[1] is not c[1] for c in chosen)]
+    # (an empty table: export keeps the CompositeImplicitAutograd operators make_fx would decompose)
+    real = None if alone else _trace_real(torch, op, rule, chosen + deferred, alone)
+    if real is not None:
+        into, exported, inputs = real
+        why = first or (samples.errors[0] if samples.errors else "fake tensors cannot run it")
+        return into, exported, f"{inputs}; torch.export of them: {why}", None
+    if not chosen:
+        why = f"; the first error: {samples.errors[0]}" if samples.errors else ""
+        return None, None, None, f"no sample input fits the operator (torch's OpInfo samples, opgov's examples){why}"
+    return None, None, None, f"no sample input exported; first error: {first}"
+
+
+def _choose(samples, op) -> list:
+    """Up to :data:`_WANTED` (source, args, kwargs) samples ``op`` accepts on fake tensors, found
+    within :data:`_OP_SECONDS`."""
+    start = time.monotonic()
     chosen: list = []
     for source, args, kwargs in _guarded(samples(op, start + _OP_SECONDS)):
         chosen.append((source, args, kwargs))
         if len(chosen) >= _WANTED or time.monotonic() - start > _OP_SECONDS:
             break
-    if not chosen:
-        why = f"; the first error: {samples.errors[0]}" if samples.errors else ""
-        return None, None, None, f"no sample input fits the operator (torch's OpInfo samples, opgov's examples){why}"
+    return chosen
+
+
+def _export_samples(torch, op, rule, chosen: list, alone: bool):
+    """((targets, exported, inputs, None), None) from exporting the ``chosen`` samples together,
+    else one by one (the union of those that export alone); (None, the first error) when none does."""
+    first: str | None = None
     groups = [chosen] if len(chosen) > 1 else []
     groups += [[one] for one in chosen]
     for group in groups:
@@ -588,12 +649,136 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
                     exported |= more_exported
                 done.append(other)
             group = done
-        used: dict[str, int] = {}
-        for source, _, _ in group:
-            used[source] = used.get(source, 0) + 1
-        inputs = ", ".join(f"{n} {s}" for s, n in used.items())
-        return sorted(into), sorted(exported) if exported is not None else None, inputs, None
-    return None, None, None, f"no sample input exported; first error: {first}"
+        inputs = _sources(group)
+        return (sorted(into), sorted(exported) if exported is not None else None, inputs, None), None
+    return None, first
+
+
+def _sources(group: list) -> str:
+    """``3 OpInfo, 1 captured``: where the samples of ``group`` came from."""
+    used: dict[str, int] = {}
+    for source, *_ in group:
+        used[source] = used.get(source, 0) + 1
+    return ", ".join(f"{n} {s}" for s, n in used.items())
+
+
+#: how an operator's facts were learned when torch.export could not trace its samples (the start of
+#: its ``inputs``): torch's own tracer on real tensors, with the same table
+REAL_METHOD = "make_fx on real tensors"
+
+
+def _trace_real(torch, op, rule, candidates: list, alone: bool):
+    """(targets, exported, inputs) of ``op`` traced by torch's ``make_fx`` on real tensors, for
+    samples export cannot trace (a result that depends on the data, an operator without a fake
+    kernel): each sample must run eagerly first; the function is functionalized and decomposed by
+    the same table as export's (``rule`` added, or an empty table when ``alone``), so the graph is
+    what torch's decompositions make of that call. None when no sample runs."""
+    into: set[str] = set()
+    exported: set[str] | None = set() if rule is not None else None
+    done: list = []
+    for source, args, kwargs in candidates[:3 * _WANTED]:
+        if len(done) >= _WANTED:
+            break
+        call = _fit_real(torch, op, args, kwargs)
+        if call is None:
+            continue
+        try:
+            into |= _make_fx_ops(torch, op, rule, [call], alone)
+            if exported is not None:
+                exported |= _make_fx_ops(torch, op, None, [call], alone)
+        except Exception:  # noqa: BLE001, S112 - torch cannot trace that call either
+            continue
+        done.append((source,))
+    if not done:
+        return None
+    return sorted(into), sorted(exported) if exported is not None else None, f"{REAL_METHOD}: {_sources(done)}"
+
+
+def _fit_real(torch, op, args: list, kwargs: dict):
+    """(args, kwargs) of a call of ``op`` that runs on real tensors (copies: the sample is kept
+    intact), with result tensors for an ``out=`` overload; None when it raises."""
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    def copy(value):
+        return _pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else x, value)
+
+    try:
+        if _schema_kind(op) == "out":
+            outs = [a.name for a in op._schema.arguments if a.is_out]
+            kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+            result = getattr(torch.ops.aten, op._opname)(*copy(args), **copy(kwargs))
+            results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
+            if len(results) != len(outs):
+                return None
+            kwargs.update({name: torch.empty_like(r) for name, r in zip(outs, results, strict=True)})
+        op(*copy(args), **copy(kwargs))
+    except Exception:  # noqa: BLE001 - the sample does not run here
+        return None
+    return args, kwargs
+
+
+def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
+    """The operators of ``op`` called on each of ``calls`` (real tensors) as ``make_fx`` traces it,
+    functionalized and decomposed by export's default table (``alone``: none), ``rule`` added.
+    A decomposition that mutates is functionalized again (as export's functional graph has it); a
+    copy into an input (the mutation of an in-place call) is the program's, not an operator's."""
+    from torch.export import default_decompositions  # noqa: PLC0415
+    from torch.fx.experimental.proxy_tensor import make_fx  # noqa: PLC0415
+    from torch.func import functionalize  # noqa: PLC0415
+
+    table = {} if alone else dict(default_decompositions().materialize())
+    if rule is not None:
+        table[op] = rule
+    tensors = _tensor_leaves(torch, calls)
+    fn = _Call(op, calls)
+    for _ in range(3):
+        graph = make_fx(functionalize(fn, remove="mutations"), decomposition_table=table,
+                        tracing_mode="real")(*[t.clone() for t in tensors])
+        if not any(n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+                   and n.target._schema.is_mutable and not _copies_into_input(n) for n in graph.graph.nodes):
+            break
+        fn = graph
+    else:
+        raise ValueError("the traced graph still mutates")  # not what an exported program holds
+    graph.graph.eliminate_dead_code()  # as export's graph: a call whose result nothing uses is gone
+    graph.recompile()
+    if any(n.op == "get_attr" for n in graph.graph.nodes):
+        # a tensor the trace holds as a constant: computed where make_fx does not see (a kernel's raw memory)
+        raise ValueError("the traced graph holds a constant it did not derive from its inputs")
+    if not _reproduces(torch, graph, _Call(op, calls), tensors):
+        raise ValueError("the traced graph does not compute what the call computes")
+    found = _program_ops(torch, graph, skip=_copies_into_input)
+    if not found:
+        raise ValueError("the traced graph calls no operator")  # nothing to learn: left unknown
+    return found
+
+
+def _reproduces(torch, graph, fn, tensors) -> bool:
+    """Whether ``graph`` computes on ``tensors`` what ``fn`` does, into non-empty results (a kernel
+    that writes its result through raw memory leaves a graph that does not: make_fx sees only the
+    calls of the dispatcher)."""
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    got = [t for t in _pytree.tree_leaves(graph(*[t.clone() for t in tensors])) if isinstance(t, torch.Tensor)]
+    want = [t for t in _pytree.tree_leaves(fn(*[t.clone() for t in tensors])) if isinstance(t, torch.Tensor)]
+    if len(got) != len(want) or any(t.numel() == 0 for t in want):
+        return False  # (an empty result shows nothing of what the kernel computes)
+    for a, b in zip(got, want, strict=True):
+        if a.shape != b.shape or a.dtype != b.dtype or a.layout != b.layout:
+            return False
+        if a.layout != torch.strided:  # a sparse result: its values where they are
+            a, b = a.to_dense(), b.to_dense()
+        if a.is_floating_point() or a.is_complex():
+            if not torch.allclose(a, b, equal_nan=True):
+                return False
+        elif not torch.equal(a, b):
+            return False
+    return True
+
+
+def _copies_into_input(node) -> bool:
+    """A functionalized graph's copy into one of its inputs: an in-place call's mutation."""
+    return str(node.target).startswith("aten.copy_") and getattr(node.args[0], "op", None) == "placeholder"
 
 
 def _guarded(generator):
@@ -653,7 +838,7 @@ def _tensor_leaves(torch, value) -> tuple:
     return tuple(leaf for leaf in _pytree.tree_leaves(value) if isinstance(leaf, torch.Tensor))
 
 
-def _program_ops(torch, program) -> set[str]:
+def _program_ops(torch, program, skip=None) -> set[str]:
     """The ATen (and other) operators an exported program calls, without graph operators
     (assertions, symbolic sizes: :mod:`opgov.core.graph_ops`) and Python's own (``getitem``)."""
     from opgov.core.graph_ops import GRAPH_OPS  # noqa: PLC0415
@@ -661,6 +846,8 @@ def _program_ops(torch, program) -> set[str]:
     found = set()
     for node in program.graph.nodes:
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        if skip is not None and skip(node):
             continue
         name = overload_name(node.target)
         if name in GRAPH_OPS or _schema_is_graph(node.target._schema):
@@ -678,6 +865,15 @@ def _schema_is_graph(schema) -> bool:
     return not schema.is_mutable
 
 
+def _stem(base: str) -> str:
+    """The forward operator's name in an operator's (``nll_loss2d`` of ``nll_loss2d_backward``)."""
+    stem = base.lstrip("_")
+    for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
+                   "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
+        stem = stem.replace(suffix, "")
+    return stem
+
+
 class _Samples:
     """Sample inputs for an ATen operator, most trusted first: torch's own OpInfo samples
     (``common_methods_invocations.op_db``) of the operators of its name; the calls of that
@@ -688,6 +884,9 @@ class _Samples:
         self.torch = torch
         self._index: dict[str, list] | None = None
         self.errors: list[str] = []
+        #: calls fake tensors cannot run though they may be valid (data-dependent results, no fake
+        #: kernel): tried on real tensors when nothing exports (:func:`_trace_real`)
+        self.deferred: list = []
 
     def index(self) -> dict[str, list]:
         if self._index is None:
@@ -717,10 +916,7 @@ class _Samples:
 
     def related(self, base: str) -> list:
         """OpInfos whose forward or backward may call ``base`` (``x_backward`` → ``x``)."""
-        stem = base.lstrip("_")
-        for suffix in ("_backward_data", "_backward_input", "_backward", "_forward", "_legit_no_training",
-                       "_legit_functional", "_legit", "_no_update", "_impl_index", "_with_indices"):
-            stem = stem.replace(suffix, "")
+        stem = _stem(base)
         names = {stem, stem.rpartition("_")[0], re.sub(r"\d+d$", "", stem), "pad" if "_pad" in stem else stem, stem.removeprefix("native_"), stem.removeprefix("cudnn_"), stem.removeprefix("fused_"),
                  stem.replace("upsample_", "interpolate"), "fold" if stem in ("col2im", "im2col") else stem,
                  "unfold" if stem in ("col2im", "im2col") else stem, "interpolate" if stem.startswith("upsample") else stem}
@@ -739,12 +935,14 @@ class _Samples:
 
         torch = self.torch
         stem = base.lstrip("_").replace("rnn_tanh", "rnn").replace("rnn_relu", "rnn").replace("_", "")
+        # and the module of a *_backward operator's forward (nll_loss2d_backward: nn.NLLLoss)
+        stems = {stem, re.sub(r"\d+d$", "", _stem(base)).replace("_", "")}
         try:
             from torch.testing._internal.common_modules import module_db  # noqa: PLC0415
         except ImportError:
             return
         for info in module_db:
-            if info.name.rpartition(".")[2].lower() != stem:
+            if info.name.rpartition(".")[2].lower() not in stems:
                 continue
             try:
                 built = [SimpleNamespace(input=info.module_cls(*m.constructor_input.args, **m.constructor_input.kwargs),
@@ -772,57 +970,162 @@ class _Samples:
                 return dtype
         return next(iter(dtypes), torch.float32)
 
+    def fit(self, source: str, op, kind: str, args: list, kwargs: dict):
+        """:func:`_fit` of one sample; one fake tensors cannot run is kept (with ``source``) in
+        :attr:`deferred`."""
+        deferred: list = []
+        call = _fit(self.torch, op, kind, args, kwargs, self.errors, deferred)
+        if deferred and len(self.deferred) < 2 * _WANTED:
+            self.deferred.append((source, *deferred[0]))
+        return call
+
     def __call__(self, op, until: float):
-        torch = self.torch
+        """(source, args, kwargs) of the samples ``op`` accepts on fake tensors, most trusted first:
+        OpInfo samples, calls captured running related OpInfos and ModuleInfos, more OpInfo samples
+        (``linalg.matrix_norm``'s numeric ``ord`` after its strings), opgov's examples; until ``until``."""
         self.errors = []  # the first error of a sample that does not fit
-        base = op._opname
+        self.deferred = []
         kind = _schema_kind(op)
-        for info in self.infos(base)[:4]:
-            for sample in _take(self.raw(info, self.dtype_of(info)), 8):
+        steps = (self.opinfo_samples(op, kind, until, 0, _SAMPLES_PER_INFO[0]), self.captured(op, kind, until),
+                 self.packed(op, kind, until), self.sparse_parts(op, kind),
+                 self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO), self.examples(op, kind))
+        for step in steps:
+            for call in step:
                 if time.monotonic() > until:
                     return
-                args = [sample.input, *sample.args]
-                call = _fit(torch, op, kind, args, dict(sample.kwargs), self.errors)
+                yield call
+
+    def opinfo_samples(self, op, kind: str, until: float, first: int, last: int):
+        """The OpInfo samples ``first`` to ``last`` of each OpInfo of ``op``'s name that fit it."""
+        for info in self.infos(op._opname)[:4]:
+            ordered = _varied(list(_take(self.raw(info, self.dtype_of(info)), _SAMPLES_PER_INFO[1])))
+            for sample in ordered[first:last]:
+                if time.monotonic() > until:
+                    return
+                call = self.fit("OpInfo", op, kind, [sample.input, *sample.args], dict(sample.kwargs))
                 if call is not None:
                     yield ("OpInfo", *call)
+
+    def captured(self, op, kind: str, until: float):
+        """The calls of ``op`` made running its related OpInfos' and ModuleInfos' samples that fit it."""
+        base = op._opname
         related = self.infos(base)[:4]
         related += [info for info in self.related(base) if all(info is not known for known in related)]
-        for info in related:
+        for info, inputs in [*((i, None) for i in related), *self.modules(base)]:
             if time.monotonic() > until:
                 return
-            for args, kwargs in _capture(torch, op, info, self.raw(info, self.dtype_of(info))):
-                call = _fit(torch, op, kind, args, kwargs, self.errors)
+            inputs = inputs if inputs is not None else self.raw(info, self.dtype_of(info))
+            for args, kwargs in _capture(self.torch, op, info, inputs):
+                call = self.fit("captured", op, kind, args, kwargs)
                 if call is not None:
                     yield ("captured", *call)
-        for info, inputs in self.modules(base):
-            if time.monotonic() > until:
+
+    def packed(self, op, kind: str, until: float):
+        """For an RNN's packed-sequence overload (``lstm.data``: ``data``, ``batch_sizes``, ...), the
+        captured calls of its padded sibling (``lstm.input``) as a packed sequence whose sequences
+        all run the whole length: ``data`` the time-major input's rows, ``batch_sizes`` the batch
+        size at each step; the other arguments matched by name."""
+        torch = self.torch
+        names = [a.name for a in op._schema.arguments]
+        sibling = getattr(getattr(torch.ops.aten, op._opname), "input", None)
+        if names[:2] != ["data", "batch_sizes"] or sibling is None:
+            return
+        for _, args, kwargs in self.captured(sibling, _schema_kind(sibling), until):
+            given = dict(zip([a.name for a in sibling._schema.arguments], args, strict=False)) | kwargs
+            x = given.get("input")
+            if not isinstance(x, torch.Tensor) or x.dim() != 3:
+                continue
+            if given.get("batch_first"):
+                x = x.transpose(0, 1)
+            given["data"] = x.reshape(x.shape[0] * x.shape[1], x.shape[2])
+            given["batch_sizes"] = torch.full((x.shape[0],), x.shape[1], dtype=torch.int64)
+            if any(name not in given for name in names):
+                continue
+            call = self.fit("sibling", op, kind, [given[name] for name in names], {})
+            if call is not None:
+                yield ("sibling", *call)
+
+    def sparse_parts(self, op, kind: str):
+        """For a sparse tensor's constructor (``sparse_coo_tensor.indices``, ``sparse_csr_tensor``,
+        ``_sparse_compressed_tensor_unsafe``: arguments named for the parts), the parts of a real
+        sparse tensor torch made of a dense one, in the layout the operator's name says."""
+        torch = self.torch
+        names = [a.name for a in op._schema.arguments]
+        layouts = {"bsr": torch.sparse_bsr, "bsc": torch.sparse_bsc, "csc": torch.sparse_csc}
+        layout = next((v for k, v in layouts.items() if k in op._opname), torch.sparse_csr)
+        dense = torch.rand(4, 4) * (torch.arange(16).reshape(4, 4) % 3 != 0)
+        if names[:2] == ["indices", "values"]:
+            sparse = dense.to_sparse().coalesce()
+            parts = {"indices": sparse.indices(), "values": sparse.values()}
+            layout = torch.sparse_coo
+        elif "values" in names and any(n in names for n in ("crow_indices", "ccol_indices", "compressed_indices")):
+            sparse = dense.to_sparse(layout=layout, blocksize=(2, 2) if layout in (torch.sparse_bsr, torch.sparse_bsc)
+                                     else None)
+            rows = layout in (torch.sparse_csr, torch.sparse_bsr)
+            compressed = sparse.crow_indices() if rows else sparse.ccol_indices()
+            plain = sparse.col_indices() if rows else sparse.row_indices()
+            parts = {"crow_indices": compressed, "ccol_indices": compressed, "compressed_indices": compressed,
+                     "col_indices": plain, "row_indices": plain, "plain_indices": plain, "values": sparse.values()}
+        else:
+            return
+        parts.update({"size": list(dense.shape), "layout": layout})
+        args = [parts[a.name] for a in op._schema.arguments if not a.kwarg_only and a.name in parts]
+        kwargs = {a.name: parts[a.name] for a in op._schema.arguments if a.kwarg_only and a.name in parts}
+        for size_given in (True, False):  # the overload with a size, and the one without
+            if not size_given:
+                args = [a for a in args if a is not parts["size"]]
+            call = self.fit("sparse", op, kind, list(args), dict(kwargs))
+            if call is not None:
+                yield ("sparse", *call)
                 return
-            for args, kwargs in _capture(torch, op, info, inputs):
-                call = _fit(torch, op, kind, args, kwargs, self.errors)
-                if call is not None:
-                    yield ("captured", *call)
+
+    def examples(self, op, kind: str):
+        """opgov's examples built from ``op``'s schema that fit it."""
         examples = _examples(op._schema, device="cpu")
         while True:
             try:
                 args, kwargs = next(examples)
             except (StopIteration, _Unsupported):
                 return
-            call = _fit(torch, op, kind, args, kwargs, self.errors)
+            call = self.fit("opgov", op, kind, args, kwargs)
             if call is not None:
                 yield ("opgov", *call)
 
 
-def _take(iterable, n: int):
+def _varied(samples: list) -> list:
+    """``samples`` with the first of each way of calling first (which arguments are given: linear
+    with and without its bias), then the others in torch's order: the targets united over a few
+    samples are those of every way of calling the operator, not of the first one only."""
+    def given(sample) -> tuple:
+        args = [sample.input, *sample.args]
+        return len(args), tuple(a is None for a in args), tuple(sorted(k for k, v in sample.kwargs.items()
+                                                                       if v is not None))
+
+    seen: set = set()
+    first: list = []
+    for sample in samples:
+        key = given(sample)
+        if key not in seen:
+            seen.add(key)
+            first.append(sample)
+    return first + [sample for sample in samples if all(sample is not f for f in first)]
+
+
+def _take(iterable, n: int, first: int = 0):
+    """The items ``first`` to ``n`` of ``iterable``."""
     for i, item in enumerate(iterable):
         if i >= n:
             return
-        yield item
+        if i >= first:
+            yield item
 
 
-def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None):
+def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = None, deferred: list | None = None):
     """(args, kwargs) that ``op`` accepts, or None: called on fake tensors (shapes and dtypes only:
     no kernel runs, so an input a CPU kernel does not check cannot crash the process). A sample of
-    the functional form gets result tensors for an ``out=`` overload; copies for an in-place one."""
+    the functional form gets result tensors for an ``out=`` overload; copies for an in-place one.
+    Input shapes are static, as export makes them when no dynamic shape is asked for. A call fake
+    tensors cannot answer (:func:`_fake_cannot`) is added to ``deferred``."""
     from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily  # noqa: PLC0415
     from torch.fx.experimental.symbolic_shapes import ShapeEnv  # noqa: PLC0415
     from torch.utils import _pytree  # noqa: PLC0415
@@ -831,7 +1134,7 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     args, kwargs = _coerce(torch, op._schema, args, kwargs)
     try:
         # a shape environment, as export has: data-dependent sizes (argwhere) become symbols
-        with FakeTensorMode(shape_env=ShapeEnv()) as mode:
+        with FakeTensorMode(shape_env=ShapeEnv(), static_shapes=True) as mode:
             def fake(value):
                 return _pytree.tree_map(lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x, value)
 
@@ -849,8 +1152,23 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
     except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
         if errors is not None and not errors:
             errors.append(f"{type(exc).__name__}: {_first_line(exc)}")
+        if deferred is not None and _fake_cannot(exc):
+            deferred.append((args, kwargs))
         return None
     return args, kwargs
+
+
+#: errors of fake tensors, not of the input: a result that depends on the data, an operator without
+#: a fake (meta) kernel, a kernel that reads the data
+_FAKE_ONLY = ("DataDependentOutputException", "DynamicOutputShapeException", "UnsupportedOperatorException",
+              "GuardOnDataDependentSymNode", "PendingUnbackedSymbolNotFound")
+_FAKE_ONLY_WORDS = ("data is not allocated yet", "Cannot access storage", "has no data", "symbolic sizes",
+                    "Please convert all Tensors to FakeTensors", "NYI")
+
+
+def _fake_cannot(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a call on fake tensors, is fake tensors' limit rather than the input's."""
+    return type(exc).__name__ in _FAKE_ONLY or any(w in str(exc) for w in _FAKE_ONLY_WORDS)
 
 
 #: ATen's reduction enum (at::Reduction) by nn.functional's names
@@ -858,24 +1176,64 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
 def _coerce(torch, schema, args: list, kwargs: dict) -> tuple[list, dict]:
-    """A sample of a sibling overload made to fit ``schema``'s types: a one-element tensor where a
-    ``Scalar`` is asked (``xlogy.Scalar_Self`` from ``xlogy``'s samples), a Python number where a
-    ``Tensor`` is (``fill.Tensor``: a 0-dim tensor)."""
-    def fit(value, typ: str, name: str = ""):
-        inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
-        if inner == "int" and name == "reduction" and value in _REDUCTIONS:  # nn.functional's "mean"
-            return _REDUCTIONS[value]
-        if inner in ("number", "Scalar") and isinstance(value, torch.Tensor) and value.numel() == 1:
-            return value.item()
-        if inner == "Tensor" and isinstance(value, (bool, int, float)):
-            return torch.tensor(value)
-        return value
-
+    """A sample of a sibling overload made to fit ``schema``'s types (:func:`_fit_type`), and given
+    the required arguments it lacks (:func:`_missing`: ``linalg_cond.p_str``'s ``p`` from
+    ``linalg_cond``'s samples)."""
     positional = [a for a in schema.arguments if not a.kwarg_only]
-    args = [fit(v, str(positional[i].type), positional[i].name) if i < len(positional) else v
+    args = [_fit_type(torch, v, str(positional[i].type), positional[i].name) if i < len(positional) else v
             for i, v in enumerate(args)]
     types = {a.name: str(a.type) for a in schema.arguments}
-    kwargs = {k: fit(v, types[k], k) if k in types else v for k, v in kwargs.items()}
+    kwargs = {k: _fit_type(torch, v, types[k], k) if k in types else v for k, v in kwargs.items()}
+    return _missing(torch, schema, args, kwargs)
+
+
+def _fit_type(torch, value, typ: str, name: str = ""):
+    """``value`` as the type ``typ`` takes it: a one-element tensor's number where a ``Scalar`` is
+    asked (``xlogy.Scalar_Self`` from ``xlogy``'s samples), a 0-dim tensor where a number is given
+    for a ``Tensor`` (``fill.Tensor``), an int64 tensor where a list of ints is given for one and
+    the list where a 1-D integer tensor is given for an ``int[]`` (``ctc_loss``'s lengths), ATen's
+    reduction enum for nn.functional's name."""
+    inner = _inner(typ)
+    if inner == "int" and name == "reduction" and value in _REDUCTIONS:  # nn.functional's "mean"
+        return _REDUCTIONS[value]
+    if inner in ("number", "Scalar") and isinstance(value, torch.Tensor) and value.numel() == 1:
+        return value.item()
+    if inner == "Tensor" and isinstance(value, (bool, int, float)):
+        return torch.tensor(value)
+    if inner == "Tensor" and isinstance(value, (list, tuple)) and value and all(type(v) is int for v in value):
+        return torch.tensor(value, dtype=torch.int64)
+    if inner in ("List[int]", "int[]") and isinstance(value, torch.Tensor) and value.dim() == 1 \
+            and not value.is_floating_point() and not value.is_complex():
+        return [int(v) for v in value.tolist()]
+    return value
+
+
+def _missing(torch, schema, args: list, kwargs: dict) -> tuple[list, dict]:
+    """``args`` and ``kwargs`` with the arguments ``schema`` requires (no default) that a sibling's
+    sample lacks, valued as opgov's examples value them (:func:`_plain`; a dtype is the sample's);
+    unchanged when a missing one is a tensor or has no example value."""
+    given = len(args)
+    missing = [a for i, a in enumerate(a for a in schema.arguments if not a.kwarg_only) if i >= given
+               and not a.has_default_value() and a.name not in kwargs and not a.is_out]
+    missing += [a for a in schema.arguments if a.kwarg_only and not a.has_default_value()
+                and a.name not in kwargs and not a.is_out]
+    if not missing or any("Tensor" in str(a.type) for a in missing):
+        return args, kwargs
+    tensors = [x for x in [*args, *kwargs.values()] if isinstance(x, torch.Tensor)]
+    dtype = tensors[0].dtype if tensors else torch.float32
+    shape = tuple(tensors[0].shape) if tensors else (2, 2)
+    context = _Context(torch, schema, shape, dtype, "cpu")
+    args, kwargs = list(args), dict(kwargs)
+    try:
+        for arg in missing:
+            value = None if _is_optional(str(arg.type)) else _plain(context, _inner(str(arg.type)), arg.name,
+                                                                     str(arg.type), arg.N)
+            if arg.kwarg_only:
+                kwargs[arg.name] = value
+            else:
+                args.append(value)
+    except _Unsupported:
+        return args[:given], {k: v for k, v in kwargs.items() if k not in {a.name for a in missing}}
     return args, kwargs
 
 
@@ -964,78 +1322,13 @@ class _Unsupported(Exception):
 
 
 def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="meta", fill=0):
+    """One candidate (args, kwargs) for ``schema``: tensors of ``shape`` (:func:`_example_tensor`),
+    other values by type and name (:func:`_plain`); of the optional non-tensor arguments, the
+    ``fill``-th alone is given a value."""
     import torch  # noqa: PLC0415
 
     dtype = getattr(torch, dtype_name)
-
-    def make(size, kind):
-        if device == "meta" or kind is torch.bool:
-            return torch.empty(size, dtype=kind, device=device) if kind is not torch.bool else \
-                torch.ones(size, dtype=kind, device=device)
-        if kind.is_floating_point:
-            return torch.rand(size, dtype=kind, device=device) + 0.5
-        return torch.zeros(size, dtype=kind, device=device)
-
-    def tensor(arg_name: str):
-        if arg_name == "condition":  # where's
-            return make(shape, torch.bool)
-        if arg_name in _INDEX_NAMES:
-            return make(shape[:1], torch.int64)
-        if "mask" in arg_name:
-            return make(shape, torch.bool)
-        if per_channel and arg_name in _PER_CHANNEL:
-            return make((shape[1] if len(shape) > 1 else shape[0],), dtype)
-        return make(shape, dtype)
-
-    spatial = max(len(shape) - 2, 1)
-
-    def plain(inner: str, name: str, typ: str, size: int | None = None):
-        """A value of the non-optional type ``inner``."""
-        if inner in ("int", "SymInt"):
-            if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
-                return dtype
-            if name == "steps":  # linspace: one step is a fill
-                return 4
-            return 0 if "dim" in name else 1
-        if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
-            if name in ("dim", "dims"):
-                return list(range(size or 1))  # nuclear_norm.dim's int[2]
-            if name in ("size", "shape", "sizes"):
-                return list(shape)
-            if name == "normalized_shape":
-                return list(shape[-1:])
-            if name == "padding" and "_pad" in str(schema.name):  # reflection_pad2d: (left, right) per dimension
-                padded = re.search(r"_pad(\d)d", str(schema.name))
-                return [1, 1] * (int(padded.group(1)) if padded else spatial)
-            if "padding" in name:
-                return [0] * spatial
-            if name == "pad":  # (before, after) per padded dimension
-                return [0, 0] * spatial
-            return [1] * spatial
-        if inner in ("List[bool]", "bool[]"):
-            return [True, True, True]  # output_mask of the *_backward operators
-        if inner in ("List[float]", "float[]"):
-            return [1.0] * spatial
-        if inner in ("List[number]", "Scalar[]"):
-            return [1, 1]
-        if inner == "float":
-            return 0.5
-        if inner in ("number", "Scalar", "complex"):
-            return 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
-        if inner == "bool":
-            return False
-        if inner == "str":
-            return _STRINGS.get(name, "none")
-        if inner == "ScalarType":
-            return dtype
-        if inner == "Layout":
-            return torch.strided
-        if inner in ("Device", "DeviceObjType"):
-            return torch.device(device)
-        if inner == "MemoryFormat":
-            return torch.contiguous_format
-        raise _Unsupported(typ)
-
+    context = _Context(torch, schema, tuple(shape), dtype, device, per_channel)
     args: list = []
     kwargs: dict = {}
     optionals = 0  # the optional arguments that are not tensors met so far
@@ -1046,34 +1339,146 @@ def _build(schema, shape, dtype_name, per_channel, optional_tensors, device="met
             if _optional_plain(arg) and arg.default_value is None:
                 later += 1
                 if later == fill:
-                    typ = str(arg.type)
-                    inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
                     try:
-                        kwargs[arg.name] = plain(inner, arg.name, typ)
+                        kwargs[arg.name] = _plain(context, _inner(str(arg.type)), arg.name, str(arg.type))
                     except _Unsupported:
                         pass
             continue
-        typ = str(arg.type)
-        name = arg.name
-        optional = typ.startswith("Optional[") or typ.endswith("?")
-        inner = typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
-        if arg.is_out:
-            value = torch.empty((0,), dtype=dtype, device=device)
-        elif inner == "Tensor":
-            value = tensor(name) if (not optional or optional_tensors) else None
-        elif inner in ("List[Tensor]", "Tensor[]"):
-            value = [tensor(name), tensor(name)]
-        elif inner in ("List[Optional[Tensor]]", "Tensor?[]"):
-            value = [torch.zeros((1,), dtype=torch.int64, device=device)]
-        elif optional:
+        optional = _is_optional(str(arg.type))
+        if optional and _optional_plain(arg):
             # ``fill``: the one optional argument given a value (``upsample_*.vec`` takes exactly one
             # of output_size and scale_factors); 0: none
             optionals += 1
-            value = plain(inner, name, typ, arg.N) if optionals == fill else None
-        else:
-            value = plain(inner, name, typ, arg.N)
+        value = _argument_value(context, arg, optional_tensors, given=optionals == fill)
         if arg.kwarg_only:
-            kwargs[name] = value
+            kwargs[arg.name] = value
         else:
             args.append(value)
     return args, kwargs
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What the example values of one schema are made from."""
+
+    torch: object
+    schema: object
+    shape: tuple
+    dtype: object
+    device: str
+    per_channel: bool = False
+
+
+def _is_optional(typ: str) -> bool:
+    return typ.startswith("Optional[") or typ.endswith("?")
+
+
+def _inner(typ: str) -> str:
+    """``Tensor`` of ``Optional[Tensor]`` or ``Tensor?``."""
+    return typ[len("Optional["):-1] if typ.startswith("Optional[") else typ.rstrip("?")
+
+
+def _argument_value(context: _Context, arg, optional_tensors: bool, *, given: bool):
+    """The example value of ``arg`` (one without a default): ``given`` says whether an optional
+    non-tensor argument gets a value (else None)."""
+    torch = context.torch
+    typ = str(arg.type)
+    inner = _inner(typ)
+    optional = _is_optional(typ)
+    if arg.is_out:
+        return torch.empty((0,), dtype=context.dtype, device=context.device)
+    if inner == "Tensor":
+        return _example_tensor(context, arg.name) if (not optional or optional_tensors) else None
+    if inner in ("List[Tensor]", "Tensor[]"):
+        return [_example_tensor(context, arg.name), _example_tensor(context, arg.name)]
+    if inner in ("List[Optional[Tensor]]", "Tensor?[]"):
+        return [torch.zeros((1,), dtype=torch.int64, device=context.device)]
+    if optional:
+        return _plain(context, inner, arg.name, typ, arg.N) if given else None
+    return _plain(context, inner, arg.name, typ, arg.N)
+
+
+def _make(context: _Context, size, kind):
+    torch = context.torch
+    if context.device == "meta" or kind is torch.bool:
+        return torch.empty(size, dtype=kind, device=context.device) if kind is not torch.bool else \
+            torch.ones(size, dtype=kind, device=context.device)
+    if kind.is_floating_point:
+        return torch.rand(size, dtype=kind, device=context.device) + 0.5
+    return torch.zeros(size, dtype=kind, device=context.device)
+
+
+def _example_tensor(context: _Context, arg_name: str):
+    """A tensor for the argument ``arg_name``: by its name, a bool condition or mask, int64 indices,
+    a per-channel parameter, else one of the example's shape and dtype."""
+    torch, shape = context.torch, context.shape
+    if arg_name == "condition":  # where's
+        return _make(context, shape, torch.bool)
+    if arg_name in _INDEX_NAMES:
+        return _make(context, shape[:1], torch.int64)
+    if "mask" in arg_name:
+        return _make(context, shape, torch.bool)
+    if context.per_channel and arg_name in _PER_CHANNEL:
+        return _make(context, (shape[1] if len(shape) > 1 else shape[0],), context.dtype)
+    return _make(context, shape, context.dtype)
+
+
+def _plain(context: _Context, inner: str, name: str, typ: str, size: int | None = None):
+    """A value of the non-optional, non-tensor type ``inner`` for the argument ``name``."""
+    if inner in ("int", "SymInt"):
+        if name in ("dtype", "out_dtype", "output_dtype"):  # a ScalarType: an int in the schema's types
+            return context.dtype
+        if name == "steps":  # linspace: one step is a fill
+            return 4
+        return 0 if "dim" in name else 1
+    if inner in ("List[int]", "List[SymInt]", "int[]", "SymInt[]"):
+        return _int_list(context, name, size)
+    if inner in ("List[bool]", "bool[]"):
+        return [True, True, True]  # output_mask of the *_backward operators
+    if inner in ("List[float]", "float[]"):
+        return [1.0] * max(len(context.shape) - 2, 1)
+    if inner in ("List[number]", "Scalar[]"):
+        return [1, 1]
+    if inner == "float":
+        return 0.5
+    if inner in ("number", "Scalar", "complex"):
+        return 3  # not 1 nor 2: pow.Scalar(1, x) decomposes to a fill, pow.Scalar(2, x) to exp2
+    if inner == "bool":
+        return False
+    if inner == "str":
+        return _STRINGS.get(name, "none")
+    return _plain_object(context, inner, typ)
+
+
+def _int_list(context: _Context, name: str, size: int | None) -> list:
+    """An ``int[]`` for the argument ``name``: dimensions, the shape, paddings, else ones."""
+    shape = context.shape
+    spatial = max(len(shape) - 2, 1)
+    if name in ("dim", "dims"):
+        return list(range(size or 1))  # nuclear_norm.dim's int[2]
+    if name in ("size", "shape", "sizes"):
+        return list(shape)
+    if name == "normalized_shape":
+        return list(shape[-1:])
+    if name == "padding" and "_pad" in str(context.schema.name):  # reflection_pad2d: (left, right) per dimension
+        padded = re.search(r"_pad(\d)d", str(context.schema.name))
+        return [1, 1] * (int(padded.group(1)) if padded else spatial)
+    if "padding" in name:
+        return [0] * spatial
+    if name == "pad":  # (before, after) per padded dimension
+        return [0, 0] * spatial
+    return [1] * spatial
+
+
+def _plain_object(context: _Context, inner: str, typ: str):
+    """A dtype, layout, device or memory format."""
+    torch = context.torch
+    if inner == "ScalarType":
+        return context.dtype
+    if inner == "Layout":
+        return torch.strided
+    if inner in ("Device", "DeviceObjType"):
+        return torch.device(context.device)
+    if inner == "MemoryFormat":
+        return torch.contiguous_format
+    raise _Unsupported(typ)

@@ -91,7 +91,7 @@ def _first_export(torch, op, dtype=None, *, empty: bool = False):
     return None
 
 
-def test_the_default_table_is_torchs_and_at_most_11_percent_of_it_is_unknown(facts, torch_mod):
+def test_the_default_table_is_torchs_and_at_most_10_percent_of_it_is_unknown(facts, torch_mod):
     from torch.export import default_decompositions
 
     table = {_name(op) for op in default_decompositions().keys()
@@ -99,7 +99,8 @@ def test_the_default_table_is_torchs_and_at_most_11_percent_of_it_is_unknown(fac
     assert set(facts["default"]) == table
     unknown = sorted(op for op in facts["default"] if facts["targets"].get(op) is None)
     assert all(facts["reasons"].get(op) for op in unknown)  # unknown, with torch's error
-    assert len(unknown) <= 0.11 * len(table), (len(unknown), len(table), unknown)  # issue #40 asks 5%: 10.9% reached
+    # issue #40 asks 5%: 9.1% reached (82 of 899; the rest cannot run on CPU or has no input built yet)
+    assert len(unknown) <= 0.10 * len(table), (len(unknown), len(table), unknown)
     assert facts["complete"] and "run_decompositions" in facts["method"]
 
 
@@ -214,3 +215,32 @@ def test_an_out_or_inplace_overload_ends_where_its_functional_overload_does(fact
         assert fop._opname == op._opname.rstrip("_") and not fop._schema.is_mutable, (name, functional)
         assert [(a.name, str(a.type)) for a in fop._schema.arguments if (a.name, str(a.type)) in mine] == mine
         assert facts["targets"][name] is not None and name not in facts["reasons"]
+
+
+def test_what_export_cannot_trace_is_learned_from_torch_on_real_tensors(facts, torch_mod):
+    """ctc_loss's output shape depends on the data: export cannot trace it. The file says how its
+    facts were learned instead (torch's make_fx on real tensors, export's error beside), and they are
+    what make_fx, functionalized with export's default table, makes of a real call here (one without
+    a reduction: the mean's lengths tensor is written through raw memory, which make_fx does not see,
+    so such a graph is not learned from)."""
+    torch = torch_mod
+    from torch.export import default_decompositions
+    from torch.func import functionalize
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    learned = {op for op, how in facts["inputs"].items() if how.startswith("make_fx on real tensors")}
+    assert "aten::ctc_loss.IntList" in learned and "torch.export of them:" in facts["inputs"]["aten::ctc_loss.IntList"]
+    assert all(facts["targets"][op] for op in learned)  # something learned, never an empty guess
+    op = torch.ops.aten.ctc_loss.IntList
+    log_probs = torch.randn(6, 2, 5).log_softmax(2)
+    labels = torch.tensor([[1, 2, 3], [2, 4, 0]])
+    assert _export(torch, op, [log_probs, labels, [6, 6], [3, 2], 0, 0, True], {}) is None  # export cannot
+
+    def call(lp, t):
+        return op(lp, t, [6, 6], [3, 2], 0, 0, True)  # blank 0, no reduction, zero_infinity
+
+    graph = make_fx(functionalize(call, remove="mutations"), tracing_mode="real",
+                    decomposition_table=dict(default_decompositions().materialize()))(log_probs, labels)
+    found = {_name(n.target) for n in graph.graph.nodes
+             if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)}
+    assert found and found <= set(facts["targets"]["aten::ctc_loss.IntList"]), (found, facts["targets"])

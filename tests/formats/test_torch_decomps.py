@@ -24,7 +24,7 @@ def tagged_core(folder: Path) -> set[str]:
 
 #: what the tests below ask torch about (tracing exports each: the whole table takes most of an hour)
 ASKED = (*WELL_KNOWN, "aten::mish", "aten::softplus", "aten::addcmul_", "aten::addcmul.out", "aten::elu",
-         "aten::not_in_the_table")
+         "aten::ctc_loss.IntList", "aten::not_in_the_table")
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,15 @@ def test_every_asked_operator_is_listed_and_says_how_it_was_traced(torch_rules, 
     assert all(canonical(op) == op for op in torch_rules)
     assert all(r.in_default == (op in table) for op, r in torch_rules.items())
     assert all(r.traced and r.reason is None and "OpInfo" in r.inputs for r in torch_rules.values())
+
+
+def test_an_operator_export_cannot_trace_is_learned_from_torch_on_real_tensors(torch_rules):
+    """ctc_loss's output shape depends on the data: torch.export refuses its samples, torch's make_fx
+    traces them on real tensors; the rule says so, with export's error."""
+    rule = torch_rules["aten::ctc_loss.IntList"]
+    assert rule.traced and rule.inputs.startswith("make_fx on real tensors: "), rule
+    assert "torch.export of them: DynamicOutputShapeException" in rule.inputs
+    assert "aten::_ctc_loss" in rule.into and "aten::ctc_loss.IntList" not in rule.into
 
 
 def test_well_known_ops_decompose_into_core_ops(torch_rules, pytorch_release):

@@ -51,9 +51,7 @@ CASES = {
     "aten::count_nonzero": lambda: (_t(4),),
     "aten::addcmul": lambda: (_t(4), _t(4), _t(4)),
     "aten::square": lambda: (_t(4),),
-    "aten::linear": pytest.param(lambda: (_t(2, 3), _t(4, 3)), marks=pytest.mark.xfail(
-        reason="the shipped facts of torch 2.13.0 traced transpose.int with equal dims, into alias; export makes "
-               "permute of linear's weight (the facts' regeneration traces it apart)", strict=False)),
+    "aten::linear": lambda: (_t(2, 3), _t(4, 3)),
 }
 
 
@@ -92,11 +90,9 @@ def _exported(torch, op: str, args: tuple) -> set[str]:
     return ops
 
 
-@pytest.mark.parametrize("op", [pytest.param(op, marks=case.marks) if hasattr(case, "marks") else op
-                                for op, case in CASES.items()])
+@pytest.mark.parametrize("op", list(CASES))
 def test_what_the_queue_says_of_torch_is_what_export_does(op, queue, torch_mod):
-    case = CASES[op]
-    args = (case.values[0] if hasattr(case, "values") else case)()
+    args = CASES[op]()
     item = queue.get(op)
     assert item is not None, f"{op} is not queued"
     graph = _exported(torch_mod, op, args)
