@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.api.test_api_serve import start
-from tests.web.test_pages import browser, load, run, visible_rows  # noqa: F401 (browser: a fixture)
+from tests.web.test_pages import browser, load, run, visible_rows, wait  # noqa: F401 (browser: a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,15 @@ def api(base: str, **params) -> dict:
     return httpx.get(f"{base}/api/v1/queue", params=params, timeout=60).json()
 
 
+def click_and_follow(driver, element) -> None:
+    """Click a link or a button that leaves the page, and wait for the page it leads to (reading
+    ``current_url`` right after the click may still give the page being left)."""
+    leaving = driver.current_url
+    element.click()
+    wait(driver, lambda d: d.current_url != leaving)
+    load(driver, driver.current_url)
+
+
 def rows(driver) -> list[dict]:
     return driver.execute_script("""
         return Array.from(document.querySelectorAll('#review-queue tbody tr')).map(r => ({
@@ -53,8 +62,7 @@ def test_the_page_shows_the_queue_as_the_api_does_a_page_at_a_time(browser, serv
         (i["suggestion"], i["waiting_since"], i["because"]) for i in whole["items"]]
     assert browser.find_element("id", "queue-summary").text.startswith(f"{whole['total']} waiting")
     assert whole["total"] > 50
-    browser.find_element("id", "queue-next").click()
-    load(browser, browser.current_url)
+    click_and_follow(browser, browser.find_element("id", "queue-next"))
     second = api(served, limit=50, offset=50)
     assert [r["operator"] for r in rows(browser)] == [i["operator"] for i in second["items"]]
     assert browser.find_elements("id", "queue-prev")
@@ -66,14 +74,12 @@ def test_filter_and_sort_through_the_form_and_the_headers(browser, served):
     load(browser, f"{served}/queue")
     Select(browser.find_element("id", "suggestion")).select_by_visible_text("decompose")
     browser.find_element("id", "match").send_keys("aten::*")
-    browser.find_element("id", "queue-apply").click()
-    load(browser, browser.current_url)
+    click_and_follow(browser, browser.find_element("id", "queue-apply"))
     shown = rows(browser)
     expected = api(served, suggestion="decompose", match="aten::*", limit=50)
     assert shown and {r["suggestion"] for r in shown} == {"decompose"}
     assert [r["operator"] for r in shown] == [i["operator"] for i in expected["items"]]
-    browser.find_element("link text", "Operator").click()  # sort by name, keeping the filter
-    load(browser, browser.current_url)
+    click_and_follow(browser, browser.find_element("link text", "Operator"))  # sort by name, keeping the filter
     names = [r["operator"] for r in rows(browser)]
     assert names == sorted(names) and {r["suggestion"] for r in rows(browser)} == {"decompose"}
     assert Select(browser.find_element("id", "suggestion")).first_selected_option.text == "decompose"
@@ -94,8 +100,7 @@ def test_each_row_links_to_its_operator_and_opens_its_evidence(browser, served):
     for fact in ("kind", "family", "torch", "CompositeImplicitAutograd", "runtimes", "models", "waiting"):
         assert fact in evidence
     assert "executorch since executorch@" in evidence and "registered runtimes (opgov runtimes add)" in evidence
-    row.find_element("css selector", "td a").click()
-    load(browser, browser.current_url)
+    click_and_follow(browser, row.find_element("css selector", "td a"))
     assert browser.find_element("tag name", "h1").text == first["operator"]
     assert browser.current_url.endswith(first["href"])
 
