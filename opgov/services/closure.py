@@ -45,7 +45,7 @@ def facts_of(session, release: str | None):
                    f"{', '.join(shipped) or 'none'}; `opgov decomps import-torch` records the installed one)")
 
 
-def core_at(session, label: str | None, version: str) -> tuple[str | None, set[str]]:
+def _core_at(session, label: str | None, version: str) -> tuple[str | None, set[str]]:
     """(the snapshot's label, the operators it tags ``core``). ``label`` None: the snapshot labelled
     as the torch release (``2.13.0``), else the latest."""
     s = snapshots.c
@@ -73,7 +73,7 @@ def compute(session, release: str | None = None, snapshot: str | None = None):
     from opgov.core.graph_ops import graph_ops_of
 
     facts = facts_of(session, release)
-    label, core = core_at(session, snapshot, facts.version)
+    label, core = _core_at(session, snapshot, facts.version)
     o = operators.c
     rows = session.execute(select(o.qualname, o.kind, o.schema, o.present)).all()
     kinds = {r.qualname: r.kind for r in rows}

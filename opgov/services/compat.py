@@ -143,10 +143,10 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
 
     findings = judged_findings(old, new, exceptions=exceptions, deleted=deleted, today=today)
     return CheckReport.of(findings, compat.expired_exceptions(exceptions, today),
-                          not_compared=autogen_added(old, new))
+                          not_compared=_autogen_added(old, new))
 
 
-def autogen_added(old: Side, new: Side) -> list[str]:
+def _autogen_added(old: Side, new: Side) -> list[str]:
     """The operators ``new`` holds that ``old`` did not and that only an autogen: line declares:
     no schema text to compare, so no finding counts them (the import lists them among its added,
     as ``added_autogen``). In ``new``'s order."""

@@ -365,7 +365,7 @@ def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN, read: QueueRead | None = None
                   most_impact=tuple(entry(i) for i in impact.items if i.impact), shown=shown, torch=oldest.torch)
 
 
-def review_queue_names(session) -> list[str]:
+def _review_queue_names(session) -> list[str]:
     """The operators waiting for the committee (needs_review), present, functional, with no open
     proposal, by name."""
     waiting = session.execute(select(operators.c.id, operators.c.qualname)
@@ -392,7 +392,7 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     if not match and not operators:
         raise BadInput("name the operators to triage: --match GLOB and/or --file FILE")
     require(ctx, "propose", "make proposals")
-    queue = review_queue_names(ctx.session)
+    queue = _review_queue_names(ctx.session)
     wanted = {canonical(n) for n in operators or ()}
     outside = sorted(wanted - set(queue))
     if outside:
