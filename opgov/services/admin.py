@@ -9,7 +9,8 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, m
                              resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
 from opgov.db.models import Setting
 from opgov.core.errors import BadInput, PolicyRefusal
-from opgov.reads.common import SYSTEM_ACTOR, Ctx, is_simulation
+from opgov.core.identity import SYSTEM_ACTOR
+from opgov.reads.common import Ctx, is_simulation
 from opgov.reads.database import read_log
 from opgov.services.common import log_event
 from opgov.results.admin import EventsPage, LogVerification, RevisionChange

@@ -7,17 +7,13 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from opgov.core.closure import functional_form, public_version
 from opgov.core.errors import BadInput, NotFound
 from opgov.db.entries import _at
 from opgov.db.tables import entry_runs, operators, snapshots
 from opgov.results.closure import ClosureDiff, ClosureOp, ClosureReport
 from opgov.reads.common import Ctx
 from opgov.reads.torch import shipped_facts, opset_facts, torch_facts, torch_releases
-
-
-def public_version(version: str) -> str:
-    """``2.13.0+cpu`` → ``2.13.0``: the release a snapshot is labelled after."""
-    return version.partition("+")[0]
 
 
 def facts_of(session, release: str | None):
@@ -92,19 +88,6 @@ def compute(session, release: str | None = None, snapshot: str | None = None):
                      core=core, snapshot=label, kind=lambda op: kinds.get(op) or _kind(op), forced=facts.forced,
                      graph=graph)
     return facts, label, result, kinds
-
-
-def functional_form(op: str, kinds) -> str:
-    """What functionalization turns ``op`` into in an exported graph (``kinds``: operator → kind):
-    a mutable operator's ``_functional`` sibling (torchgen's autogen), an in-place one's functional
-    form, when the registry has it; else ``op``."""
-    kind = kinds.get(op)
-    if kind not in ("mutable", "inplace"):
-        return op
-    namespace, _, rest = op.partition("::")
-    base, dot, overload = rest.partition(".")
-    form = f"{namespace}::{base.rstrip('_') if kind == 'inplace' else base + '_functional'}{dot}{overload}"
-    return form if kinds.get(form) == "functional" else op
 
 
 def _functional_of(op: str) -> str | None:

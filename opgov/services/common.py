@@ -12,8 +12,8 @@ from opgov.core.clock import FixedClock
 from opgov.core.eventlog import plain_json
 from opgov.db import tables
 from opgov.db.events import append_logged, logged, logged_so_far
-from opgov.core.errors import BadInput, Forbidden, PolicyRefusal, Unauthenticated
-from opgov.reads.common import ANONYMOUS, RESERVED_NAMES, Ctx, role_of, single_user_mode
+from opgov.core.errors import Forbidden, PolicyRefusal, Unauthenticated
+from opgov.reads.common import Ctx, role_of, single_user_mode
 
 
 # --- the event log --------------------------------------------------------------------------------
@@ -124,20 +124,6 @@ def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
 # --- roles ----------------------------------------------------------------------------------------
 
 
-def member_name(name: str | None) -> str:
-    """``name`` as a new member's name, normalised (opgov.core.identity: NFKC, no invisible
-    characters, letters of one script): not empty, not a reserved name however it is spelled (its
-    length is checked against the column with every other text, db.limits)."""
-    from opgov.core.identity import member_skeleton, normalise_member_name
-
-    name = normalise_member_name(require_text(name, "member name"))
-    if member_skeleton(name) in RESERVED_NAMES:
-        raise BadInput(f"{name!r} is reserved: opgov uses it for "
-                       + ("requests without a token" if member_skeleton(name) == ANONYMOUS else "its own events")
-                       + "; choose another member name")
-    return name
-
-
 # what each role may do besides reading; maintainers may do everything
 BOT_ACTIONS = frozenset({"import", "sync", "tick"})
 DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})
@@ -159,7 +145,3 @@ def require(ctx: Ctx, action: str, what: str) -> None:
         raise Forbidden(f"{who} may not {what}", subject=ctx.actor)
 
 
-def require_text(value: str | None, what: str) -> str:
-    if value is None or not value.strip():
-        raise BadInput(f"{what} must not be empty")
-    return value.strip()

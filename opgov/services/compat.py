@@ -437,7 +437,8 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> Exce
     from sqlalchemy import select
 
     from opgov.db.models import BcException, Operator
-    from opgov.services.common import log_event, require, require_text
+    from opgov.core.text import require_text
+    from opgov.services.common import log_event, require
     from opgov.results.compat import ExceptionAdded
 
     pattern = require_text(pattern, "the operator pattern")

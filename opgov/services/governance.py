@@ -16,7 +16,9 @@ from opgov.core.vocab import ProposalKind
 from opgov.core.settings import SETTING_HELP, setting_value
 from opgov.reads.common import (ROLES, Ctx, find_operator, find_proposal, get_int_setting, get_setting, latest_snapshot,
                                 lookalike_member, role_of, single_user_mode)
-from opgov.services.common import log_event, logged_after, member_name, require, require_text, serialize
+from opgov.core.identity import member_name
+from opgov.core.text import require_text
+from opgov.services.common import log_event, logged_after, require, serialize
 from opgov.results.governance import (
     DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange, Settings, VoteView,
 )

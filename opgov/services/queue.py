@@ -90,7 +90,7 @@ class _Sources:
         return self.categories.get(op) == "core" or op in self.graph
 
     def functional(self, op: str) -> str:  # what functionalization turns a target into, as the closure says
-        from opgov.services.closure import functional_form
+        from opgov.core.closure import functional_form
 
         return functional_form(op, self.kinds)
 
@@ -382,7 +382,8 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
     this one transaction (a refusal of any names it and writes none)."""
     from opgov.core.names import canonical
-    from opgov.services.common import require, require_text
+    from opgov.core.text import require_text
+    from opgov.services.common import require
     from opgov.services.governance import propose_many
 
     if kind not in ("core", "custom"):
