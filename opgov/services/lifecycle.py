@@ -19,7 +19,7 @@ from opgov.core.upgraders import replaceable_from
 from opgov.results.lifecycle import (
     LifecycleStepResult, NextStep, Reference, TickItem, TickResult, UpgraderTimer, UpgraderTimers,
 )
-from opgov.services.upgraders import bumps_of, recorded_upgraders
+from opgov.reads.upgraders import bumps_of, recorded_upgraders
 
 
 def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:
