@@ -3,6 +3,7 @@ locks that serialise writers, the role checks."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Iterator
 
@@ -58,16 +59,28 @@ def _refuse_going_back(ctx: Ctx, at: datetime) -> None:
                             "that time or a later one")
 
 
-def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, Any]]:
-    """The ``after`` of every event of ``action`` about one of ``subjects``, oldest first: those in
-    the log and those this transaction logged and will append at commit, so a write answers what a
-    later read shows."""
+@dataclass(frozen=True)
+class LoggedEvent:
+    """An event of the log, or one this transaction logged and will append at commit: what was done
+    (``action``), to what (``subject``), and the state it recorded after (``after``)."""
+
+    action: str
+    subject: str
+    after: dict[str, Any]
+
+
+def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[LoggedEvent]:
+    """Every event of ``action`` about one of ``subjects`` that recorded an ``after``, oldest first:
+    those in the log and those this transaction logged and will append at commit, so a write answers
+    what a later read shows."""
     events = tables.events.c
-    stored = ctx.session.execute(select(events.after).where(events.subject.in_(sorted(subjects)),
-                                                            events.action == action).order_by(events.id)).scalars()
-    pending = (row["after"] for row in logged_so_far(ctx.session)
+    stored = ctx.session.execute(select(events.subject, events.after).where(events.subject.in_(sorted(subjects)),
+                                                                            events.action == action)
+                                 .order_by(events.id)).all()
+    pending = ((row["subject"], row["after"]) for row in logged_so_far(ctx.session)
                if row["action"] == action and row["subject"] in subjects)
-    return [after for after in (*stored, *pending) if after]
+    return [LoggedEvent(action=action, subject=subject, after=after)
+            for subject, after in (*stored, *pending) if after]
 
 
 def flush_events(ctx: Ctx) -> None:

@@ -174,9 +174,18 @@ def iter_judged(old: Side, new: Side, *, exceptions: list, deleted: set[str], to
                               completed_deletions=deleted, today=today, locate=locate)
 
 
+@dataclass(frozen=True)
+class RecordedFindings:
+    """What :func:`record_import_findings` stored: how many findings, and how many of each severity
+    (in the order the severities were first found, as the import's result lists them)."""
+
+    stored: int
+    by_severity: dict[str, int]
+
+
 def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held_before: dict,
-                           registry) -> dict[str, int]:
-    """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
+                           registry) -> RecordedFindings:
+    """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return how many, per
     severity. The import has both sides at hand: ``held_before``, the previous snapshot's entries
     (operator id → (schema, tags), the runs it found open), and ``registry``, the file
     (:class:`opgov.formats.registry.Registry`). Works on a Core connection (the import runs without
@@ -212,7 +221,7 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held
             insert_rows(session, tables.findings, rows)
             rows.clear()
     insert_rows(session, tables.findings, rows)
-    return dict(counts)
+    return RecordedFindings(stored=sum(counts.values()), by_severity=dict(counts))
 
 
 def exceptions_in_force(session, when) -> list:
@@ -243,8 +252,16 @@ _POLICY_MARKERS = (" Waived by exception ", " Exception '", " Exception \"",
                    " Remove operators through the deprecation lifecycle")
 
 
-def judge_stored(session, rows, when) -> list[tuple[str, str]]:
-    """(severity, message) of stored import findings judged now: against the exceptions in force
+@dataclass(frozen=True)
+class Judged:
+    """A stored finding as :func:`judge_stored` judges it now."""
+
+    severity: str
+    message: str
+
+
+def judge_stored(session, rows, when) -> list[Judged]:
+    """The severity and message of each stored import finding judged now: against the exceptions in force
     at ``when`` and today's core operators, as ``check-bc`` judges. ``rows`` have
     ``base_snapshot_id, operator, kind, rule, severity, message``. A finding stored as info (a new
     operator, a completed deletion) or warning (FC) keeps its severity; a BC break of a core
@@ -255,23 +272,23 @@ def judge_stored(session, rows, when) -> list[tuple[str, str]]:
     exceptions = exceptions_in_force(session, when)
     today = when.date()
     core_of: dict[int, set[str]] = {}
-    out: list[tuple[str, str]] = []
+    out: list[Judged] = []
     for r in rows:
         if r.kind != FindingKind.bc or r.severity not in ("error", "waived"):
-            out.append((r.severity, r.message))
+            out.append(Judged(severity=r.severity, message=r.message))
             continue
         if r.base_snapshot_id not in core_of:
             core_of[r.base_snapshot_id] = snapshot_side(session, r.base_snapshot_id).core
         core = core_of[r.base_snapshot_id]
         if r.operator in core and r.severity == "error":
-            out.append((r.severity, r.message))
+            out.append(Judged(severity=r.severity, message=r.message))
             continue
         cuts = [i for i in (r.message.find(m) for m in (*_POLICY_MARKERS, f" {r.operator} is not core: ",
                                                          f" {r.operator} is a core ATen operator: ")) if i >= 0]
         raw = r.message[:min(cuts)] if cuts else r.message
         [judged] = compat.apply_policy([compat.RawFinding(r.operator, r.kind, r.rule, raw, None, None)],
                                        core=core, exceptions=exceptions, today=today)
-        out.append((judged.severity, judged.message))
+        out.append(Judged(severity=judged.severity, message=judged.message))
     return out
 
 

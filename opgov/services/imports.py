@@ -132,7 +132,8 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
-        counts = record_import_findings(ctx, previous_id, snapshot_id, held_before=current, registry=registry)
+        recorded = record_import_findings(ctx, previous_id, snapshot_id, held_before=current, registry=registry)
+        counts = dict(recorded.by_severity)
         for severity, n in result.findings.items():  # the tag findings _apply recorded
             counts[severity] = counts.get(severity, 0) + n
         result.findings.clear()  # the rules' counts first, then the tags'

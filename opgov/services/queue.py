@@ -223,7 +223,7 @@ def _screened(ctx: Ctx, items: list[QueueItem]) -> list[QueueItem]:
               for i in items if i.suggestion != Suggestion.human]
     if not wanted:
         return items
-    _, refused = propose_allowed(ctx, wanted, apply=False, open_ok=True)
+    refused = propose_allowed(ctx, wanted, apply=False, open_ok=True).refused
     return [replace(i, suggestion=Suggestion.human.value, targets=(),
                     because=f"the policy refuses {i.suggestion}: {refused[i.operator]} (the evidence: {i.because})")
             if i.operator in refused else i for i in items]
@@ -338,8 +338,9 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
                list(item.targets) if item.suggestion == Suggestion.decompose else None) for item in planned]
     # what the policy refuses (a decomposition whose targets do not all end in core, ...) is skipped
     # with the refusal's words, in a dry run as when applied: the rest is proposed (the rules read once)
-    allowed, refused = propose_allowed(ctx, wanted, apply=apply)
-    skipped.update((operator, f"the policy refuses it: {why}") for operator, why in refused.items())
+    screened = propose_allowed(ctx, wanted, apply=apply)
+    allowed = screened.opened
+    skipped.update((operator, f"the policy refuses it: {why}") for operator, why in screened.refused.items())
     opened = [SuggestedProposal(operator=operator, kind=kind, targets=tuple(targets or ()), rationale=rationale,
                                 id=allowed[operator].id if allowed[operator] is not None else None)
               for operator, kind, rationale, targets in wanted if operator in allowed]

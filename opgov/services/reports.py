@@ -433,8 +433,8 @@ def _findings(ctx: Ctx, in_period: list, snapshots: list, as_of: datetime) -> li
     # import) waives the break, as check-bc says
     judged = judge_stored(ctx.session, rows, as_of)
     return [CompatFinding(snapshot=labels[r.snapshot_id], operator=r.operator, kind=r.kind, rule=r.rule,
-                          severity=severity if severity in SEVERITIES else "info", message=message)
-            for r, (severity, message) in zip(rows, judged)]
+                          severity=j.severity if j.severity in SEVERITIES else "info", message=j.message)
+            for r, j in zip(rows, judged)]
 
 
 def _removed(ctx: Ctx, in_period: list, snapshots: list, by_id, by_name, deleted_at) -> list[RemovedOp]:
