@@ -16,13 +16,11 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Sequence
 from pathlib import Path
 
 from opgov.core.budget import spend
 from opgov.core.errors import BadInput
 from opgov.core.names import canonical
-from opgov.formats.files import Content
 
 # What a reader inflates and builds is bounded, whatever the archive declares: a hostile archive of a
 # few hundred KB can inflate to hundreds of MB of JSON whose tree is tens of times bigger still.
@@ -454,21 +452,3 @@ def graph_calls(program) -> list[dict]:
                         dtypes.add(str(item.dtype).removeprefix("torch."))
             calls.append({"node": node.name, "op": overload_name(target), "args": args, "dtypes": sorted(dtypes)})
     return calls
-
-
-def read_archives(models: Sequence[str | Content]) -> list[tuple[str, list]]:
-    """(name, [(torch_version, calls) per program]) of every .pt2 archive among ``models``."""
-    from opgov.formats.oplists import _is_archive
-
-    out = []
-    for model in models:
-        if isinstance(model, Content):
-            data = model.data if isinstance(model.data, bytes) else None
-            if data is not None and _is_archive(data[:4], model.name):
-                out.append((model.name, archive_calls(data, model.name)))
-        elif Path(model).is_file():
-            with open(model, "rb") as handle:
-                head = handle.read(4)
-            if _is_archive(head, str(model)):
-                out.append((str(model), archive_calls(str(model), str(model))))
-    return out

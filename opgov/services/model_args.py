@@ -2,8 +2,8 @@
 ``opgov check-model`` (:func:`opgov.services.runtimes.check_model`), against a registered runtime
 (the release it was registered with) or a snapshot given as the runtime (that release).
 
-The decision is pure (:func:`opgov.core.model_args.check_calls`); the archives are read by
-:mod:`opgov.formats.pt2`; both releases' schemas come from the snapshots that stand for them, and
+The decision is pure (:func:`opgov.core.model_args.check_calls`); the archives are found by
+:func:`opgov.formats.oplists.read_archives` and read by :mod:`opgov.formats.pt2`; both releases' schemas come from the snapshots that stand for them, and
 the upgraders on record from :mod:`opgov.reads.upgraders`.
 """
 
@@ -39,10 +39,10 @@ def model_arguments(ctx, models: Sequence[str | Content], *, runtime: str, relea
                     archives: list | None = None, skip: frozenset[str] | set[str] = frozenset()) -> list[ModelArguments]:
     """Each .pt2 archive of ``models`` checked call by call against torch ``release`` (the torch
     release ``runtime`` follows: a snapshot label or a release such as ``2.12``; None when the
-    runtime was registered without one). ``archives``: :func:`opgov.formats.pt2.read_archives` of ``models``, when
-    read already; ``skip``: operators whose calls are not checked (graph operators, which lowering
-    removes: they are never loaded by the runtime)."""
-    from opgov.formats.pt2 import read_archives
+    runtime was registered without one). ``archives``: :func:`opgov.formats.oplists.read_archives`
+    of ``models``, when read already; ``skip``: operators whose calls are not checked (graph
+    operators, which lowering removes: they are never loaded by the runtime)."""
+    from opgov.formats.oplists import read_archives
 
     archives = read_archives(models) if archives is None else archives
     if not archives:

@@ -367,7 +367,7 @@ class _Verdicts:
     worked out once per runtime."""
 
     def __init__(self, ctx: Ctx, registry: _Registry, models, ops: Sequence[str], rules) -> None:
-        from opgov.formats.pt2 import read_archives
+        from opgov.formats.oplists import read_archives
 
         self.ctx, self.registry, self.models, self.ops, self.rules = ctx, registry, models, ops, rules
         self.archives = read_archives(models)
