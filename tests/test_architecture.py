@@ -420,6 +420,72 @@ def test_results_are_declared_in_results():
     assert _models_declared(PACKAGE, ("services", "render", "web")) == []
 
 
+# A service returns a typed result (a frozen dataclass: results/ for a use case's, else beside the
+# function), which the entrypoint renders; a pure helper (a name, a check of a text, a rendering) lives
+# in the layer it belongs to, and one used only in its module is private.
+UNTYPED = {"dict", "Dict", "tuple", "Tuple", "str", "bytes"}  # no service returns these...
+OF_UNTYPED = {"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "Iterable", "Iterator"}  # ...nor these of them
+UNTYPED_RETURNS_ALLOWED = 0
+
+
+def _untyped(node: ast.expr | None) -> bool:
+    """Whether a return annotation is a dict, a tuple, str or bytes, a list or set of one, or a union
+    with one (``list[str] | None``, ``Optional[dict]``)."""
+    if node is None:
+        return False
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a quoted annotation
+        return _untyped(ast.parse(node.value, mode="eval").body)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _untyped(node.left) or _untyped(node.right)
+    base = node.value if isinstance(node, ast.Subscript) else node
+    name = ast.unparse(base).rpartition(".")[2]
+    if name in UNTYPED:
+        return True
+    if isinstance(node, ast.Subscript) and name in OF_UNTYPED | {"Optional", "Union"}:
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return any(_untyped(item) for item in items)
+    return False
+
+
+def untyped_returns(package: Path = PACKAGE) -> list[str]:
+    """Public top-level functions of services/ annotated to return a dict, a tuple or text (or a
+    list or set of them), as ``path:line name -> annotation``."""
+    found = []
+    for name, path in _modules(package).items():
+        if layer_of(name) != "services":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_")
+                    and _untyped(node.returns)):
+                found.append((str(path.relative_to(package.parent)), node.lineno,
+                              f"{node.name} -> {ast.unparse(node.returns)}"))
+    return [f"{file}:{line} {what}" for file, line, what in sorted(found)]
+
+
+def test_services_return_typed_results():
+    found = untyped_returns()
+    assert len(found) <= UNTYPED_RETURNS_ALLOWED, "\n".join(found)
+
+
+def test_an_untyped_return_of_a_service_is_caught(tmp_path):
+    copy = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    before = set(untyped_returns(copy))
+    plants = [("services/ops.py", "def planted_counts(ctx) -> dict[str, int]:\n    return {}\n",
+               "planted_counts -> dict[str, int]"),
+              ("services/queue.py", "def planted_pair(ctx) -> 'tuple[int, int] | None':\n    return None\n",
+               "planted_pair -> 'tuple[int, int] | None'"),
+              ("services/sync.py", "async def planted_text(ctx) -> str:\n    return ''\n", "planted_text -> str"),
+              ("services/common.py", "def planted_names(ctx) -> Optional[list[bytes]]:\n    return None\n",
+               "planted_names -> Optional[list[bytes]]")]
+    planted = {f"opgov/{file}:{_plant(copy / file, text) - 1} {what}" for file, text, what in plants}
+    # a private helper, a method and a typed result are not counted
+    _plant(copy / "services" / "ops.py", "def _helper() -> dict:\n    return {}\n\n\n"
+                                         "class Planted:\n    def names(self) -> list[str]:\n        return []\n\n\n"
+                                         "def planted_typed(ctx) -> list[Planted] | None:\n    return None\n")
+    assert set(untyped_returns(copy)) - before == planted
+
+
 LONG = 80  # lines: a function longer than this does several things, or should say why not
 MOST_LONG = 3  # kept long where a split would make them worse (fastyaml._walk: the import's hot loop)
 

@@ -10,7 +10,8 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPBearer
 
 from opgov.core.clock import Clock, SystemClock
-from opgov.reads.common import ANONYMOUS, Ctx
+from opgov.core.identity import ANONYMOUS
+from opgov.reads.common import Ctx
 
 
 def clock() -> Clock:

@@ -125,6 +125,24 @@ def compare(before: Closure, after: Closure) -> ClosureChange:
                            and old[op].ends_in != new[op].ends_in))
 
 
+def public_version(version: str) -> str:
+    """``2.13.0+cpu`` → ``2.13.0``: the release a snapshot is labelled after."""
+    return version.partition("+")[0]
+
+
+def functional_form(op: str, kinds) -> str:
+    """What functionalization turns ``op`` into in an exported graph (``kinds``: operator → kind):
+    a mutable operator's ``_functional`` sibling (torchgen's autogen), an in-place one's functional
+    form, when the registry has it; else ``op``."""
+    kind = kinds.get(op)
+    if kind not in ("mutable", "inplace"):
+        return op
+    namespace, _, rest = op.partition("::")
+    base, dot, overload = rest.partition(".")
+    form = f"{namespace}::{base.rstrip('_') if kind == 'inplace' else base + '_functional'}{dot}{overload}"
+    return form if kinds.get(form) == "functional" else op
+
+
 def _name(c: Closure) -> str:
     return f"torch {c.version}" + (f" against {c.snapshot}" if c.snapshot else "")
 

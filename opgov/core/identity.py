@@ -24,7 +24,15 @@ import unicodedata
 
 from opgov.core.errors import BadInput
 
-__all__ = ["member_skeleton", "normalise_member_name"]
+from opgov.core.text import require_text
+
+__all__ = ["ANONYMOUS", "RESERVED_NAMES", "SYSTEM_ACTOR", "member_name", "member_skeleton", "normalise_member_name"]
+
+# names opgov itself acts under: the unauthenticated caller of `opgov serve`, and opgov's own events
+# (db.simulation). No member may take one, so no request or event can be mistaken for a member's.
+ANONYMOUS = "anonymous"
+SYSTEM_ACTOR = "opgov"
+RESERVED_NAMES = frozenset({ANONYMOUS, SYSTEM_ACTOR})
 
 # general categories nobody sees: format (ZWSP, ZWJ, direction marks, BOM), control, unassigned,
 # private use, surrogates, and line or paragraph separators
@@ -71,3 +79,15 @@ def normalise_member_name(name: str) -> str:
 def member_skeleton(name: str) -> str:
     """What two names that a reader would take for one have in common: NFKC, case folded."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def member_name(name: str | None) -> str:
+    """``name`` as a new member's name, normalised (:func:`normalise_member_name`: NFKC, no invisible
+    characters, letters of one script): not empty, not a reserved name however it is spelled (its
+    length is checked against the column with every other text, db.limits)."""
+    name = normalise_member_name(require_text(name, "member name"))
+    if member_skeleton(name) in RESERVED_NAMES:
+        raise BadInput(f"{name!r} is reserved: opgov uses it for "
+                       + ("requests without a token" if member_skeleton(name) == ANONYMOUS else "its own events")
+                       + "; choose another member name")
+    return name

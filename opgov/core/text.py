@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSTORABLE", "unstorable"]
+from opgov.core.errors import BadInput
+
+__all__ = ["UNSTORABLE", "require_text", "unstorable"]
 
 # NUL, and the surrogates: what a UTF-8 PostgreSQL database refuses
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -27,3 +29,11 @@ def unstorable(text: str) -> str | None:
     char = found.group()
     what = "a NUL character (U+0000)" if char == "\x00" else f"a lone surrogate (U+{ord(char):04X})"
     return f"holds {what} at character {found.start() + 1}, which no database stores"
+
+
+def require_text(value: str | None, what: str) -> str:
+    """``value`` without surrounding blanks; :class:`BadInput` (``WHAT must not be empty``) when
+    there is nothing else."""
+    if value is None or not value.strip():
+        raise BadInput(f"{what} must not be empty")
+    return value.strip()

@@ -98,6 +98,24 @@ def _is_archive(head: bytes, name: str) -> bool:
     return head in (b"PK\x03\x04", b"PK\x05\x06") or Path(name).suffix == ".pt2"
 
 
+def read_archives(models: Sequence[str | Content]) -> list[tuple[str, list]]:
+    """(name, [(torch_version, calls) per program]) of every .pt2 archive among ``models``."""
+    from opgov.formats.pt2 import archive_calls
+
+    out = []
+    for model in models:
+        if isinstance(model, Content):
+            data = model.data if isinstance(model.data, bytes) else None
+            if data is not None and _is_archive(data[:4], model.name):
+                out.append((model.name, archive_calls(data, model.name)))
+        elif Path(model).is_file():
+            with open(model, "rb") as handle:
+                head = handle.read(4)
+            if _is_archive(head, str(model)):
+                out.append((str(model), archive_calls(str(model), str(model))))
+    return out
+
+
 def _text_ops(text: str, name: str, accept: Sequence[str]) -> OpList:
     fmt = _sniff(text)
     if fmt == "opset-json" and fmt not in accept and "list" in accept:

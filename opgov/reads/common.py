@@ -156,12 +156,6 @@ def is_historical(stats) -> bool:
 
 ROLES = tuple(Role)
 
-# names opgov itself acts under: the unauthenticated caller of `opgov serve`, and opgov's own events
-# (db.simulation). No member may take one, so no request or event can be mistaken for a member's.
-ANONYMOUS = "anonymous"
-SYSTEM_ACTOR = "opgov"
-RESERVED_NAMES = frozenset({ANONYMOUS, SYSTEM_ACTOR})
-
 
 def lookalike_member(session, name: str) -> str | None:
     """The member whose name a reader would take for ``name`` (the same skeleton,

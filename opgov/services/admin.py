@@ -9,7 +9,8 @@ from opgov.db.engine import (HEAD_REVISION, current_revision, known_revisions, m
                              resolve_url, sqlite_paths_to_create, transaction, unusable, upgrade)
 from opgov.db.models import Setting
 from opgov.core.errors import BadInput, PolicyRefusal
-from opgov.reads.common import SYSTEM_ACTOR, Ctx, is_simulation
+from opgov.core.identity import SYSTEM_ACTOR
+from opgov.reads.common import Ctx, is_simulation
 from opgov.reads.database import read_log
 from opgov.services.common import log_event
 from opgov.results.admin import EventsPage, LogVerification, RevisionChange
@@ -76,7 +77,7 @@ GOVERNANCE_DATA = {
 }
 
 
-def governance_data(connection) -> dict[str, int]:
+def _governance_data(connection) -> dict[str, int]:
     """How many rows of governance data the database holds, per table (only tables with some)."""
     from sqlalchemy import text
 
@@ -105,7 +106,7 @@ def downgrade_database(db: str | None, revision: str, *, actor: str, force: bool
             if revision != before:
                 if "members" in inspect(connection).get_table_names():
                     require(ctx, "downgrade", "downgrade the database (maintainers only)")
-                held = governance_data(connection)
+                held = _governance_data(connection)
                 if held and not force:
                     listed = ", ".join(f"{n} {table.replace('_', ' ')[:None if n > 1 else -1]}" for table, n in held.items())
                     raise PolicyRefusal(f"the database holds governance data ({listed}); downgrading to "

@@ -7,17 +7,13 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from opgov.core.closure import functional_form, public_version
 from opgov.core.errors import BadInput, NotFound
 from opgov.db.entries import _at
 from opgov.db.tables import entry_runs, operators, snapshots
 from opgov.results.closure import ClosureDiff, ClosureOp, ClosureReport
 from opgov.reads.common import Ctx
 from opgov.reads.torch import shipped_facts, opset_facts, torch_facts, torch_releases
-
-
-def public_version(version: str) -> str:
-    """``2.13.0+cpu`` → ``2.13.0``: the release a snapshot is labelled after."""
-    return version.partition("+")[0]
 
 
 def facts_of(session, release: str | None):
@@ -45,7 +41,7 @@ def facts_of(session, release: str | None):
                    f"{', '.join(shipped) or 'none'}; `opgov decomps import-torch` records the installed one)")
 
 
-def core_at(session, label: str | None, version: str) -> tuple[str | None, set[str]]:
+def _core_at(session, label: str | None, version: str) -> tuple[str | None, set[str]]:
     """(the snapshot's label, the operators it tags ``core``). ``label`` None: the snapshot labelled
     as the torch release (``2.13.0``), else the latest."""
     s = snapshots.c
@@ -73,7 +69,7 @@ def compute(session, release: str | None = None, snapshot: str | None = None):
     from opgov.core.graph_ops import graph_ops_of
 
     facts = facts_of(session, release)
-    label, core = core_at(session, snapshot, facts.version)
+    label, core = _core_at(session, snapshot, facts.version)
     o = operators.c
     rows = session.execute(select(o.qualname, o.kind, o.schema, o.present)).all()
     kinds = {r.qualname: r.kind for r in rows}
@@ -92,19 +88,6 @@ def compute(session, release: str | None = None, snapshot: str | None = None):
                      core=core, snapshot=label, kind=lambda op: kinds.get(op) or _kind(op), forced=facts.forced,
                      graph=graph)
     return facts, label, result, kinds
-
-
-def functional_form(op: str, kinds) -> str:
-    """What functionalization turns ``op`` into in an exported graph (``kinds``: operator → kind):
-    a mutable operator's ``_functional`` sibling (torchgen's autogen), an in-place one's functional
-    form, when the registry has it; else ``op``."""
-    kind = kinds.get(op)
-    if kind not in ("mutable", "inplace"):
-        return op
-    namespace, _, rest = op.partition("::")
-    base, dot, overload = rest.partition(".")
-    form = f"{namespace}::{base.rstrip('_') if kind == 'inplace' else base + '_functional'}{dot}{overload}"
-    return form if kinds.get(form) == "functional" else op
 
 
 def _functional_of(op: str) -> str | None:

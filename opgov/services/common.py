@@ -3,6 +3,7 @@ locks that serialise writers, the role checks."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Iterator
 
@@ -12,8 +13,8 @@ from opgov.core.clock import FixedClock
 from opgov.core.eventlog import plain_json
 from opgov.db import tables
 from opgov.db.events import append_logged, logged, logged_so_far
-from opgov.core.errors import BadInput, Forbidden, PolicyRefusal, Unauthenticated
-from opgov.reads.common import ANONYMOUS, RESERVED_NAMES, Ctx, role_of, single_user_mode
+from opgov.core.errors import Forbidden, PolicyRefusal, Unauthenticated
+from opgov.reads.common import Ctx, role_of, single_user_mode
 
 
 # --- the event log --------------------------------------------------------------------------------
@@ -58,16 +59,28 @@ def _refuse_going_back(ctx: Ctx, at: datetime) -> None:
                             "that time or a later one")
 
 
-def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[dict[str, Any]]:
-    """The ``after`` of every event of ``action`` about one of ``subjects``, oldest first: those in
-    the log and those this transaction logged and will append at commit, so a write answers what a
-    later read shows."""
+@dataclass(frozen=True)
+class LoggedEvent:
+    """An event of the log, or one this transaction logged and will append at commit: what was done
+    (``action``), to what (``subject``), and the state it recorded after (``after``)."""
+
+    action: str
+    subject: str
+    after: dict[str, Any]
+
+
+def logged_after(ctx: Ctx, action: str, subjects: set[str]) -> list[LoggedEvent]:
+    """Every event of ``action`` about one of ``subjects`` that recorded an ``after``, oldest first:
+    those in the log and those this transaction logged and will append at commit, so a write answers
+    what a later read shows."""
     events = tables.events.c
-    stored = ctx.session.execute(select(events.after).where(events.subject.in_(sorted(subjects)),
-                                                            events.action == action).order_by(events.id)).scalars()
-    pending = (row["after"] for row in logged_so_far(ctx.session)
+    stored = ctx.session.execute(select(events.subject, events.after).where(events.subject.in_(sorted(subjects)),
+                                                                            events.action == action)
+                                 .order_by(events.id)).all()
+    pending = ((row["subject"], row["after"]) for row in logged_so_far(ctx.session)
                if row["action"] == action and row["subject"] in subjects)
-    return [after for after in (*stored, *pending) if after]
+    return [LoggedEvent(action=action, subject=subject, after=after)
+            for subject, after in (*stored, *pending) if after]
 
 
 def flush_events(ctx: Ctx) -> None:
@@ -124,20 +137,6 @@ def serialize(ctx: Ctx, what: str, *, shared: bool = False) -> None:
 # --- roles ----------------------------------------------------------------------------------------
 
 
-def member_name(name: str | None) -> str:
-    """``name`` as a new member's name, normalised (opgov.core.identity: NFKC, no invisible
-    characters, letters of one script): not empty, not a reserved name however it is spelled (its
-    length is checked against the column with every other text, db.limits)."""
-    from opgov.core.identity import member_skeleton, normalise_member_name
-
-    name = normalise_member_name(require_text(name, "member name"))
-    if member_skeleton(name) in RESERVED_NAMES:
-        raise BadInput(f"{name!r} is reserved: opgov uses it for "
-                       + ("requests without a token" if member_skeleton(name) == ANONYMOUS else "its own events")
-                       + "; choose another member name")
-    return name
-
-
 # what each role may do besides reading; maintainers may do everything
 BOT_ACTIONS = frozenset({"import", "sync", "tick"})
 DEVELOPER_ACTIONS = frozenset({"propose", "withdraw"})
@@ -159,7 +158,3 @@ def require(ctx: Ctx, action: str, what: str) -> None:
         raise Forbidden(f"{who} may not {what}", subject=ctx.actor)
 
 
-def require_text(value: str | None, what: str) -> str:
-    if value is None or not value.strip():
-        raise BadInput(f"{what} must not be empty")
-    return value.strip()

@@ -143,10 +143,10 @@ def compare_sides(old: Side, new: Side, *, exceptions: list, deleted: set[str], 
 
     findings = judged_findings(old, new, exceptions=exceptions, deleted=deleted, today=today)
     return CheckReport.of(findings, compat.expired_exceptions(exceptions, today),
-                          not_compared=autogen_added(old, new))
+                          not_compared=_autogen_added(old, new))
 
 
-def autogen_added(old: Side, new: Side) -> list[str]:
+def _autogen_added(old: Side, new: Side) -> list[str]:
     """The operators ``new`` holds that ``old`` did not and that only an autogen: line declares:
     no schema text to compare, so no finding counts them (the import lists them among its added,
     as ``added_autogen``). In ``new``'s order."""
@@ -174,9 +174,18 @@ def iter_judged(old: Side, new: Side, *, exceptions: list, deleted: set[str], to
                               completed_deletions=deleted, today=today, locate=locate)
 
 
+@dataclass(frozen=True)
+class RecordedFindings:
+    """What :func:`record_import_findings` stored: how many findings, and how many of each severity
+    (in the order the severities were first found, as the import's result lists them)."""
+
+    stored: int
+    by_severity: dict[str, int]
+
+
 def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held_before: dict,
-                           registry) -> dict[str, int]:
-    """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return counts per
+                           registry) -> RecordedFindings:
+    """Store the findings of snapshot ``snapshot_id`` against ``previous_id``; return how many, per
     severity. The import has both sides at hand: ``held_before``, the previous snapshot's entries
     (operator id → (schema, tags), the runs it found open), and ``registry``, the file
     (:class:`opgov.formats.registry.Registry`). Works on a Core connection (the import runs without
@@ -212,7 +221,7 @@ def record_import_findings(ctx: Ctx, previous_id: int, snapshot_id: int, *, held
             insert_rows(session, tables.findings, rows)
             rows.clear()
     insert_rows(session, tables.findings, rows)
-    return dict(counts)
+    return RecordedFindings(stored=sum(counts.values()), by_severity=dict(counts))
 
 
 def exceptions_in_force(session, when) -> list:
@@ -243,8 +252,16 @@ _POLICY_MARKERS = (" Waived by exception ", " Exception '", " Exception \"",
                    " Remove operators through the deprecation lifecycle")
 
 
-def judge_stored(session, rows, when) -> list[tuple[str, str]]:
-    """(severity, message) of stored import findings judged now: against the exceptions in force
+@dataclass(frozen=True)
+class Judged:
+    """A stored finding as :func:`judge_stored` judges it now."""
+
+    severity: str
+    message: str
+
+
+def judge_stored(session, rows, when) -> list[Judged]:
+    """The severity and message of each stored import finding judged now: against the exceptions in force
     at ``when`` and today's core operators, as ``check-bc`` judges. ``rows`` have
     ``base_snapshot_id, operator, kind, rule, severity, message``. A finding stored as info (a new
     operator, a completed deletion) or warning (FC) keeps its severity; a BC break of a core
@@ -255,23 +272,23 @@ def judge_stored(session, rows, when) -> list[tuple[str, str]]:
     exceptions = exceptions_in_force(session, when)
     today = when.date()
     core_of: dict[int, set[str]] = {}
-    out: list[tuple[str, str]] = []
+    out: list[Judged] = []
     for r in rows:
         if r.kind != FindingKind.bc or r.severity not in ("error", "waived"):
-            out.append((r.severity, r.message))
+            out.append(Judged(severity=r.severity, message=r.message))
             continue
         if r.base_snapshot_id not in core_of:
             core_of[r.base_snapshot_id] = snapshot_side(session, r.base_snapshot_id).core
         core = core_of[r.base_snapshot_id]
         if r.operator in core and r.severity == "error":
-            out.append((r.severity, r.message))
+            out.append(Judged(severity=r.severity, message=r.message))
             continue
         cuts = [i for i in (r.message.find(m) for m in (*_POLICY_MARKERS, f" {r.operator} is not core: ",
                                                          f" {r.operator} is a core ATen operator: ")) if i >= 0]
         raw = r.message[:min(cuts)] if cuts else r.message
         [judged] = compat.apply_policy([compat.RawFinding(r.operator, r.kind, r.rule, raw, None, None)],
                                        core=core, exceptions=exceptions, today=today)
-        out.append((judged.severity, judged.message))
+        out.append(Judged(severity=judged.severity, message=judged.message))
     return out
 
 
@@ -437,7 +454,8 @@ def add_exception(ctx: Ctx, pattern: str, *, reason: str, expires: date) -> Exce
     from sqlalchemy import select
 
     from opgov.db.models import BcException, Operator
-    from opgov.services.common import log_event, require, require_text
+    from opgov.core.text import require_text
+    from opgov.services.common import log_event, require
     from opgov.results.compat import ExceptionAdded
 
     pattern = require_text(pattern, "the operator pattern")

@@ -225,7 +225,7 @@ def load_rules_upload(ctx: Ctx, *, rules: Content) -> RulesLoaded:
     return load_rules(ctx, rules)
 
 
-def torch_import_selection(ctx: Ctx, only: Sequence[str] | None) -> list[str] | None:
+def _torch_import_selection(ctx: Ctx, only: Sequence[str] | None) -> list[str] | None:
     """What ``import_torch_rules`` would trace (None: the whole table), refused before any tracing
     when the actor may not change rules or ``only`` names an operator the registry does not know."""
     from opgov.core.names import canonical
@@ -251,13 +251,13 @@ def import_torch_rules(ctx: Ctx, *, time_budget_s: float = 50.0, only: Sequence[
     ``check-decomps`` then finds that they end in non-core operators; the result counts the
     errors the import introduced. Rules from decisions and files are kept. Targets the registry
     does not know are dropped (and listed); operators it does not know get no rule. ``table``:
-    one traced already (by ``read_torch_table(only=torch_import_selection(...))``), so that a
+    one traced already (by ``read_torch_table(only=_torch_import_selection(...))``), so that a
     server does not hold its write transaction while torch traces.
     """
     from opgov.core.decomps import RuleChange, would_break
     from opgov.formats.torch_decomps import read_torch_table
 
-    wanted = torch_import_selection(ctx, only)
+    wanted = _torch_import_selection(ctx, only)
     session = ctx.session
     known = _known_operators(session)
     known_set = set(known)
@@ -313,7 +313,7 @@ def import_torch(begin: Callable[[], Any], *, budget: float = 50.0,
     from opgov.formats.torch_decomps import read_torch_table
 
     with begin() as ctx:
-        wanted = torch_import_selection(ctx, list(only) or None)
+        wanted = _torch_import_selection(ctx, list(only) or None)
     from opgov.resources import shipped_torch_facts
 
     table = read_torch_table(time_budget_s=budget, only=wanted, shipped=shipped_torch_facts())

@@ -16,7 +16,9 @@ from opgov.core.vocab import ProposalKind
 from opgov.core.settings import SETTING_HELP, setting_value
 from opgov.reads.common import (ROLES, Ctx, find_operator, find_proposal, get_int_setting, get_setting, latest_snapshot,
                                 lookalike_member, role_of, single_user_mode)
-from opgov.services.common import log_event, logged_after, member_name, require, require_text, serialize
+from opgov.core.identity import member_name
+from opgov.core.text import require_text
+from opgov.services.common import log_event, logged_after, require, serialize
 from opgov.results.governance import (
     DecisionsLoaded, MemberView, ProposalDecision, ProposalView, SettingChange, Settings, VoteView,
 )
@@ -113,7 +115,8 @@ def proposal_views(ctx: Ctx, proposals: list[Proposal]) -> list[ProposalView]:
                  for d in ctx.session.scalars(select(Decision).where(Decision.proposal_id.in_(ids)))}
     wanted = set(ids)
     confirms: dict[int, str] = {}
-    for after in logged_after(ctx, "proposal.open", {p.operator.qualname for p in proposals}):
+    for event in logged_after(ctx, "proposal.open", {p.operator.qualname for p in proposals}):
+        after = event.after
         pid = after.get("proposal")
         if pid in wanted and after.get("confirms"):
             # "confirmed" (category and source) since issue 24; before it the event held a bool only
@@ -158,17 +161,26 @@ def propose_many(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]])
     return proposal_views(ctx, [_open(ctx, p) for p in planned.values()]) if planned else []
 
 
+@dataclasses.dataclass(frozen=True)
+class ProposalsAllowed:
+    """What :func:`propose_allowed` answers, each in the order asked."""
+
+    opened: dict[str, ProposalView | None]  # operator → its proposal (opened when applied, else None): passed
+    refused: dict[str, str]  # operator → the refusal's words
+
+
 def propose_allowed(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]], *,
-                    apply: bool, open_ok: bool = False) -> tuple[dict[str, ProposalView | None], dict[str, str]]:
+                    apply: bool, open_ok: bool = False) -> ProposalsAllowed:
     """Each of ``wanted`` checked as :func:`propose` checks it, each alone against the registry as it
-    is: (operator → its proposal, opened when ``apply``, else None, for those that pass; operator →
-    the refusal's words for the others). Without ``apply`` it writes nothing and asks no role;
-    ``open_ok`` (a dry run only): a proposal open on the operator is set aside (the queue asks
-    what the policy says of the suggestion itself)."""
+    is: those that pass (``opened``: operator → its proposal, opened when ``apply``, else None) and
+    the others (``refused``: operator → the refusal's words). Without ``apply`` it writes nothing and
+    asks no role; ``open_ok`` (a dry run only): a proposal open on the operator is set aside (the
+    queue asks what the policy says of the suggestion itself)."""
     planned, refused = _screen(ctx, wanted, role=apply, open_ok=open_ok and not apply)
     views = (proposal_views(ctx, [_open(ctx, p) for p in planned.values()]) if apply and planned
              else [None] * len(planned))
-    return dict(zip(planned, views)), {operator: str(error) for operator, error in refused.items()}
+    return ProposalsAllowed(opened=dict(zip(planned, views)),
+                            refused={operator: str(error) for operator, error in refused.items()})
 
 
 def _screen(ctx: Ctx, wanted: list[tuple[str, str, str, list[str] | None]], *,

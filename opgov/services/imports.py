@@ -35,7 +35,7 @@ def list_snapshots(ctx: Ctx) -> list:
                                                 s.operator_count, s.position, s.stats).order_by(s.position))]
 
 
-def snapshot_stats(ctx: Ctx) -> dict:
+def _snapshot_stats(ctx: Ctx) -> dict:
     """Counts per category and lifecycle of the operators present now (stored per snapshot)."""
     c = operators.c
     rows = ctx.session.execute(select(c.category, c.lifecycle, c.kind).where(c.present)).all()
@@ -132,12 +132,13 @@ def import_snapshot(ctx: Ctx, path: str, *, label: str, tags_yaml: str | None = 
 
         say("checking compatibility against the previous snapshot")
         # both sides from what the import holds already: the previous entries and the file
-        counts = record_import_findings(ctx, previous_id, snapshot_id, held_before=current, registry=registry)
+        recorded = record_import_findings(ctx, previous_id, snapshot_id, held_before=current, registry=registry)
+        counts = dict(recorded.by_severity)
         for severity, n in result.findings.items():  # the tag findings _apply recorded
             counts[severity] = counts.get(severity, 0) + n
         result.findings.clear()  # the rules' counts first, then the tags'
         result.findings.update(counts)
-    session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=snapshot_stats(ctx)))
+    session.execute(update(snapshots).where(snapshots.c.id == snapshot_id).values(stats=_snapshot_stats(ctx)))
     log_event(ctx, "snapshot.import", f"snapshot:{label}",
               after={"source": str(path), "content_hash": registry.content_hash,
                      "operators": len(registry.ops), "added": len(result.added),

@@ -13,12 +13,13 @@ from opgov.db.models import LifecycleStep, Operator
 from opgov.core.errors import BadInput, PolicyRefusal
 from opgov.core.lifecycle import check_step, check_within, next_timed_step
 from opgov.reads.common import Ctx, find_operator, periods
-from opgov.services.common import log_event, require, require_text, serialize
+from opgov.core.text import require_text
+from opgov.services.common import log_event, require, serialize
 from opgov.core.upgraders import replaceable_from
 from opgov.results.lifecycle import (
     LifecycleStepResult, NextStep, Reference, TickItem, TickResult, UpgraderTimer, UpgraderTimers,
 )
-from opgov.services.upgraders import bumps_of, recorded_upgraders
+from opgov.reads.upgraders import bumps_of, recorded_upgraders
 
 
 def family(session, op: Operator, *, lock: bool = False) -> list[Operator]:

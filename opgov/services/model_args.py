@@ -2,15 +2,14 @@
 ``opgov check-model`` (:func:`opgov.services.runtimes.check_model`), against a registered runtime
 (the release it was registered with) or a snapshot given as the runtime (that release).
 
-The decision is pure (:func:`opgov.core.model_args.check_calls`); the archives are read by
-:mod:`opgov.formats.pt2`; both releases' schemas come from the snapshots that stand for them, and
-the upgraders on record from :mod:`opgov.services.upgraders`.
+The decision is pure (:func:`opgov.core.model_args.check_calls`); the archives are found by
+:func:`opgov.formats.oplists.read_archives` and read by :mod:`opgov.formats.pt2`; both releases' schemas come from the snapshots that stand for them, and
+the upgraders on record from :mod:`opgov.reads.upgraders`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from sqlalchemy import select
 
@@ -18,25 +17,6 @@ from opgov.core.errors import BadInput
 from opgov.db.tables import snapshots
 from opgov.formats.files import Content
 from opgov.results.model_args import ArgumentProblem, ModelArguments, OperatorDtypes
-
-
-def _archives(models: Sequence[str | Content]) -> list[tuple[str, list]]:
-    """(name, [(torch_version, calls) per program]) of every .pt2 archive among ``models``."""
-    from opgov.formats.oplists import _is_archive
-    from opgov.formats.pt2 import archive_calls
-
-    out = []
-    for model in models:
-        if isinstance(model, Content):
-            data = model.data if isinstance(model.data, bytes) else None
-            if data is not None and _is_archive(data[:4], model.name):
-                out.append((model.name, archive_calls(data, model.name)))
-        elif Path(model).is_file():
-            with open(model, "rb") as handle:
-                head = handle.read(4)
-            if _is_archive(head, str(model)):
-                out.append((str(model), archive_calls(str(model), str(model))))
-    return out
 
 
 class _Schemas:
@@ -59,20 +39,17 @@ def model_arguments(ctx, models: Sequence[str | Content], *, runtime: str, relea
                     archives: list | None = None, skip: frozenset[str] | set[str] = frozenset()) -> list[ModelArguments]:
     """Each .pt2 archive of ``models`` checked call by call against torch ``release`` (the torch
     release ``runtime`` follows: a snapshot label or a release such as ``2.12``; None when the
-    runtime was registered without one). ``archives``: :func:`read_archives` of ``models``, when
-    read already; ``skip``: operators whose calls are not checked (graph operators, which lowering
-    removes: they are never loaded by the runtime)."""
+    runtime was registered without one). ``archives``: :func:`opgov.formats.oplists.read_archives`
+    of ``models``, when read already; ``skip``: operators whose calls are not checked (graph
+    operators, which lowering removes: they are never loaded by the runtime)."""
+    from opgov.formats.oplists import read_archives
+
     archives = read_archives(models) if archives is None else archives
     if not archives:
         return []
     check = _Checker(ctx, runtime, release)
     return [check(name, version, [c for c in calls if c.op not in skip])
             for name, programs in archives for version, calls in programs]
-
-
-def read_archives(models: Sequence[str | Content]) -> list[tuple[str, list]]:
-    """(name, [(torch_version, calls) per program]) of every .pt2 archive among ``models``."""
-    return _archives(models)
 
 
 def program_arguments(ctx, calls: Sequence, *, torch_version: str | None, runtime: str,
@@ -136,7 +113,7 @@ class _Checker:
                 note = (f"no snapshot holds torch {version}, which wrote the archive: defaults and schema "
                         "changes are not compared")
         if self.upgraders is None:
-            from opgov.services.upgraders import bumps_of, recorded_upgraders
+            from opgov.reads.upgraders import bumps_of, recorded_upgraders
 
             self.upgraders = [u for u, _ in recorded_upgraders(self.ctx.session, bumps_of(self.ctx.session))]
         problems = check_calls(calls, model_release=model_label or (version or "unknown"),

@@ -225,9 +225,9 @@ def show_op(ctx: Ctx, name: str) -> OperatorDetail:
     # judged now, against the exceptions in force now (as check-bc judges)
     labels = dict(session.execute(select(Snapshot.id, Snapshot.label)
                                   .where(Snapshot.id.in_({f.snapshot_id for f in stored}))).all())
-    findings = [OperatorFinding(snapshot=labels.get(f.snapshot_id), kind=f.kind, rule=f.rule, severity=severity,
-                                message=message, old_schema=f.old_schema, new_schema=f.new_schema)
-                for f, (severity, message) in zip(stored, judge_stored(session, stored, ctx.now()))]
+    findings = [OperatorFinding(snapshot=labels.get(f.snapshot_id), kind=f.kind, rule=f.rule, severity=j.severity,
+                                message=j.message, old_schema=f.old_schema, new_schema=f.new_schema)
+                for f, j in zip(stored, judge_stored(session, stored, ctx.now()))]
     sunset = None
     if op.lifecycle in ("deprecating", "deprecated") and op.lifecycle_since is not None:
         from datetime import timedelta

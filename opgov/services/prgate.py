@@ -42,7 +42,7 @@ def _check_ref(ref: str) -> str:
     return ref
 
 
-def default_base(cfg: PolicyConfig) -> str:
+def _default_base(cfg: PolicyConfig) -> str:
     """The merge base of HEAD with the default branch (``default_branch``, else origin's HEAD,
     else main or master)."""
     root = cfg.root
@@ -159,7 +159,7 @@ def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today
     """The whole gate: both sides, the rules files, the decisions on record, then the check."""
     from opgov.services.compat import Side, raw_findings
 
-    base_rev = default_base(cfg) if base is None else None
+    base_rev = _default_base(cfg) if base is None else None
     base_src = resolve_source(base, cfg, default_rev=base_rev)
     head_src = resolve_source(head, cfg, default_rev=None)
     if base_src.revision is None and head_src.revision is None and cfg.rules_file is not None:
@@ -197,7 +197,7 @@ def run_check_pr(cfg: PolicyConfig, base: str | None, head: str | None, *, today
 
 def _quiet_base(cfg: PolicyConfig) -> str | None:
     try:
-        return default_base(cfg)
+        return _default_base(cfg)
     except BadInput:
         return None
 

@@ -90,7 +90,7 @@ class _Sources:
         return self.categories.get(op) == "core" or op in self.graph
 
     def functional(self, op: str) -> str:  # what functionalization turns a target into, as the closure says
-        from opgov.services.closure import functional_form
+        from opgov.core.closure import functional_form
 
         return functional_form(op, self.kinds)
 
@@ -223,7 +223,7 @@ def _screened(ctx: Ctx, items: list[QueueItem]) -> list[QueueItem]:
               for i in items if i.suggestion != Suggestion.human]
     if not wanted:
         return items
-    _, refused = propose_allowed(ctx, wanted, apply=False, open_ok=True)
+    refused = propose_allowed(ctx, wanted, apply=False, open_ok=True).refused
     return [replace(i, suggestion=Suggestion.human.value, targets=(),
                     because=f"the policy refuses {i.suggestion}: {refused[i.operator]} (the evidence: {i.because})")
             if i.operator in refused else i for i in items]
@@ -338,8 +338,9 @@ def triage_suggested(ctx: Ctx, *, reason: Sequence[str] = (), match: Sequence[st
                list(item.targets) if item.suggestion == Suggestion.decompose else None) for item in planned]
     # what the policy refuses (a decomposition whose targets do not all end in core, ...) is skipped
     # with the refusal's words, in a dry run as when applied: the rest is proposed (the rules read once)
-    allowed, refused = propose_allowed(ctx, wanted, apply=apply)
-    skipped.update((operator, f"the policy refuses it: {why}") for operator, why in refused.items())
+    screened = propose_allowed(ctx, wanted, apply=apply)
+    allowed = screened.opened
+    skipped.update((operator, f"the policy refuses it: {why}") for operator, why in screened.refused.items())
     opened = [SuggestedProposal(operator=operator, kind=kind, targets=tuple(targets or ()), rationale=rationale,
                                 id=allowed[operator].id if allowed[operator] is not None else None)
               for operator, kind, rationale, targets in wanted if operator in allowed]
@@ -365,7 +366,7 @@ def agenda(ctx: Ctx, *, shown: int = AGENDA_SHOWN, read: QueueRead | None = None
                   most_impact=tuple(entry(i) for i in impact.items if i.impact), shown=shown, torch=oldest.torch)
 
 
-def review_queue_names(session) -> list[str]:
+def _review_queue_names(session) -> list[str]:
     """The operators waiting for the committee (needs_review), present, functional, with no open
     proposal, by name."""
     waiting = session.execute(select(operators.c.id, operators.c.qualname)
@@ -382,7 +383,8 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     A dry run (the default) names them and writes nothing; ``apply`` opens one proposal each, in
     this one transaction (a refusal of any names it and writes none)."""
     from opgov.core.names import canonical
-    from opgov.services.common import require, require_text
+    from opgov.core.text import require_text
+    from opgov.services.common import require
     from opgov.services.governance import propose_many
 
     if kind not in ("core", "custom"):
@@ -392,7 +394,7 @@ def triage(ctx: Ctx, kind: str, rationale: str, *, match: list[str] | None = Non
     if not match and not operators:
         raise BadInput("name the operators to triage: --match GLOB and/or --file FILE")
     require(ctx, "propose", "make proposals")
-    queue = review_queue_names(ctx.session)
+    queue = _review_queue_names(ctx.session)
     wanted = {canonical(n) for n in operators or ()}
     outside = sorted(wanted - set(queue))
     if outside:

@@ -46,7 +46,7 @@ LIFECYCLE_STATES = tuple(Lifecycle)
 SEVERITIES = frozenset(Severity)
 
 
-def suggestion_reason(category: str, source: str) -> str:
+def _suggestion_reason(category: str, source: str) -> str:
     """Why the import heuristics (:meth:`opgov.formats.registry.RegistryOp.suggested_category`) chose ``category``."""
     if category == "core":
         return "tagged core in native_functions.yaml" if source == "yaml-tag" else "core"
@@ -348,7 +348,7 @@ def _review_queue(ops, snapshots, snap_by_id, present, undecided, category_at) -
                                 suggestion_reason=("its core tag was dropped from native_functions.yaml: core until "
                                                    "the committee decides" if category == "core"
                                                    and source == "yaml-tag" and "core" not in (op.tags or ())
-                                                   else suggestion_reason(category, source)),
+                                                   else _suggestion_reason(category, source)),
                                 review_reason=op.review_reason if op.needs_review else None))
     return queue
 
@@ -433,8 +433,8 @@ def _findings(ctx: Ctx, in_period: list, snapshots: list, as_of: datetime) -> li
     # import) waives the break, as check-bc says
     judged = judge_stored(ctx.session, rows, as_of)
     return [CompatFinding(snapshot=labels[r.snapshot_id], operator=r.operator, kind=r.kind, rule=r.rule,
-                          severity=severity if severity in SEVERITIES else "info", message=message)
-            for r, (severity, message) in zip(rows, judged)]
+                          severity=j.severity if j.severity in SEVERITIES else "info", message=j.message)
+            for r, j in zip(rows, judged)]
 
 
 def _removed(ctx: Ctx, in_period: list, snapshots: list, by_id, by_name, deleted_at) -> list[RemovedOp]:

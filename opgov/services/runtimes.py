@@ -84,7 +84,7 @@ def _text(file: str | Content) -> tuple[str, str]:
     return read_text(file), str(file)
 
 
-def served_operators(files: Sequence[str | Content]) -> list[str]:
+def _served_operators(files: Sequence[str | Content]) -> list[str]:
     """The operators the files name (register_prim_ops.cpp sources, or lists), first occurrence first."""
     from opgov.formats.oplists import parse_op_file
     from opgov.formats.runtime_files import looks_like_prim_ops, prim_ops
@@ -156,7 +156,7 @@ def add_runtime(ctx: Ctx, runtime: str, ops: Sequence[str | Content] = (), *, re
         from opgov.formats.runtime_files import pytorch_pin
 
         torch = pytorch_pin(*_text(torch_pin))
-    served_ops = (served_operators(served) if served else list(registries["served"]) if registries else [])
+    served_ops = (_served_operators(served) if served else list(registries["served"]) if registries else [])
     if torch is None and registries is not None:
         torch = registries["torch"]
     if released is None and tree is None and shipped is not None and shipped.get("released"):
@@ -367,7 +367,7 @@ class _Verdicts:
     worked out once per runtime."""
 
     def __init__(self, ctx: Ctx, registry: _Registry, models, ops: Sequence[str], rules) -> None:
-        from opgov.services.model_args import read_archives
+        from opgov.formats.oplists import read_archives
 
         self.ctx, self.registry, self.models, self.ops, self.rules = ctx, registry, models, ops, rules
         self.archives = read_archives(models)

@@ -68,7 +68,7 @@ class SyncResult:
         return not self.changes and not self.tags_declared
 
 
-def desired_state(ctx: Ctx) -> dict[str, Desired]:
+def _desired_state(ctx: Ctx) -> dict[str, Desired]:
     """What governance wants for every ``aten`` operator the latest snapshot holds, or that was
     deleted, keyed by func name (``add.Tensor``)."""
     from opgov.core.yamlsync import Desired
@@ -303,7 +303,7 @@ def _sync(ctx: Ctx, text: str, path: str, *, mode: str, tags_text: str | None, t
     tags.yaml first; none when in sync)."""
     from opgov.core import yamlsync
 
-    plan = _plan(text, desired_state(ctx), path)
+    plan = _plan(text, _desired_state(ctx), path)
     result = SyncResult(file=path, mode=mode, changes=sorted(plan.changes, key=lambda c: c.line),
                         conflicts=list(plan.conflicts), tags_file=tags_yaml)
     new_tags_text = None
@@ -359,7 +359,7 @@ _GROUPS = (  # (heading, predicate) in the order a reviewer reads them
 )
 
 
-def summary_markdown(result: SyncResult) -> str:
+def _summary_markdown(result: SyncResult) -> str:
     """What is out of sync (``check``/``diff``) or what was written (``write``), as Markdown fit
     for the bot's pull-request description. Line numbers refer to the file before the edit."""
     n = len(result.changes)
@@ -408,4 +408,4 @@ def report(result: SyncResult) -> SyncReport:
         conflicts=[SyncConflict(operator=f"aten::{c.operator}", kind=c.kind, reason=c.reason, line=c.line)
                    for c in result.conflicts],
         tags_file=result.tags_file, tags_declared=list(result.tags_declared), tags_checked=not result.tags_unchecked,
-        summary=summary_markdown(result))
+        summary=_summary_markdown(result))

@@ -20,7 +20,9 @@ from opgov.core.errors import BadInput, NotFound, PolicyRefusal
 from opgov.db.models import ApiToken, Member
 from opgov.reads.common import Ctx, single_user_mode
 from opgov.reads.database import PREFIX, hash_token
-from opgov.services.common import log_event, member_name, require, require_text
+from opgov.core.identity import member_name
+from opgov.core.text import require_text
+from opgov.services.common import log_event, require
 from opgov.results.tokens import TokenCreated, TokenView
 
 MAX_EXPIRES_DAYS = 36500  # a hundred years; a date further on does not fit

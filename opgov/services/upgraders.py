@@ -7,12 +7,12 @@ call and a return):
   with (date and reason, as versions.h writes them); ``replaces`` another one only once its bump
   is :data:`~opgov.core.upgraders.REPLACE_AFTER_DAYS` days old
 - :func:`list_upgraders`, :func:`show_upgrader` — ``opgov upgraders list|show``
-- :func:`bumps_of`, :func:`recorded_upgraders` — the bumps and the upgraders on record, which the lifecycle's
-  timers (:func:`opgov.services.lifecycle.upgrader_timers`) and the model checks read too
 - :func:`cover_findings` — what ``opgov check-bc`` does with a BC break of a non-core operator:
   covered when a recorded upgrader adapts its old schema, otherwise the upgrader to add
 
-The rules are pure (:mod:`opgov.core.upgraders`); queries use the Core tables only.
+The rules are pure (:mod:`opgov.core.upgraders`); the bumps and the upgraders on record are read by
+:mod:`opgov.reads.upgraders` (the lifecycle's timers and the model checks read them too); queries use
+the Core tables only.
 """
 
 from __future__ import annotations
@@ -28,28 +28,12 @@ from opgov.core.upgraders import (Upgrader, check_replace, default_name, normali
 from opgov.db.tables import operator_version_bumps as bumps
 from opgov.db.tables import operators, upgraders
 from opgov.reads.common import Ctx
+from opgov.reads.upgraders import bumps_of, recorded_upgraders
 from opgov.services.common import log_event, require
 from opgov.results.upgraders import UpgraderAdded, UpgraderList, UpgraderView, VersionBump
 
 
 # --- reading ---------------------------------------------------------------------------------------
-
-
-def bumps_of(session) -> dict[int, VersionBump]:
-    b = bumps.c
-    return {r.version: VersionBump(version=r.version, bumped_on=r.bumped_on, reason=r.reason)
-            for r in session.execute(select(b.version, b.bumped_on, b.reason).order_by(b.version))}
-
-
-def recorded_upgraders(session, bump_dates: dict[int, VersionBump]) -> list[tuple[Upgrader, object]]:
-    rows = session.execute(select(upgraders).order_by(upgraders.c.operator, upgraders.c.start_version)).all()
-    out = []
-    for r in rows:
-        bump = bump_dates.get(r.end_version + 1)
-        out.append((Upgrader(name=r.name, operator=r.operator, start=r.start_version, end=r.end_version,
-                             old_schema=r.old_schema, bumped_on=bump.bumped_on if bump else None,
-                             replaced_by=r.replaced_by), r))
-    return out
 
 
 def _view(u: Upgrader, row, bump_dates: dict[int, VersionBump]) -> UpgraderView:

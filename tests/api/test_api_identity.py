@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from opgov.reads.common import RESERVED_NAMES
+from opgov.core.identity import RESERVED_NAMES
 from tests.api.test_api_serve import MAX_UPLOAD, V1, _database, event_count, opgov, problem, start
 from tests.conftest import opgov_in_process
 
