@@ -27,6 +27,10 @@
    - else more of the OpInfo samples (``linalg.matrix_norm``'s numeric ``ord`` after its strings);
    - else opgov's examples built from the schema.
 
+   An operator whose inputs must agree in ways the schema cannot say (``trace_backward``'s 0-D
+   grad, ``affine_grid_generator``'s theta and size, a sparse COO input) is traced on the calls a
+   small table describes instead (``_BUILT``): data, run by torch like any sample.
+
    A sample is fitted to the overload's types first (a one-element tensor where a ``Scalar`` is
    asked, a 0-dim tensor where a number is given for a ``Tensor``, an int64 tensor for a list of
    ints and back, ``reduction="mean"`` as ATen's enum), and given the required arguments a

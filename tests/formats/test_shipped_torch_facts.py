@@ -91,7 +91,7 @@ def _first_export(torch, op, dtype=None, *, empty: bool = False):
     return None
 
 
-def test_the_default_table_is_torchs_and_at_most_10_percent_of_it_is_unknown(facts, torch_mod):
+def test_the_default_table_is_torchs_and_at_most_7_percent_of_it_is_unknown(facts, torch_mod):
     from torch.export import default_decompositions
 
     table = {_name(op) for op in default_decompositions().keys()
@@ -99,8 +99,10 @@ def test_the_default_table_is_torchs_and_at_most_10_percent_of_it_is_unknown(fac
     assert set(facts["default"]) == table
     unknown = sorted(op for op in facts["default"] if facts["targets"].get(op) is None)
     assert all(facts["reasons"].get(op) for op in unknown)  # unknown, with torch's error
-    # issue #40 asks 5%: 9.1% reached (82 of 899; the rest cannot run on CPU or has no input built yet)
-    assert len(unknown) <= 0.10 * len(table), (len(unknown), len(table), unknown)
+    # issue #40 asks 5%: 6.8% reached (61 of 899; the rest cannot run on CPU, cannot be traced by
+    # export or make_fx (data-dependent, opaque packed weights, kernels writing raw memory), or has
+    # no input built yet)
+    assert len(unknown) <= 0.07 * len(table), (len(unknown), len(table), unknown)
     assert facts["complete"] and "run_decompositions" in facts["method"]
 
 
