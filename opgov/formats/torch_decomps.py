@@ -1154,9 +1154,9 @@ _BUILT: dict[str, tuple] = {
     "_sparse_softmax.int": (((("sparse", (3, 4)), 1), {}),),
     "_sparse_log_softmax.int": (((("sparse", (3, 4)), 1), {}),),
     # embedding_bag (mode sum) of 2 bags of 2 indices into 5 embeddings of width 3
-    "_embedding_bag_sparse_backward": (((("randn", (2, 3)), ("tensor", [0, 1, 2, 3], "int64"), ("tensor", [0, 2], "int64"),
-                                         ("tensor", [0, 0, 1, 1], "int64"), ("tensor", [2, 2], "int64"), 5, False, 0,
-                                         None), {}),),
+    "_embedding_bag_sparse_backward": (((("randn", (2, 3)), ("tensor", [0, 1, 2, 3], "int64"),
+                                         ("tensor", [0, 2], "int64"), ("tensor", [0, 0, 1, 1], "int64"),
+                                         ("tensor", [2, 2], "int64"), 5, False, 0, None), {}),),
 }
 
 
