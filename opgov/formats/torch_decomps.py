@@ -27,6 +27,10 @@
    - else more of the OpInfo samples (``linalg.matrix_norm``'s numeric ``ord`` after its strings);
    - else opgov's examples built from the schema.
 
+   An operator whose inputs must agree in ways the schema cannot say (``trace_backward``'s 0-D
+   grad, ``affine_grid_generator``'s theta and size, a sparse COO input) is traced on the calls a
+   small table describes instead (``_BUILT``): data, run by torch like any sample.
+
    A sample is fitted to the overload's types first (a one-element tensor where a ``Scalar`` is
    asked, a 0-dim tensor where a number is given for a ``Tensor``, an int64 tensor for a list of
    ints and back, ``reduction="mean"`` as ATen's enum), and given the required arguments a
@@ -980,12 +984,17 @@ class _Samples:
         return call
 
     def __call__(self, op, until: float):
-        """(source, args, kwargs) of the samples ``op`` accepts on fake tensors, most trusted first:
+        """(source, args, kwargs) of the samples ``op`` accepts on fake tensors, most trusted first
+        (for an operator :data:`_BUILT` describes, its calls only):
         OpInfo samples, calls captured running related OpInfos and ModuleInfos, more OpInfo samples
         (``linalg.matrix_norm``'s numeric ``ord`` after its strings), opgov's examples; until ``until``."""
         self.errors = []  # the first error of a sample that does not fit
         self.deferred = []
         kind = _schema_kind(op)
+        built = list(self.built(op, kind))
+        if built:  # the calls :data:`_BUILT` describes for it: those only (others may crash a kernel)
+            yield from built
+            return
         steps = (self.opinfo_samples(op, kind, until, 0, _SAMPLES_PER_INFO[0]), self.captured(op, kind, until),
                  self.packed(op, kind, until), self.sparse_parts(op, kind),
                  self.opinfo_samples(op, kind, until, *_SAMPLES_PER_INFO), self.examples(op, kind))
@@ -1079,6 +1088,15 @@ class _Samples:
                 yield ("sparse", *call)
                 return
 
+    def built(self, op, kind: str):
+        """The calls :data:`_BUILT` describes for ``op`` (shapes that must agree, values an
+        argument needs: what the schema alone cannot say), built as real tensors, that fit it."""
+        for args, kwargs in _BUILT.get(overload_name(op).removeprefix("aten::"), ()):
+            call = self.fit("built", op, kind, [_built(self.torch, a) for a in args],
+                            {k: _built(self.torch, v) for k, v in kwargs.items()})
+            if call is not None:
+                yield ("built", *call)
+
     def examples(self, op, kind: str):
         """opgov's examples built from ``op``'s schema that fit it."""
         examples = _examples(op._schema, device="cpu")
@@ -1090,6 +1108,74 @@ class _Samples:
             call = self.fit("opgov", op, kind, args, kwargs)
             if call is not None:
                 yield ("opgov", *call)
+
+
+#: inputs of operators whose samples cannot be built from the schema alone: operator (overload
+#: name) → calls, each (args, kwargs). A value is plain, a list of values, or a tagged tuple:
+#: ``("randn", shape)`` a random float32 tensor, ``("tensor", data, dtype)`` one of these values,
+#: ``("sparse", shape)`` a random sparse COO tensor (a third of it zeros), ``("dtype", name)`` a
+#: ``torch.dtype``. torch still runs every call; the facts are what export (or make_fx) makes of it.
+_BUILT: dict[str, tuple] = {
+    "thnn_conv2d": (((("randn", (1, 2, 5, 5)), ("randn", (3, 2, 3, 3)), [3, 3], ("randn", (3,)), [1, 1], [1, 1]), {}),
+                    ((("randn", (1, 2, 5, 5)), ("randn", (3, 2, 3, 3)), [3, 3]), {})),
+    "trace_backward": (((("randn", ()), [3, 3]), {}),),
+    # conv_tbc: input (time, batch, in), weight (width, in, out), bias (out); self: the output's grad
+    "conv_tbc_backward": (((("randn", (5, 2, 4)), ("randn", (5, 2, 3)), ("randn", (3, 3, 4)), ("randn", (4,)), 1),
+                           {}),),
+    "affine_grid_generator": (((("randn", (2, 2, 3)), [2, 3, 4, 5], False), {}),
+                              ((("randn", (2, 3, 4)), [2, 3, 2, 4, 5], True), {})),
+    "affine_grid_generator.out": (((("randn", (2, 2, 3)), [2, 3, 4, 5], False), {}),),
+    "value_selecting_reduction_backward": (((("randn", (3,)), 1, ("tensor", [0, 3, 1], "int64"), [3, 4], False), {}),
+                                           ((("randn", (3, 1)), 1, ("tensor", [[2], [0], [1]], "int64"), [3, 4], True),
+                                            {})),
+    "rnn_tanh.input": (((("randn", (5, 2, 3)), ("randn", (1, 2, 4)),
+                         [("randn", (4, 3)), ("randn", (4, 4)), ("randn", (4,)), ("randn", (4,))],
+                         True, 1, 0.0, False, False, False), {}),),
+    "rnn_tanh.data": (((("randn", (10, 3)), ("tensor", [2, 2, 2, 2, 2], "int64"), ("randn", (1, 2, 4)),
+                        [("randn", (4, 3)), ("randn", (4, 4)), ("randn", (4,)), ("randn", (4,))],
+                        True, 1, 0.0, False, False), {}),),
+    "_reshape_from_tensor": (((("randn", (2, 3)), ("tensor", [3, 2], "int64")), {}),),
+    "unflatten_dense_tensors": (((("randn", (6,)), [("randn", (2, 2)), ("randn", (2,))]), {}),),
+    "gradient.tensorarrayint": (((("randn", (4,)),), {"spacing": [("tensor", [0.0, 1.0, 3.0, 4.0], "float32")],
+                                                       "dim": 0}),),
+    "fake_quantize_per_channel_affine": (((("randn", (2, 3)), ("tensor", [0.1, 0.2, 0.3], "float32"),
+                                           ("tensor", [0, 1, 2], "int32"), 1, 0, 255), {}),),
+    "fake_quantize_per_tensor_affine.tensor_qparams": (((("randn", (2, 3)), ("tensor", 0.1, "float32"),
+                                                         ("tensor", 3, "int32"), 0, 255), {}),),
+    # a packed sequence of 3 sequences of lengths 3, 2, 1: 6 rows, batch sizes 3, 2, 1
+    "_pack_padded_sequence_backward": (((("randn", (6, 3)), [3, 3, 3], ("tensor", [3, 2, 1], "int64"), False), {}),),
+    # a GRU cell's gates (batch 2, hidden 4): gates (2, 12)
+    "_thnn_differentiable_gru_cell_backward": (((("randn", (2, 4)), ("randn", (2, 12)), ("randn", (2, 12)),
+                                                 ("randn", (2, 4)), ("randn", (12,)), ("randn", (12,))), {}),),
+    # sparse COO inputs: the kernels of torch's sparse tensors
+    "_sparse_sum": (((("sparse", (3, 4)),), {}),),
+    "_sparse_sum.dtype": (((("sparse", (3, 4)),), {"dtype": ("dtype", "float64")}),),
+    "_sparse_sum.dim_dtype": (((("sparse", (3, 4)), [0]), {"dtype": ("dtype", "float64")}),),
+    "_sparse_softmax.int": (((("sparse", (3, 4)), 1), {}),),
+    "_sparse_log_softmax.int": (((("sparse", (3, 4)), 1), {}),),
+    # embedding_bag (mode sum) of 2 bags of 2 indices into 5 embeddings of width 3
+    "_embedding_bag_sparse_backward": (((("randn", (2, 3)), ("tensor", [0, 1, 2, 3], "int64"),
+                                         ("tensor", [0, 2], "int64"), ("tensor", [0, 0, 1, 1], "int64"),
+                                         ("tensor", [2, 2], "int64"), 5, False, 0, None), {}),),
+}
+
+
+def _built(torch, spec):
+    """The value :data:`_BUILT`'s ``spec`` describes."""
+    if isinstance(spec, list):
+        return [_built(torch, v) for v in spec]
+    if not isinstance(spec, tuple) or not spec or spec[0] not in ("randn", "tensor", "sparse", "dtype"):
+        return spec
+    tag, *rest = spec
+    if tag == "dtype":
+        return getattr(torch, rest[0])
+    dtype = getattr(torch, rest[1]) if len(rest) > 1 else torch.float32
+    if tag == "tensor":
+        return torch.tensor(rest[0], dtype=dtype)
+    if tag == "sparse":
+        dense = torch.rand(tuple(rest[0]))
+        return (dense * (torch.arange(dense.numel()).reshape(dense.shape) % 3 != 0)).to_sparse().coalesce()
+    return torch.randn(tuple(rest[0]), dtype=dtype)
 
 
 def _varied(samples: list) -> list:

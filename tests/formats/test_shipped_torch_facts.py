@@ -91,7 +91,7 @@ def _first_export(torch, op, dtype=None, *, empty: bool = False):
     return None
 
 
-def test_the_default_table_is_torchs_and_at_most_10_percent_of_it_is_unknown(facts, torch_mod):
+def test_the_default_table_is_torchs_and_at_most_7_percent_of_it_is_unknown(facts, torch_mod):
     from torch.export import default_decompositions
 
     table = {_name(op) for op in default_decompositions().keys()
@@ -99,8 +99,10 @@ def test_the_default_table_is_torchs_and_at_most_10_percent_of_it_is_unknown(fac
     assert set(facts["default"]) == table
     unknown = sorted(op for op in facts["default"] if facts["targets"].get(op) is None)
     assert all(facts["reasons"].get(op) for op in unknown)  # unknown, with torch's error
-    # issue #40 asks 5%: 9.1% reached (82 of 899; the rest cannot run on CPU or has no input built yet)
-    assert len(unknown) <= 0.10 * len(table), (len(unknown), len(table), unknown)
+    # issue #40 asks 5%: 6.8% reached (61 of 899; the rest cannot run on CPU, cannot be traced by
+    # export or make_fx (data-dependent, opaque packed weights, kernels writing raw memory), or has
+    # no input built yet)
+    assert len(unknown) <= 0.07 * len(table), (len(unknown), len(table), unknown)
     assert facts["complete"] and "run_decompositions" in facts["method"]
 
 
@@ -181,6 +183,35 @@ def test_operators_once_unknown_end_where_torch_export_takes_them(facts, torch_m
         assert found and targets is not None and found <= set(targets), (name, found, targets)
     assert facts["targets"]["aten::clip"] == ["aten::clamp"]
     assert facts["targets"]["aten::fill_.Tensor"] == facts["targets"]["aten::fill.Tensor"]
+
+
+def test_operators_traced_on_built_inputs_end_where_torch_export_takes_them(facts, torch_mod):
+    """Operators whose inputs must agree in ways their schema cannot say (issue #40: opgov builds
+    them from a small table): export, on other inputs built here, leaves operators the file records
+    for them, and the file says the facts came from built inputs."""
+    torch = torch_mod
+    aten = torch.ops.aten
+    sparse = (torch.rand(2, 5) * torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0])).to_sparse().coalesce()
+    cases = {
+        "aten::trace_backward": (aten.trace_backward.default, [torch.tensor(2.0), [4, 4]], {}),
+        "aten::thnn_conv2d": (aten.thnn_conv2d.default, [torch.rand(1, 3, 6, 6), torch.rand(2, 3, 3, 3), [3, 3]], {}),
+        "aten::affine_grid_generator": (aten.affine_grid_generator.default, [torch.rand(1, 2, 3), [1, 1, 3, 3], True],
+                                        {}),
+        "aten::value_selecting_reduction_backward": (aten.value_selecting_reduction_backward.default,
+                                                     [torch.rand(2), 1, torch.tensor([1, 0]), [2, 3], False], {}),
+        "aten::conv_tbc_backward": (aten.conv_tbc_backward.default,
+                                    [torch.rand(4, 1, 2), torch.rand(4, 1, 3), torch.rand(1, 3, 2), torch.rand(2), 0],
+                                    {}),
+        "aten::unflatten_dense_tensors": (aten.unflatten_dense_tensors.default,
+                                          [torch.rand(5), [torch.rand(3), torch.rand(1, 2)]], {}),
+        "aten::_sparse_sum": (aten._sparse_sum.default, [sparse], {}),
+        "aten::_sparse_softmax.int": (aten._sparse_softmax.int, [sparse, 0], {}),
+    }
+    for name, (op, args, kwargs) in cases.items():
+        found = _export(torch, op, args, kwargs)
+        targets = facts["targets"].get(name)
+        assert found and targets is not None and found <= set(targets), (name, found, targets)
+        assert "built" in facts["inputs"][name], (name, facts["inputs"][name])
 
 
 def test_an_out_or_inplace_overload_ends_where_its_functional_overload_does(facts, torch_mod):
