@@ -708,17 +708,28 @@ def _fit_real(torch, op, args: list, kwargs: dict):
 
     try:
         if _schema_kind(op) == "out":
-            outs = [a.name for a in op._schema.arguments if a.is_out]
-            kwargs = {k: v for k, v in kwargs.items() if k not in outs}
-            result = getattr(torch.ops.aten, op._opname)(*copy(args), **copy(kwargs))
-            results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
-            if len(results) != len(outs):
+            kwargs = _with_outs(torch, op, args, kwargs, copy, torch.empty_like)
+            if kwargs is None:
                 return None
-            kwargs.update({name: torch.empty_like(r) for name, r in zip(outs, results, strict=True)})
         op(*copy(args), **copy(kwargs))
     except Exception:  # noqa: BLE001 - the sample does not run here
         return None
     return args, kwargs
+
+
+def _with_outs(torch, op, args: list, kwargs: dict, wrap, like) -> dict | None:
+    """``kwargs`` of a sample of the functional form, with a tensor for each of the ``out=``
+    overload ``op``'s out arguments: ``like`` of each result of the functional call (its arguments
+    passed through ``wrap``); None when the results do not match the out arguments."""
+    from torch.utils import _pytree  # noqa: PLC0415
+
+    outs = [a.name for a in op._schema.arguments if a.is_out]
+    kwargs = {k: v for k, v in kwargs.items() if k not in outs}
+    result = getattr(torch.ops.aten, op._opname)(*wrap(args), **wrap(kwargs))
+    results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
+    if len(results) != len(outs):
+        return None
+    return {**kwargs, **{name: like(r) for name, r in zip(outs, results, strict=True)}}
 
 
 def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
@@ -1224,16 +1235,14 @@ def _fit(torch, op, kind: str, args: list, kwargs: dict, errors: list | None = N
             def fake(value):
                 return _pytree.tree_map(lambda x: mode.from_tensor(x) if isinstance(x, torch.Tensor) else x, value)
 
+            def real_like(r):  # real result tensors: the module's inputs at export
+                with unset_fake_temporarily():
+                    return torch.empty(tuple(int(d) for d in r.shape), dtype=r.dtype)
+
             if kind == "out":
-                outs = [a.name for a in op._schema.arguments if a.is_out]
-                kwargs = {k: v for k, v in kwargs.items() if k not in outs}
-                result = getattr(torch.ops.aten, op._opname)(*fake(args), **fake(kwargs))
-                results = [r for r in _pytree.tree_leaves(result) if isinstance(r, torch.Tensor)]
-                if len(results) != len(outs):
+                kwargs = _with_outs(torch, op, args, kwargs, fake, real_like)
+                if kwargs is None:
                     return None
-                with unset_fake_temporarily():  # real result tensors: the module's inputs at export
-                    kwargs.update({name: torch.empty(tuple(int(d) for d in r.shape), dtype=r.dtype)
-                                   for name, r in zip(outs, results, strict=True)})
             op(*fake(args), **fake(kwargs))
     except Exception as exc:  # noqa: BLE001 - the sample does not fit this overload
         if errors is not None and not errors:
