@@ -7,6 +7,7 @@ services' typed results are the response models, so ``/openapi.json`` is the con
 
 from __future__ import annotations
 
+import gc
 from contextlib import asynccontextmanager
 from functools import partial
 
@@ -50,6 +51,10 @@ def create_app(config: Config | None = None) -> FastAPI:
         app.state.engine, app.state.config = engine, config
         app.state.answers = AnswerCache(0 if _simulation(engine) else config.response_cache)
         app.state.stamps = Stamps(partial(read_generation, engine))
+        # what the worker holds from here on (modules, routes, schemas: ~all its objects) is left
+        # out of the cycle collector's full passes, which otherwise walk it every few thousand
+        # requests and stall every request in flight (Python's gc.freeze, meant for servers)
+        gc.freeze()
         try:
             yield
         finally:
