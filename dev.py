@@ -10,9 +10,9 @@ earlier demo wrote: it is emptied first). Its second
 half reads the real PyTorch 2.13.0 registry and 43 real models: from ``OPGOV_SHARED_DIR``, else
 ``../shared`` beside the checkout, else the copies that ship in ``tests/data``.
 
-``test`` runs pytest on one worker per core (pytest-xdist, a test file per worker), so the suite
-fits ten minutes on two cores; extra arguments go to pytest (``python3 dev.py test -k governance``,
-``-n 0`` for one process). It installs torch (the tests' oracle; opgov never needs it) when pip can.
+``test`` runs pytest on one worker per core (pytest-xdist, a test file per worker, the longest files
+first; docs/performance.md says how long it takes); extra arguments go to pytest
+(``python3 dev.py test -k governance``, ``-n 0`` for one process). It installs torch (the tests' oracle; opgov never needs it) when pip can.
 ``OPGOV_DEV_NO_INSTALL=1`` runs the opgov the running Python already has and installs nothing.
 """
 
