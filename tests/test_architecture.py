@@ -386,9 +386,7 @@ def test_entrypoints_hold_the_use_cases_they_call():
     assert len(found) <= LOOKUPS_BY_NAME_ALLOWED, "\n".join(found)
 
 
-def test_a_lookup_by_name_is_caught(tmp_path):
-    copy = tmp_path / "opgov"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+def test_a_lookup_by_name_is_caught(copy):
     before = set(lookups_by_name(copy))
     plants = [("cli/commands_queue.py", 'def _planted():\n    return ask("queue", reason=[])\n', "ask('queue', reason=[])"),
               ("api/routers/checks.py", '_PLANTED = usecases.named("check-model")\n', "usecases.named('check-model')"),
@@ -467,9 +465,7 @@ def test_services_return_typed_results():
     assert len(found) <= UNTYPED_RETURNS_ALLOWED, "\n".join(found)
 
 
-def test_an_untyped_return_of_a_service_is_caught(tmp_path):
-    copy = tmp_path / "opgov"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+def test_an_untyped_return_of_a_service_is_caught(copy):
     before = set(untyped_returns(copy))
     plants = [("services/ops.py", "def planted_counts(ctx) -> dict[str, int]:\n    return {}\n",
                "planted_counts -> dict[str, int]"),
@@ -509,9 +505,7 @@ def test_few_functions_are_long():
     assert len(long) <= MOST_LONG, "\n".join(long)
 
 
-def test_a_long_function_is_counted(tmp_path):
-    copy = tmp_path / "opgov"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+def test_a_long_function_is_counted(copy):
     before = long_functions(copy)
     body = "".join(f"    x{i} = {i}\n" for i in range(LONG - 1))  # the def line and these: LONG lines
     line = _plant(copy / "core" / "names.py", f"@staticmethod\ndef planted():\n{body}") - (LONG - 1)
@@ -527,6 +521,14 @@ def test_the_page_script_places_what_python_computed():
     assert len(script.read_text(encoding="utf-8").splitlines()) <= 250
 
 
+@pytest.fixture
+def copy(tmp_path) -> Path:
+    """A copy of the package's Python files, to plant violations in (each planting test's own)."""
+    target = tmp_path / "opgov"
+    shutil.copytree(PACKAGE, target, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    return target
+
+
 def _plant(path: Path, text: str) -> int:
     """Append ``text`` to the file; the line of its last line."""
     old = path.read_text(encoding="utf-8")
@@ -534,9 +536,7 @@ def _plant(path: Path, text: str) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-def test_the_checker_catches_planted_violations(tmp_path):
-    copy = tmp_path / "opgov"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+def test_the_checker_catches_planted_violations(copy):
     before = set(violations(copy))
     planted = {
         ("opgov/core/names.py", _plant(copy / "core" / "names.py", "import sqlalchemy\n"), "sqlalchemy"),
@@ -579,9 +579,7 @@ def test_entrypoints_import_few_services():
     assert len({line.rpartition(":")[0] for line in found}) <= MAX_SERVICE_IMPORTS, "\n".join(found)
 
 
-def test_a_service_import_from_an_entrypoint_is_counted(tmp_path):
-    copy = tmp_path / "opgov"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+def test_a_service_import_from_an_entrypoint_is_counted(copy):
     before = set(service_imports(copy))
     web = _plant(copy / "web" / "render.py", "from opgov.services.ops import list_ops\n")
     api = _plant(copy / "api" / "html.py", "def _q():\n    from opgov.services import queue\n\n    return queue\n") - 2
