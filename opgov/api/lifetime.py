@@ -24,11 +24,13 @@ _started = False
 
 
 def follow_supervisor() -> None:
-    """In a worker (its parent is the supervisor ``opgov serve`` named): end with it. Elsewhere
-    (one process, no supervisor; a test's application) nothing."""
+    """In a worker (a process the supervisor ``opgov serve`` named started): end with it, also
+    when the supervisor died while this worker was still starting (its parent is then another
+    process already: the watch ends it at once). Elsewhere (one process, no supervisor; the
+    supervisor itself; a test's application) nothing."""
     global _started
     text = os.environ.get(SUPERVISOR, "")
-    if _started or not text.isdigit() or os.getppid() != int(text):
+    if _started or not text.isdigit() or int(text) == os.getpid():
         return
     _started = True
     supervisor = int(text)
