@@ -604,6 +604,13 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
         if found is not None:
             return found
     deferred = [call for call in samples.deferred if all(call[1] is not c[1] for c in chosen)]
+    if deferred and not alone:
+        # opgov's fake tensors could not run them (a sparse compressed layout, a data-dependent
+        # result): export fakes its inputs itself and may trace them
+        found, why = _export_samples(torch, op, rule, deferred[:_WANTED], alone)
+        if found is not None:
+            return found
+        first = first or why
     # (an empty table: export keeps the CompositeImplicitAutograd operators make_fx would decompose)
     real = None if alone else _trace_real(torch, op, rule, chosen + deferred, alone)
     if real is not None:
@@ -748,7 +755,7 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
     fn = _Call(op, calls)
     for _ in range(3):
         graph = make_fx(functionalize(fn, remove="mutations"), decomposition_table=table,
-                        tracing_mode="real")(*[t.clone() for t in tensors])
+                        tracing_mode="real", _error_on_data_dependent_ops=False)(*[t.clone() for t in tensors])
         if not any(n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
                    and n.target._schema.is_mutable and not _copies_into_input(n) for n in graph.graph.nodes):
             break
@@ -763,8 +770,10 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
     if not _reproduces(torch, graph, _Call(op, calls), tensors):
         raise ValueError("the traced graph does not compute what the call computes")
     found = _program_ops(torch, graph, skip=_copies_into_input)
-    if not found:
-        raise ValueError("the traced graph calls no operator")  # nothing to learn: left unknown
+    if not found and op._schema.returns:
+        # a result computed where make_fx does not see it: nothing to learn, left unknown (an
+        # operator that returns nothing, a check of its arguments' values, leaves nothing, as in export)
+        raise ValueError("the traced graph calls no operator")
     return found
 
 
@@ -1103,10 +1112,15 @@ class _Samples:
         """The calls :data:`_BUILT` describes for ``op`` (shapes that must agree, values an
         argument needs: what the schema alone cannot say), built as real tensors, that fit it."""
         for args, kwargs in _BUILT.get(overload_name(op).removeprefix("aten::"), ()):
-            call = self.fit("built", op, kind, [_built(self.torch, a) for a in args],
-                            {k: _built(self.torch, v) for k, v in kwargs.items()})
+            args, kwargs = [_built(self.torch, a) for a in args], {k: _built(self.torch, v) for k, v in kwargs.items()}
+            deferred = len(self.deferred)
+            call = self.fit("built", op, kind, args, kwargs)
             if call is not None:
                 yield ("built", *call)
+            elif len(self.deferred) == deferred:
+                # a built call is valid by construction: what fake tensors refuse (a check of the
+                # indices' values) is tried on real tensors, which run it or refuse it themselves
+                self.deferred.append(("built", args, kwargs))
 
     def examples(self, op, kind: str):
         """opgov's examples built from ``op``'s schema that fit it."""
@@ -1125,7 +1139,7 @@ class _Samples:
 #: name) → calls, each (args, kwargs). A value is plain, a list of values, or a tagged tuple:
 #: ``("randn", shape)`` a random float32 tensor, ``("tensor", data, dtype)`` one of these values,
 #: ``("sparse", shape)`` a random sparse COO tensor (a third of it zeros), ``("dtype", name)`` a
-#: ``torch.dtype``. torch still runs every call; the facts are what export (or make_fx) makes of it.
+#: ``torch.dtype``, ``("layout", name)`` a ``torch.layout``. torch still runs every call; the facts are what export (or make_fx) makes of it.
 _BUILT: dict[str, tuple] = {
     "thnn_conv2d": (((("randn", (1, 2, 5, 5)), ("randn", (3, 2, 3, 3)), [3, 3], ("randn", (3,)), [1, 1], [1, 1]), {}),
                     ((("randn", (1, 2, 5, 5)), ("randn", (3, 2, 3, 3)), [3, 3]), {})),
@@ -1165,6 +1179,26 @@ _BUILT: dict[str, tuple] = {
     "_sparse_softmax.int": (((("sparse", (3, 4)), 1), {}),),
     "_sparse_log_softmax.int": (((("sparse", (3, 4)), 1), {}),),
     # embedding_bag (mode sum) of 2 bags of 2 indices into 5 embeddings of width 3
+    # the arguments of a sparse tensor for the checks of its constructors: a 2 × 2 tensor of 2 values
+    # (COO indices; compressed: a row or column pointer and its indices), blocks of 2 × 2 for BSR/BSC
+    "_validate_sparse_coo_tensor_args": (((("tensor", [[0, 1], [1, 0]], "int64"), ("randn", (2,)), [2, 2]), {}),),
+    "_validate_sparse_csr_tensor_args": (((("tensor", [0, 1, 2], "int64"), ("tensor", [1, 0], "int64"),
+                                           ("randn", (2,)), [2, 2]), {}),),
+    "_validate_sparse_csc_tensor_args": (((("tensor", [0, 1, 2], "int64"), ("tensor", [1, 0], "int64"),
+                                           ("randn", (2,)), [2, 2]), {}),),
+    "_validate_sparse_bsr_tensor_args": (((("tensor", [0, 1, 2], "int64"), ("tensor", [1, 0], "int64"),
+                                           ("randn", (2, 2, 2)), [4, 4]), {}),),
+    "_validate_sparse_bsc_tensor_args": (((("tensor", [0, 1, 2], "int64"), ("tensor", [1, 0], "int64"),
+                                           ("randn", (2, 2, 2)), [4, 4]), {}),),
+    "_validate_sparse_compressed_tensor_args": (((("tensor", [0, 1, 2], "int64"), ("tensor", [1, 0], "int64"),
+                                                  ("randn", (2,)), [2, 2], ("layout", "sparse_csr")), {}),),
+    # a packed sequence of 3 sequences of lengths 3, 2, 1 (6 rows of width 2), padded to length 3
+    "_pad_packed_sequence": (((("randn", (6, 2)), ("tensor", [3, 2, 1], "int64"), False, 0.0, 3), {}),),
+    "_rowwise_prune": (((("randn", (4, 3)), ("tensor", [True, False, True, True], "bool"), ("dtype", "int32")), {}),),
+    "_test_check_tensor": (((("tensor", [True], "bool"),), {}),),
+    # a sparse COO self and mat1 (3 × 2, 3 × 3), a dense mat2 (3 × 2)
+    "sspaddmm": (((("sparse", (3, 2)), ("sparse", (3, 3)), ("randn", (3, 2))), {}),),
+    "smm": (((("sparse", (3, 3)), ("randn", (3, 2))), {}),),
     "_embedding_bag_sparse_backward": (((("randn", (2, 3)), ("tensor", [0, 1, 2, 3], "int64"),
                                          ("tensor", [0, 2], "int64"), ("tensor", [0, 0, 1, 1], "int64"),
                                          ("tensor", [2, 2], "int64"), 5, False, 0, None), {}),),
@@ -1175,10 +1209,10 @@ def _built(torch, spec):
     """The value :data:`_BUILT`'s ``spec`` describes."""
     if isinstance(spec, list):
         return [_built(torch, v) for v in spec]
-    if not isinstance(spec, tuple) or not spec or spec[0] not in ("randn", "tensor", "sparse", "dtype"):
+    if not isinstance(spec, tuple) or not spec or spec[0] not in ("randn", "tensor", "sparse", "dtype", "layout"):
         return spec
     tag, *rest = spec
-    if tag == "dtype":
+    if tag in ("dtype", "layout"):
         return getattr(torch, rest[0])
     dtype = getattr(torch, rest[1]) if len(rest) > 1 else torch.float32
     if tag == "tensor":

@@ -91,7 +91,7 @@ def _first_export(torch, op, dtype=None, *, empty: bool = False):
     return None
 
 
-def test_the_default_table_is_torchs_and_at_most_7_percent_of_it_is_unknown(facts, torch_mod):
+def test_the_default_table_is_torchs_and_at_most_6_percent_of_it_is_unknown(facts, torch_mod):
     from torch.export import default_decompositions
 
     table = {_name(op) for op in default_decompositions().keys()
@@ -99,10 +99,11 @@ def test_the_default_table_is_torchs_and_at_most_7_percent_of_it_is_unknown(fact
     assert set(facts["default"]) == table
     unknown = sorted(op for op in facts["default"] if facts["targets"].get(op) is None)
     assert all(facts["reasons"].get(op) for op in unknown)  # unknown, with torch's error
-    # issue #40 asks 5%: 6.8% reached (61 of 899; the rest cannot run on CPU, cannot be traced by
-    # export or make_fx (data-dependent, opaque packed weights, kernels writing raw memory), or has
-    # no input built yet)
-    assert len(unknown) <= 0.07 * len(table), (len(unknown), len(table), unknown)
+    # issue #40 asks 5%: 5.6% reached (50 of 899; the rest cannot run on a CPU build (cuFFT, XLA,
+    # distributed autograd), compute where neither export nor make_fx sees (fbgemm's packed weights,
+    # kernels writing raw memory, sparse compressed constructors), or hit torch's own errors
+    # (baddbmm.dtype's decomposition, a kernel that refuses grad mode))
+    assert len(unknown) <= 0.06 * len(table), (len(unknown), len(table), unknown)
     assert facts["complete"] and "run_decompositions" in facts["method"]
 
 
@@ -261,7 +262,11 @@ def test_what_export_cannot_trace_is_learned_from_torch_on_real_tensors(facts, t
 
     learned = {op for op, how in facts["inputs"].items() if how.startswith("make_fx on real tensors")}
     assert "aten::ctc_loss.IntList" in learned and "torch.export of them:" in facts["inputs"]["aten::ctc_loss.IntList"]
-    assert all(facts["targets"][op] for op in learned)  # something learned, never an empty guess
+    # something learned, never an empty guess: nothing only of an operator that returns nothing (a check)
+    for name in learned:
+        base, _, overload = name.removeprefix("aten::").partition(".")
+        returns = getattr(getattr(torch.ops.aten, base), overload or "default")._schema.returns
+        assert facts["targets"][name] or not returns, name
     op = torch.ops.aten.ctc_loss.IntList
     log_probs = torch.randn(6, 2, 5).log_softmax(2)
     labels = torch.tensor([[1, 2, 3], [2, 4, 0]])
@@ -275,3 +280,40 @@ def test_what_export_cannot_trace_is_learned_from_torch_on_real_tensors(facts, t
     found = {_name(n.target) for n in graph.graph.nodes
              if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)}
     assert found and found <= set(facts["targets"]["aten::ctc_loss.IntList"]), (found, facts["targets"])
+
+
+def test_operators_whose_trace_reads_the_data_end_where_torch_takes_them(facts, torch_mod):
+    """Issue #40: operators opgov's fake tensors could not run. istft and _sparse_mm.reduce export
+    on inputs built here (a window; a CSR matrix): what export leaves is what the file records.
+    cov and corrcoef branch on their data: make_fx on real tensors, the data read as it traces
+    (export's default table), gives what the file records. A check of a sparse tensor's arguments
+    leaves nothing in a graph: the file records nothing, learned from built inputs."""
+    torch = torch_mod
+    from torch.export import default_decompositions
+    from torch.func import functionalize
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    aten = torch.ops.aten
+    window = torch.hann_window(4)
+    spectrum = torch.stft(torch.randn(16), 4, window=window, return_complex=True)
+    csr = (torch.rand(3, 3) * torch.tensor([1.0, 0.0, 1.0])).to_sparse_csr()
+    exported = {"aten::istft": (aten.istft.default, [spectrum, 4], {"window": window}),
+                "aten::_sparse_mm.reduce": (aten._sparse_mm.reduce, [csr, torch.rand(3, 2), "sum"], {})}
+    for name, (op, args, kwargs) in exported.items():
+        found = _export(torch, op, args, kwargs)
+        assert found and found <= set(facts["targets"][name]), (name, found, facts["targets"][name])
+    table = dict(default_decompositions().materialize())
+    for name, op in (("aten::cov", aten.cov.default), ("aten::corrcoef", aten.corrcoef.default)):
+        x = torch.randn(3, 5)
+        assert _export(torch, op, [x], {}) is None  # export cannot: the decomposition reads the data
+        graph = make_fx(functionalize(op, remove="mutations"), tracing_mode="real", decomposition_table=table,
+                        _error_on_data_dependent_ops=False)(x)
+        graph.graph.eliminate_dead_code()  # as export's graph: the values read while tracing are gone
+        found = {_name(n.target) for n in graph.graph.nodes
+                 if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)}
+        assert found and found <= set(facts["targets"][name]), (name, found, facts["targets"][name])
+        assert facts["inputs"][name].startswith("make_fx on real tensors")
+    check = "aten::_validate_sparse_csr_tensor_args"
+    with pytest.raises(RuntimeError):  # a check that reads the values: these are not a CSR tensor's
+        aten._validate_sparse_csr_tensor_args(torch.tensor([0, 2, 1]), torch.tensor([1, 0]), torch.rand(2), [2, 2])
+    assert facts["targets"][check] == [] and "built" in facts["inputs"][check]
