@@ -595,8 +595,9 @@ def _trace(torch, samples, op, rule, *, alone: bool = False
     None, why) when no sample exports.
 
     The samples that run eagerly are exported together first (one program calling the operator
-    on each: one export, one decomposition run); when that fails, one by one. When none exports,
-    or fake tensors cannot run any, the samples are traced on real tensors (:func:`_trace_real`)."""
+    on each: one export, one decomposition run); when that fails, one by one; then those opgov's
+    fake tensors refused (export fakes its inputs itself). When none exports, the samples are
+    traced on real tensors (:func:`_trace_real`)."""
     chosen = _choose(samples, op)
     first: str | None = None
     if chosen:
