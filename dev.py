@@ -12,7 +12,9 @@ half reads the real PyTorch 2.13.0 registry and 43 real models: from ``OPGOV_SHA
 
 ``test`` runs pytest on one worker per core (pytest-xdist, a test file per worker, the longest files
 first; docs/performance.md says how long it takes); extra arguments go to pytest
-(``python3 dev.py test -k governance``, ``-n 0`` for one process). It installs torch (the tests' oracle; opgov never needs it) when pip can.
+(``python3 dev.py test -k governance``, ``-n 0`` for one process). It leaves out the few tests
+marked ``ci`` (fuzzing, a wheel build, servers killed mid-request: CI's run, .ci/run, has them);
+``test --all`` runs them too. It installs torch (the tests' oracle; opgov never needs it) when pip can.
 ``OPGOV_DEV_NO_INSTALL=1`` runs the opgov the running Python already has and installs nothing.
 """
 
@@ -194,8 +196,12 @@ def test(args: list[str]) -> int:
     """pytest, on one worker per core unless the arguments choose (``-n``, ``--dist``, ``-p no:xdist``).
     A worker takes a whole test file (``--dist loadfile``): a module's server and databases are
     set up once, by the worker that runs its tests. The files are handed out in the order the suite
-    gives them, the longest first (tests/conftest.longest_first), not xdist's (most tests first)."""
+    gives them, the longest first (tests/conftest.longest_first), not xdist's (most tests first).
+    ``--all`` runs the tests marked ``ci`` too (``OPGOV_TEST_ALL=1``, as .ci/run does)."""
     setup()
+    if "--all" in args:
+        args = [a for a in args if a != "--all"]
+        os.environ["OPGOV_TEST_ALL"] = "1"
     chosen = any(a in ("-n", "--numprocesses", "--dist", "no:xdist") or a.startswith(("-n", "--numprocesses=", "--dist="))
                  for a in args)
     parallel = [] if chosen else ["-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]

@@ -116,11 +116,22 @@ POSTGRES_IS_THE_POINT = (
 
 def pytest_collection_modifyitems(config, items):
     """Leave out the PostgreSQL variant of a test parametrized over both databases, outside the
-    files of POSTGRES_IS_THE_POINT (reported as deselected, never as skipped); then put the files
-    in the order the workers should start them (:func:`longest_first`)."""
+    files of POSTGRES_IS_THE_POINT, and the tests marked ``ci`` outside CI's run (:data:`CI_ONLY`;
+    both reported as deselected, never as skipped); then put the files in the order the workers
+    should start them (:func:`longest_first`)."""
     if os.environ.get("OPGOV_TEST_BOTH_DATABASES") != "1":
         _deselect_postgres_twins(config, items)
+    if os.environ.get(CI_ONLY) != "1":
+        _deselect(config, items, lambda item: item.get_closest_marker("ci") is not None)
     items[:] = longest_first(items)
+
+
+# The tests marked ``ci`` run where this is 1: CI's run (.ci/run) and `python3 dev.py test --all`.
+# They ask what no other test asks, at a cost the everyday run (ten minutes on two cores) cannot
+# pay: schemathesis fuzzing every operation of the served document (tests/api/test_openapi_contract*.py),
+# a wheel built and installed into a fresh venv (tests/cli/test_wheel_install.py), a server killed
+# up to ten times in the middle of a bulk triage (tests/api/test_bulk_review.py).
+CI_ONLY = "OPGOV_TEST_ALL"
 
 
 # The files that take longest, in CPU seconds on one worker (OPGOV_TEST_TIMES, below, measures
@@ -164,14 +175,22 @@ def longest_first(items: list) -> list:
 def _deselect_postgres_twins(config, items) -> None:
     """The PostgreSQL variants outside POSTGRES_IS_THE_POINT, deselected (reported as such)."""
     tests = REPO / "tests"
-    kept, left_out = [], []
-    for item in items:
+
+    def twin(item) -> bool:
         params = getattr(getattr(item, "callspec", None), "params", {})
         where = Path(str(item.path)).resolve().relative_to(tests).as_posix()
-        on_postgres = any(value == "postgres" for value in params.values())
-        (left_out if on_postgres and not where.startswith(POSTGRES_IS_THE_POINT) else kept).append(item)
-    if left_out:
-        config.hook.pytest_deselected(items=left_out)
+        return any(value == "postgres" for value in params.values()) and not where.startswith(POSTGRES_IS_THE_POINT)
+
+    _deselect(config, items, twin)
+
+
+def _deselect(config, items, left_out) -> None:
+    """The items ``left_out`` says, deselected (reported as such)."""
+    kept, out = [], []
+    for item in items:
+        (out if left_out(item) else kept).append(item)
+    if out:
+        config.hook.pytest_deselected(items=out)
         items[:] = kept
 
 

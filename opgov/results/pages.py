@@ -141,14 +141,15 @@ class OpsetView:
 @dataclass(frozen=True, kw_only=True)
 class OpsetPage:
     """The data /opset embeds: the toggles it offers, which of them each preset decomposes, and
-    each preset's :class:`OpsetView`. Another choice's view is asked of ``view_url`` (served), or
+    the :class:`OpsetView` of each preset (a served page: of the first). Another choice's view is asked of ``view_url`` (served), or
     named as the `opgov opset build` command that gives it (a static site opened offline)."""
 
     presets: list[str]
     groups: list[tuple[str, str, list[tuple[str, str, str]]]] = field(metadata=_about(
         "the toggles by category: [category (none: uncategorized), title, [[operator, its rule's targets or '', "
         "the presets (their indexes in `presets`) that decompose it]]]"))
-    views: dict[str, OpsetView] = field(metadata=_about("preset → the view of the preset unchanged"))
+    views: dict[str, OpsetView] = field(metadata=_about(
+        "preset → the view of the preset unchanged (a served page: the first preset's; a static site: each one's)"))
     selective_build: dict[str, str] = field(metadata=_about(
         "the pieces of the selective-build yaml, with @placeholders@ (:data:`opgov.render.decomps_text.SELECTIVE_BUILD`)"))
     view_url: str | None = field(default=None, metadata=_about("where the page asks for another choice's view"))

@@ -55,14 +55,18 @@ def opset_page(ctx: Ctx, *, models: str | None = None, view_url: str | None = No
                data: OpsetData | None = None) -> OpsetPage:
     """The data /opset embeds: its toggles (the operators a choice can change, by category, with
     what each preset decides of them: :func:`opgov.core.opset.opset_policy`'s ``v``, ``a`` and ``f``
-    flags) and the view of each preset (:func:`opset_view`). ``view_url``: where a served page asks
-    for other choices' views (``pages opset view``'s path; none for a static site); ``data``:
+    flags) and the view of each preset (:func:`opset_view`; a served page: of the first preset only).
+    ``view_url``: where a served page asks for other choices' views (``pages opset view``'s path;
+    none for a static site); ``data``:
     :func:`opset`'s, when read already."""
     from opgov.core.opset import PRESETS
     from opgov.results.pages import OpsetPage
 
     data = data if data is not None else opset(ctx, models=models)
     presets = list(PRESETS)
+    # a static site embeds every preset's view (no server to ask); a served page the first one's,
+    # and asks for another as for any choice
+    shown = presets if view_url is None else presets[:1]
     decomposes = [data.presets[p].decomposes for p in presets]
     groups = []
     for category, title in TOGGLE_GROUPS.items():
@@ -73,7 +77,7 @@ def opset_page(ctx: Ctx, *, models: str | None = None, view_url: str | None = No
             groups.append((category or "none", title, toggles))
     return OpsetPage(presets=presets, groups=groups, view_url=view_url, selective_build=data.selective_build,
                      models=len(data.models), models_source=data.models_source, torch_facts=data.torch_facts,
-                     views={p: opset_view(ctx, preset=p, models=models) for p in presets})
+                     views={p: opset_view(ctx, preset=p, models=models) for p in shown})
 
 
 def operators(ctx: Ctx):

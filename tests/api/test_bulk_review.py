@@ -153,6 +153,7 @@ def _kill_all(main: int) -> None:
             pass
 
 
+@pytest.mark.ci  # a server started and killed up to ten times over: CI's run (tests/conftest.CI_ONLY)
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_a_server_killed_during_a_bulk_triage_leaves_all_or_nothing(backend, tmp_path, pytorch_release):
     """Issue 42: `triage --suggested --apply` (a proposal and an event for each of ~175 suggestions, one

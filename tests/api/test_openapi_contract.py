@@ -14,7 +14,7 @@ import pytest
 
 from tests.api.openapi_contract import GOVERNANCE, SELF_DESTRUCTIVE, TRACES_TORCH, WORKBENCH, fuzz_clean, group, serve
 
-pytestmark = [pytest.mark.realdata]
+pytestmark = [pytest.mark.realdata, pytest.mark.ci]  # a fuzzer: CI's run (tests/conftest.CI_ONLY)
 
 
 @pytest.fixture(scope="module")

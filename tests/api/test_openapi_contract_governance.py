@@ -9,7 +9,7 @@ import pytest
 
 from tests.api.openapi_contract import GOVERNANCE, SELF_DESTRUCTIVE, fuzz_clean, serve
 
-pytestmark = [pytest.mark.realdata]
+pytestmark = [pytest.mark.realdata, pytest.mark.ci]  # a fuzzer: CI's run (tests/conftest.CI_ONLY)
 
 # GOVERNANCE without the self-destructive routes (both are governance paths)
 KEEPS_THE_TOKEN = "^(?!" + SELF_DESTRUCTIVE.strip("^$") + "$)" + GOVERNANCE.lstrip("^")

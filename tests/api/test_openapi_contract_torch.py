@@ -8,7 +8,7 @@ import pytest
 
 from tests.api.openapi_contract import TRACES_TORCH, fuzz_clean, serve
 
-pytestmark = [pytest.mark.realdata]
+pytestmark = [pytest.mark.realdata, pytest.mark.ci]  # a fuzzer: CI's run (tests/conftest.CI_ONLY)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.wheel
+pytestmark = [pytest.mark.wheel, pytest.mark.ci]  # a wheel build: CI's run (tests/conftest.CI_ONLY)
 
 
 # the fresh venv must see only what is installed in it, never a checkout on PYTHONPATH

@@ -138,11 +138,13 @@ function startOpset() {
     byId("download-yaml").href = yamlUrl;
   }
 
-  /* The view of the choice: the preset's, embedded; another, asked once of the server. */
+  /* The view of the choice: a preset's, when embedded (every preset's offline, the first one's
+     served); another, asked once of the server. */
   async function update() {
     showChoice();
     const query = choiceQuery(choice), mine = ++asked;
-    let answer = choice.decompose.length || choice.keep.length ? answers.get(query) : { view: data.views[choice.preset] };
+    const embedded = !choice.decompose.length && !choice.keep.length && data.views[choice.preset];
+    let answer = embedded ? { view: embedded } : answers.get(query);
     if (!answer && !data.view_url) answer = { error: null };  // offline: no server to ask
     if (!answer) {
       try {
