@@ -10,6 +10,7 @@ which holds it verbatim (``PYTHONPATH=. python tests/test_architecture.py`` rewr
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import json
 import re
@@ -81,6 +82,16 @@ EXCEPTIONS = {
 }
 
 
+def _parse(path: Path) -> ast.Module:
+    """The module's syntax tree (read only: a copy's unchanged files share the original's)."""
+    return _parse_text(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parse_text(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
 def _module_name(path: Path, package: Path) -> str:
     parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -102,7 +113,7 @@ class Import:
 
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     """Every module ``name`` imports, with its line, at any depth of the file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     typing_only = {id(inner) for node in ast.walk(tree)
                    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
@@ -371,7 +382,7 @@ def lookups_by_name(package: Path = PACKAGE) -> list[str]:
     for name, path in _modules(package).items():
         if layer_of(name) not in ENTRYPOINTS:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_parse(path)):
             if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
                     and isinstance(node.args[0].value, str)):
                 continue
@@ -406,7 +417,7 @@ def _models_declared(package: Path, layers: tuple[str, ...]) -> list[str]:
     for name, path in _modules(package).items():
         if layer_of(name) not in layers:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_parse(path)):
             if isinstance(node, ast.ClassDef) and any(ast.unparse(b).rpartition(".")[2] in ("BaseModel", "Result")
                                                       for b in node.bases):
                 found.append(f"{name}.{node.name}")
@@ -452,7 +463,7 @@ def untyped_returns(package: Path = PACKAGE) -> list[str]:
     for name, path in _modules(package).items():
         if layer_of(name) != "services":
             continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in _parse(path).body:
             if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_")
                     and _untyped(node.returns)):
                 found.append((str(path.relative_to(package.parent)), node.lineno,
@@ -492,7 +503,7 @@ def long_functions(package: Path = PACKAGE) -> list[str]:
     ``path:line name (length)``, longest first."""
     found = []
     for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_parse(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1
                 if length > LONG:

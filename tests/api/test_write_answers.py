@@ -134,22 +134,29 @@ def case_import(w: World):
     assert (done["label"], done["operators"], done["historical"]) == (snapshot["label"], snapshot["operators"],
                                                                       snapshot["historical"])
     assert done["added"] and done["removed"]
+    pages: dict[str, dict] = {}  # each operator's page, read once (nothing is written meanwhile)
+
+    def page(name: str) -> dict:
+        if name not in pages:
+            pages[name] = w.get(op_url(name))
+        return pages[name]
+
     for name in done["added"]:
-        shown = w.get(op_url(name))
+        shown = page(name)
         assert (shown["present"], shown["first_seen"]) == (True, "2.13.0"), name
     for name in done["removed"]:
-        shown = w.get(op_url(name))
+        shown = page(name)
         assert (shown["present"], shown["last_seen"]) == (False, "2.12.0"), name
     for name in done["changed"]:
-        assert w.get(op_url(name))["history"][-1]["changed"] is True, name
+        assert page(name)["history"][-1]["changed"] is True, name
     for line in done["tags_changed"]:
         name, _, change = line.rpartition(": ")
-        assert set(change.split(", ")) <= set(w.get(op_url(name))["history"][-1]["tags_changed"]), line
+        assert set(change.split(", ")) <= set(page(name)["history"][-1]["tags_changed"]), line
     # the findings the answer counts are those the operators' pages show for this snapshot
     counted: dict[str, int] = {}
     tagged = [line.rpartition(": ")[0] for line in done["tags_changed"]]
     for name in {*done["added"], *done["removed"], *done["changed"], *tagged}:
-        for f in w.get(op_url(name))["findings"]:
+        for f in page(name)["findings"]:
             if f["snapshot"] == "2.13.0":
                 counted[f["severity"]] = counted.get(f["severity"], 0) + 1
     assert {k: v for k, v in done["findings"].items() if v} == counted

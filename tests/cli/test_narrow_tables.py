@@ -8,6 +8,7 @@ and says which ("left out: …"); only when even that is too wide is it one reco
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -31,6 +32,16 @@ def shown(url: str, argv: list[str], columns: int, fmt: str) -> str:
     return result.stdout + (result.stderr if fmt == "tsv" else "")  # tsv: its notes too, said as they are
 
 
+@functools.cache
+def _tsv(url: str, argv: tuple[str, ...]) -> str:
+    return shown(url, list(argv), 200, "tsv")
+
+
+def tsv(url: str, argv: list[str]) -> str:
+    """What a pipe gets of ``argv`` (the tests only read: each command's once per database)."""
+    return _tsv(url, tuple(argv))
+
+
 def left_out(table: str) -> set[str]:
     """The columns a table says it left out to fit the terminal."""
     found = re.search(r"left out to fit \d+ columns: (.*?) \(--columns chooses", " ".join(table.split()))
@@ -52,7 +63,7 @@ def words(tsv: str, without: set[str] = frozenset()) -> set[str]:
 def test_a_narrow_table_keeps_every_word_whole(db, command, columns):  # noqa: F811
     argv = COMMANDS[command]
     table = shown(db, argv, columns, "table")
-    plain = shown(db, argv, 200, "tsv")
+    plain = tsv(db, argv)
     lines = table.splitlines()
     assert lines, f"{command} printed nothing"
     for line in set(lines) - set(plain.splitlines()):  # a table's line (not a line said as it is)
@@ -69,7 +80,7 @@ def test_a_narrow_table_keeps_every_word_whole(db, command, columns):  # noqa: F
 
 def test_the_longest_real_names_stand_whole_in_ops_list(db):  # noqa: F811
     """The names that broke before: PyTorch 2.13.0's longest overloads, each whole on one line."""
-    plain = shown(db, ["ops", "list"], 200, "tsv")
+    plain = tsv(db, ["ops", "list"])
     longest = sorted({line.split("\t")[0] for line in plain.splitlines()[1:]}, key=len)[-20:]
     assert "aten::_native_batch_norm_legit_no_training.out" in plain
     for columns in (80, 60):
@@ -86,7 +97,7 @@ def test_free_text_wraps_at_spaces(db):  # noqa: F811
     # the operator with a proposal open (the first snapshot's undecided operators wait too, some with
     # longer names than the 48 characters the widths below are about)
     queue = ["queue", "--reason", "proposal"]
-    plain = shown(db, queue, 200, "tsv").splitlines()
+    plain = tsv(db, queue).splitlines()
     because = dict(zip(plain[0].split("\t"), plain[1].split("\t")))["because"].split()
     assert len(" ".join(because)) > 80
     assert "because" in left_out(shown(db, queue, 80, "table"))
@@ -107,12 +118,12 @@ def test_on_an_80_or_120_column_terminal_a_list_is_a_table(db, command, columns)
     assert not re.search(r"^-\[ 1 \]-", table, flags=re.M), f"{command} at {columns} columns is records:\n{table}"
     assert "┏" in table or "nothing" in table or "no " in table.lower(), f"{command} printed no table:\n{table}"
     if left_out(table):
-        plain = shown(db, COMMANDS[command], 200, "tsv")
+        plain = tsv(db, COMMANDS[command])
         assert left_out(table) < set(plain.splitlines()[0].split("\t"))  # it names real columns
 
 
 def test_ops_list_core_at_120_columns_is_one_line_per_operator(db):  # noqa: F811
-    plain = shown(db, ["ops", "list", "--category", "core"], 200, "tsv").splitlines()
+    plain = tsv(db, ["ops", "list", "--category", "core"]).splitlines()
     for columns in (120, 80):
         table = shown(db, ["ops", "list", "--category", "core"], columns, "table").splitlines()
         assert len(table) <= len(plain) + 8, f"{len(table)} lines for {len(plain) - 1} operators at {columns} columns"
@@ -126,10 +137,10 @@ LIST_COMMANDS = sorted(set(COMMANDS) - {"ops show"})  # ops show: an operator in
 def test_every_list_command_takes_columns(db, command):  # noqa: F811
     """`--columns a,b,c` chooses a list's columns, in that order (tsv and table); an unknown column
     is one line naming the list's columns, exit 2."""
-    plain = shown(db, COMMANDS[command], 200, "tsv").splitlines()
+    plain = tsv(db, COMMANDS[command]).splitlines()
     header = plain[0].split("\t")
     chosen = [header[-1], header[0]]
-    picked = shown(db, [*COMMANDS[command], "--columns", ",".join(chosen)], 200, "tsv").splitlines()
+    picked = tsv(db, [*COMMANDS[command], "--columns", ",".join(chosen)]).splitlines()
     assert picked[0].split("\t") == chosen
     rows = [row.split("\t") for row in plain[1:] if row.count("\t") == len(header) - 1]  # not the notes
     assert [line.split("\t") for line in picked[1:] if line.count("\t") == 1] == [[row[-1], row[0]] for row in rows]

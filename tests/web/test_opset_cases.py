@@ -127,7 +127,7 @@ def test_the_served_page_shows_what_opset_build_gives_for_each_case(world, serve
         assert shown(browser, served, case["choice"]) == expected_shown(result), file
 
 
-RANDOM_CHOICES = 24  # per world, from a fixed seed: each is a request and a page in Chromium
+RANDOM_CHOICES = 12  # per world, from a fixed seed: each is a request and a page in Chromium
 
 
 def test_the_served_page_shows_what_opset_build_gives_for_random_choices(world, served, browser, models_dir):

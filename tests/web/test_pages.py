@@ -363,13 +363,12 @@ CHOICES = [("core-aten", [], []), ("no-decomp", ["aten::linear", "aten::addmm"],
 
 def test_the_page_shows_what_opset_build_does_for_many_choices(browser, world):
     """The served page, each choice in its address, against opgov's build, coverage and
-    renderings: these choices and those of the cases' rules world, on this world's database."""
-    from tests.web.opset_parity import cases, expected_shown, python_result, shown
+    renderings, on this world's database (the recorded cases and random choices of each world:
+    tests/web/test_opset_cases.py)."""
+    from tests.web.opset_parity import expected_shown, python_result, shown
 
     db, base, _, models = world
-    choices = [{"preset": p, "decompose": d, "keep": k} for p, d, k in CHOICES]
-    choices += [c["choice"] for c in map(json.loads, (p.read_text() for p in cases("rules")))]
-    for choice in choices:
+    for choice in [{"preset": p, "decompose": d, "keep": k} for p, d, k in CHOICES]:
         assert shown(browser, f"{base}/opset", choice) == expected_shown(python_result(db, choice, models)), choice
 
 
