@@ -128,7 +128,8 @@ def pytest_collection_modifyitems(config, items):
 
 # The tests marked ``ci`` run where this is 1: CI's run (.ci/run) and `python3 dev.py test --all`.
 # They ask what no other test asks, at a cost the everyday run (ten minutes on two cores) cannot
-# pay: schemathesis fuzzing every operation of the served document (tests/api/test_openapi_contract*.py),
+# pay: fuzzing (schemathesis on every operation of the served document, tests/api/test_openapi_contract*.py;
+# every synthesized edit of every schema of a release against torch's verdicts, tests/core/test_compat_torch.py),
 # a wheel built and installed into a fresh venv (tests/cli/test_wheel_install.py), a server killed
 # up to ten times in the middle of a bulk triage (tests/api/test_bulk_review.py).
 CI_ONLY = "OPGOV_TEST_ALL"

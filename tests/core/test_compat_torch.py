@@ -278,6 +278,7 @@ def _edits(schema: FunctionSchema):
             yield _render(name, args, [annotated, *rets[1:]])
 
 
+@pytest.mark.ci  # fuzzing: every edit of every schema, ~200,000 verdicts (tests/conftest.CI_ONLY)
 def test_synthesized_edits_agree_with_torch(torch_mod, pytorch_versions, pytorch_release):
     oracle = Oracle(torch_mod)
     newest = pytorch_versions[-1]
