@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 import yaml
 
 from opgov.core.compat import bc_breaks, compare, fc_breaks
