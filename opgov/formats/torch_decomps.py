@@ -995,11 +995,14 @@ class _Samples:
                 return dtype
         return next(iter(dtypes), torch.float32)
 
-    def fit(self, source: str, op, kind: str, args: list, kwargs: dict):
+    def fit(self, source: str, op, kind: str, args: list, kwargs: dict, *, trusted: bool = False):
         """:func:`_fit` of one sample; one fake tensors cannot run is kept (with ``source``) in
-        :attr:`deferred`."""
+        :attr:`deferred`. ``trusted``: a call valid by construction (:data:`_BUILT`), kept whatever
+        fake tensors refused (a check of the indices' values): real tensors run it or refuse it."""
         deferred: list = []
         call = _fit(self.torch, op, kind, args, kwargs, self.errors, deferred)
+        if call is None and trusted and not deferred:
+            deferred.append((args, kwargs))
         if deferred and len(self.deferred) < 2 * _WANTED:
             self.deferred.append((source, *deferred[0]))
         return call
@@ -1113,15 +1116,10 @@ class _Samples:
         """The calls :data:`_BUILT` describes for ``op`` (shapes that must agree, values an
         argument needs: what the schema alone cannot say), built as real tensors, that fit it."""
         for args, kwargs in _BUILT.get(overload_name(op).removeprefix("aten::"), ()):
-            args, kwargs = [_built(self.torch, a) for a in args], {k: _built(self.torch, v) for k, v in kwargs.items()}
-            deferred = len(self.deferred)
-            call = self.fit("built", op, kind, args, kwargs)
+            call = self.fit("built", op, kind, [_built(self.torch, a) for a in args],
+                            {k: _built(self.torch, v) for k, v in kwargs.items()}, trusted=True)
             if call is not None:
                 yield ("built", *call)
-            elif len(self.deferred) == deferred:
-                # a built call is valid by construction: what fake tensors refuse (a check of the
-                # indices' values) is tried on real tensors, which run it or refuse it themselves
-                self.deferred.append(("built", args, kwargs))
 
     def examples(self, op, kind: str):
         """opgov's examples built from ``op``'s schema that fit it."""
@@ -1140,7 +1138,8 @@ class _Samples:
 #: name) → calls, each (args, kwargs). A value is plain, a list of values, or a tagged tuple:
 #: ``("randn", shape)`` a random float32 tensor, ``("tensor", data, dtype)`` one of these values,
 #: ``("sparse", shape)`` a random sparse COO tensor (a third of it zeros), ``("dtype", name)`` a
-#: ``torch.dtype``, ``("layout", name)`` a ``torch.layout``. torch still runs every call; the facts are what export (or make_fx) makes of it.
+#: ``torch.dtype``, ``("layout", name)`` a ``torch.layout``. torch still runs every call; the facts
+#: are what export (or make_fx) makes of it.
 _BUILT: dict[str, tuple] = {
     "thnn_conv2d": (((("randn", (1, 2, 5, 5)), ("randn", (3, 2, 3, 3)), [3, 3], ("randn", (3,)), [1, 1], [1, 1]), {}),
                     ((("randn", (1, 2, 5, 5)), ("randn", (3, 2, 3, 3)), [3, 3]), {})),
@@ -1179,7 +1178,6 @@ _BUILT: dict[str, tuple] = {
     "_sparse_sum.dim_dtype": (((("sparse", (3, 4)), [0]), {"dtype": ("dtype", "float64")}),),
     "_sparse_softmax.int": (((("sparse", (3, 4)), 1), {}),),
     "_sparse_log_softmax.int": (((("sparse", (3, 4)), 1), {}),),
-    # embedding_bag (mode sum) of 2 bags of 2 indices into 5 embeddings of width 3
     # the arguments of a sparse tensor for the checks of its constructors: a 2 × 2 tensor of 2 values
     # (COO indices; compressed: a row or column pointer and its indices), blocks of 2 × 2 for BSR/BSC
     "_validate_sparse_coo_tensor_args": (((("tensor", [[0, 1], [1, 0]], "int64"), ("randn", (2,)), [2, 2]), {}),),
@@ -1200,6 +1198,7 @@ _BUILT: dict[str, tuple] = {
     # a sparse COO self and mat1 (3 × 2, 3 × 3), a dense mat2 (3 × 2)
     "sspaddmm": (((("sparse", (3, 2)), ("sparse", (3, 3)), ("randn", (3, 2))), {}),),
     "smm": (((("sparse", (3, 3)), ("randn", (3, 2))), {}),),
+    # embedding_bag (mode sum) of 2 bags of 2 indices into 5 embeddings of width 3
     "_embedding_bag_sparse_backward": (((("randn", (2, 3)), ("tensor", [0, 1, 2, 3], "int64"),
                                          ("tensor", [0, 2], "int64"), ("tensor", [0, 0, 1, 1], "int64"),
                                          ("tensor", [2, 2], "int64"), 5, False, 0, None), {}),),

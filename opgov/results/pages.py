@@ -141,8 +141,9 @@ class OpsetView:
 @dataclass(frozen=True, kw_only=True)
 class OpsetPage:
     """The data /opset embeds: the toggles it offers, which of them each preset decomposes, and
-    the :class:`OpsetView` of each preset (a served page: of the first). Another choice's view is asked of ``view_url`` (served), or
-    named as the `opgov opset build` command that gives it (a static site opened offline)."""
+    the :class:`OpsetView` of each preset (a served page: of the first). Another choice's view is
+    asked of ``view_url`` (served), or named as the `opgov opset build` command that gives it (a
+    static site opened offline)."""
 
     presets: list[str]
     groups: list[tuple[str, str, list[tuple[str, str, str]]]] = field(metadata=_about(
