@@ -76,6 +76,7 @@ samples) need numpy and expecttest; without them only opgov's examples are used.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -172,7 +173,8 @@ def facts_json(table, previous=None, *, whole: bool) -> dict:
 METHOD = ("torch.export.export(strict=False) of a module calling the operator on torch's OpInfo sample inputs "
           "(else calls captured running them, else opgov's examples), then run_decompositions(default_decompositions()); "
           "where export cannot trace them, make_fx of the functionalized call on real tensors with the same table, "
-          "kept when its graph computes what the call does (the operator's inputs say so)")
+          "kept when its graph computes what the call does, any constant it holds the same for other input values "
+          "(the operator's inputs say so), or, for an operator returning numbers, reads them from the data")
 
 
 def facts_file_text(table, previous=None) -> str:
@@ -408,6 +410,10 @@ def _kind_from_name(name: str) -> str:
 # child side
 
 
+#: backward kernels autograd runs with gradients off, which assert it: traced as autograd calls them
+_NO_GRAD = frozenset({"aten::_thnn_fused_lstm_cell_backward"})
+
+
 def _worker_main() -> None:
     """Entry point of a tracing child. stdin: a JSON list of operator names, or ``{"part": i,
     "of": n}`` (every n-th operator of the table from the i-th). stdout: first ``{"names": [...],
@@ -449,8 +455,9 @@ def _worker_main() -> None:
         try:
             # an operator export decomposes whatever the table says, outside the table: what an empty
             # table leaves of it (adjoint → transpose.int, which a table may keep or decompose)
-            into, exported, inputs, reason = _trace(torch, samples, op, None if by_default else fn,
-                                                    alone=name in forced and name not in core)
+            with torch.no_grad() if name in _NO_GRAD else contextlib.nullcontext():
+                into, exported, inputs, reason = _trace(torch, samples, op, None if by_default else fn,
+                                                        alone=name in forced and name not in core)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, never fatal
             into, exported, inputs, reason = None, None, None, f"{type(exc).__name__}: {_first_line(exc)}"
         if into is None and by_default and kind != "functional":
@@ -763,19 +770,49 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
         fn = graph
     else:
         raise ValueError("the traced graph still mutates")  # not what an exported program holds
-    graph.graph.eliminate_dead_code()  # as export's graph: a call whose result nothing uses is gone
+    numbers = _returns_numbers(op)
+    # as export's graph: a call whose result nothing uses is gone (but the reads of the numbers an
+    # operator returns, which a graph cannot output on real tensors)
+    graph.graph.eliminate_dead_code(is_impure_node=lambda n: n.is_impure() or (numbers and _reads_number(n)))
     graph.recompile()
-    if any(n.op == "get_attr" for n in graph.graph.nodes):
-        # a tensor the trace holds as a constant: computed where make_fx does not see (a kernel's raw memory)
-        raise ValueError("the traced graph holds a constant it did not derive from its inputs")
     if not _reproduces(torch, graph, _Call(op, calls), tensors):
         raise ValueError("the traced graph does not compute what the call computes")
+    constant = any(n.op == "get_attr" for n in graph.graph.nodes)
+    if constant and not _reproduces(torch, graph, _Call(op, calls), _redrawn(torch, tensors)):
+        # a tensor the trace holds as a constant, which other values of the inputs change: computed
+        # where make_fx does not see (a kernel's raw memory). One that only the shapes decide is the
+        # exported program's constant (export specializes shapes).
+        raise ValueError("the traced graph holds a constant it did not derive from its inputs")
     found = _program_ops(torch, graph, skip=_copies_into_input)
-    if not found and op._schema.returns:
+    if numbers and not any(_reads_number(n) for n in graph.graph.nodes):
+        raise ValueError("the traced graph reads no number from a tensor")  # computed where make_fx does not see
+    if not found and op._schema.returns and not constant:
         # a result computed where make_fx does not see it: nothing to learn, left unknown (an
         # operator that returns nothing, a check of its arguments' values, leaves nothing, as in export)
         raise ValueError("the traced graph calls no operator")
     return found
+
+
+def _returns_numbers(op) -> bool:
+    """Whether ``op`` returns numbers only (``is_nonzero``'s bool, a quantization's scale and zero
+    point): what they are computed from is the tensors' data, read through ``_local_scalar_dense``."""
+    kinds = [r.type.kind() for r in op._schema.returns]
+    return bool(kinds) and all(k in ("BoolType", "IntType", "FloatType", "NumberType", "SymIntType",
+                                     "SymFloatType", "SymBoolType") for k in kinds)
+
+
+def _reads_number(node) -> bool:
+    """A graph node reading a tensor's value as a number (``_local_scalar_dense``, ``item``)."""
+    return node.op == "call_function" and str(node.target) in ("aten._local_scalar_dense.default", "aten.item.default")
+
+
+def _redrawn(torch, tensors) -> tuple:
+    """``tensors`` with the floating-point ones drawn again (same shapes and dtypes, other values);
+    the others (indices, masks) as they are. Raises when none is floating: nothing would change."""
+    drawn = tuple(torch.randn_like(t) if t.is_floating_point() and t.layout == torch.strided else t for t in tensors)
+    if all(a is b for a, b in zip(drawn, tensors, strict=True)):
+        raise ValueError("the traced graph holds a constant, and no input can show it does not depend on the data")
+    return drawn
 
 
 def _reproduces(torch, graph, fn, tensors) -> bool:
@@ -1169,6 +1206,9 @@ _BUILT: dict[str, tuple] = {
                                                          ("tensor", 3, "int32"), 0, 255), {}),),
     # a packed sequence of 3 sequences of lengths 3, 2, 1: 6 rows, batch sizes 3, 2, 1
     "_pack_padded_sequence_backward": (((("randn", (6, 3)), [3, 3, 3], ("tensor", [3, 2, 1], "int64"), False), {}),),
+    # a fused LSTM cell's backward (batch 2, hidden 3): the gradients of hy and cy, cx, cy, the gates (2, 12)
+    "_thnn_fused_lstm_cell_backward": (((("randn", (2, 3)), ("randn", (2, 3)), ("randn", (2, 3)), ("randn", (2, 3)),
+                                         ("randn", (2, 12)), True), {}),),
     # a GRU cell's gates (batch 2, hidden 4): gates (2, 12)
     "_thnn_differentiable_gru_cell_backward": (((("randn", (2, 4)), ("randn", (2, 12)), ("randn", (2, 12)),
                                                  ("randn", (2, 4)), ("randn", (12,)), ("randn", (12,))), {}),),
@@ -1195,6 +1235,7 @@ _BUILT: dict[str, tuple] = {
     "_pad_packed_sequence": (((("randn", (6, 2)), ("tensor", [3, 2, 1], "int64"), False, 0.0, 3), {}),),
     "_rowwise_prune": (((("randn", (4, 3)), ("tensor", [True, False, True, True], "bool"), ("dtype", "int32")), {}),),
     "_test_check_tensor": (((("tensor", [True], "bool"),), {}),),
+    "is_nonzero": (((("tensor", [1.5], "float32"),), {}), ((("tensor", [0.0], "float32"),), {})),
     # a sparse COO self and mat1 (3 × 2, 3 × 3), a dense mat2 (3 × 2)
     "sspaddmm": (((("sparse", (3, 2)), ("sparse", (3, 3)), ("randn", (3, 2))), {}),),
     "smm": (((("sparse", (3, 3)), ("randn", (3, 2))), {}),),

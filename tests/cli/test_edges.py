@@ -22,25 +22,26 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_check_bc_of_two_files_needs_no_database(tmp_path):
     missing = tmp_path / "nowhere" / "opgov.db"
-    without = run("check-bc", str(V1), str(V2), "--format", "json")
+    home = {"XDG_DATA_HOME": str(tmp_path / "data")}  # no default database either (the user's own is not the test's)
+    without = run("check-bc", str(V1), str(V2), "--format", "json", env=home)
     assert without.stderr == ""  # nothing configured: nothing to say
     ambient = ("opgov: note: compared the two files without a database (OLD's core tags); give --db to apply a "
                "database's decisions, exceptions and upgraders\n")
     gone_pg = "postgresql://postgres@127.0.0.1:1/no_such_database"  # nothing listens there: never dialled
     for named in ({"OPGOV_DATABASE_URL": f"sqlite:///{missing}"}, {"OPGOV_DATABASE_URL": str(missing)},
                   {"OPGOV_DATABASE_URL": gone_pg}):
-        done = run("check-bc", str(V1), str(V2), "--format", "json", env=named)
+        done = run("check-bc", str(V1), str(V2), "--format", "json", env=home | named)
         assert (done.returncode, done.stdout) == (without.returncode, without.stdout) == (1, without.stdout)
         assert done.stderr == ambient
     for flag in (f"sqlite:///{missing}", str(missing)):  # named on the command line: said why it is not read
-        done = run("--db", flag, "check-bc", str(V1), str(V2), "--format", "json")
+        done = run("--db", flag, "check-bc", str(V1), str(V2), "--format", "json", env=home)
         assert (done.returncode, done.stdout) == (1, without.stdout)
         assert done.stderr == (f"opgov: note: database {missing} does not exist; compared the two files without one "
                                "(OLD's core tags; no decisions, exceptions or upgraders)\n")
     assert json.loads(without.stdout)["summary"]["errors"] == 5
     assert not missing.parent.exists()  # nothing created
     # a snapshot label needs the database: that is still said
-    label = run("check-bc", "v1", str(V2), env={"OPGOV_DATABASE_URL": str(missing)})
+    label = run("check-bc", "v1", str(V2), env=home | {"OPGOV_DATABASE_URL": str(missing)})
     assert label.returncode == 2 and label.stderr == f"opgov: error: database {missing} does not exist: run `opgov db upgrade`\n"
 
 

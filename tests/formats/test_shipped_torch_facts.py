@@ -5,6 +5,7 @@ programs (a module calling one operator on one of torch's OpInfo samples, then
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -91,7 +92,7 @@ def _first_export(torch, op, dtype=None, *, empty: bool = False):
     return None
 
 
-def test_the_default_table_is_torchs_and_at_most_6_percent_of_it_is_unknown(facts, torch_mod):
+def test_the_default_table_is_torchs_and_at_most_5_percent_of_it_is_unknown(facts, torch_mod):
     from torch.export import default_decompositions
 
     table = {_name(op) for op in default_decompositions().keys()
@@ -99,11 +100,11 @@ def test_the_default_table_is_torchs_and_at_most_6_percent_of_it_is_unknown(fact
     assert set(facts["default"]) == table
     unknown = sorted(op for op in facts["default"] if facts["targets"].get(op) is None)
     assert all(facts["reasons"].get(op) for op in unknown)  # unknown, with torch's error
-    # issue #40 asks 5%: 5.6% reached (50 of 899; the rest cannot run on a CPU build (cuFFT, XLA,
-    # distributed autograd), compute where neither export nor make_fx sees (fbgemm's packed weights,
-    # kernels writing raw memory, sparse compressed constructors), or hit torch's own errors
-    # (baddbmm.dtype's decomposition, a kernel that refuses grad mode))
-    assert len(unknown) <= 0.06 * len(table), (len(unknown), len(table), unknown)
+    # issue #40 asks 5% (to the nearest operator: 45 of 899 in 2.13.0, 45 of 900 in 2.14.1). The rest
+    # cannot run on a CPU build (cuFFT, XLA, distributed autograd), compute where neither export nor
+    # make_fx sees (fbgemm's packed weights, kernels writing raw memory, sparse compressed
+    # constructors), or hit torch's own errors (baddbmm.dtype's decomposition, a nested tensor's sizes)
+    assert len(unknown) <= round(0.05 * len(table)), (len(unknown), len(table), unknown)
     assert facts["complete"] and "run_decompositions" in facts["method"]
 
 
@@ -262,8 +263,10 @@ def test_what_export_cannot_trace_is_learned_from_torch_on_real_tensors(facts, t
 
     learned = {op for op, how in facts["inputs"].items() if how.startswith("make_fx on real tensors")}
     assert "aten::ctc_loss.IntList" in learned and "torch.export of them:" in facts["inputs"]["aten::ctc_loss.IntList"]
-    # something learned, never an empty guess: nothing only of an operator that returns nothing (a check)
-    for name in learned:
+    # something learned, never an empty guess: nothing only of an operator that returns nothing (a
+    # check) or a constant (test_what_torch_runs_only_as_autograd_does_or_on_real_data_is_learned)
+    constants = {"aten::_test_ambiguous_defaults.a", "aten::_test_ambiguous_defaults.b"}
+    for name in learned - constants:
         base, _, overload = name.removeprefix("aten::").partition(".")
         returns = getattr(getattr(torch.ops.aten, base), overload or "default")._schema.returns
         assert facts["targets"][name] or not returns, name
@@ -317,3 +320,63 @@ def test_operators_whose_trace_reads_the_data_end_where_torch_takes_them(facts, 
     with pytest.raises(RuntimeError):  # a check that reads the values: these are not a CSR tensor's
         aten._validate_sparse_csr_tensor_args(torch.tensor([0, 2, 1]), torch.tensor([1, 0]), torch.rand(2), [2, 2])
     assert facts["targets"][check] == [] and "built" in facts["inputs"][check]
+
+
+def test_what_torch_runs_only_as_autograd_does_or_on_real_data_is_learned(facts, torch_mod):
+    """Issue #40: operators no sample exported before.
+    - A fused LSTM cell's backward asserts gradients are off, as autograd calls it: exported that
+      way, what export leaves is what the file records.
+    - is_nonzero and _choose_qparams_per_tensor return numbers read from the data: make_fx on real
+      tensors (export's default table) shows the reads, which the file records.
+    - _test_ambiguous_defaults returns a constant whatever its input's values: an exported program
+      holds it as a constant, so it ends in no operator.
+    - _shape_as_tensor and _rowwise_prune write their results through raw memory: no graph torch
+      traces computes them, and the file keeps them unknown, with torch's error."""
+    torch = torch_mod
+    from torch.export import default_decompositions
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    aten = torch.ops.aten
+    lstm = aten._thnn_fused_lstm_cell_backward.default
+    args = [torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 12), True]
+    assert _export(torch, lstm, args, {}) is None  # with gradients on, the kernel refuses
+    with torch.no_grad():
+        found = _export(torch, lstm, args, {})
+    assert found and found == set(facts["targets"]["aten::_thnn_fused_lstm_cell_backward"]), found
+
+    table = dict(default_decompositions().materialize())
+    for name, op, x in (("aten::is_nonzero", aten.is_nonzero.default, torch.tensor([1.5])),
+                        ("aten::_choose_qparams_per_tensor", aten._choose_qparams_per_tensor.default,
+                         torch.randn(2, 3))):
+        assert _export(torch, op, [x], {}) is None, name  # the data decides
+        graph = make_fx(_numbers_of(op), tracing_mode="real", decomposition_table=table,
+                        _error_on_data_dependent_ops=False)(x)
+        found = {_name(n.target) for n in graph.graph.nodes
+                 if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)}
+        assert "aten::_local_scalar_dense" in found and found == set(facts["targets"][name]), (name, found)
+        assert facts["inputs"][name].startswith("make_fx on real tensors")
+
+    for name in ("aten::_test_ambiguous_defaults.a", "aten::_test_ambiguous_defaults.b"):
+        op = aten._test_ambiguous_defaults.a if name.endswith(".a") else aten._test_ambiguous_defaults.b
+        extra = [1, 1] if name.endswith(".a") else [2, "2"]
+        first, second = op(torch.randn(3), *extra), op(torch.randn(3), *extra)
+        assert torch.equal(first, second)  # a constant, whatever the input's values
+        graph = make_fx(functools.partial(op, **dict(zip(("a", "b"), extra, strict=True))),
+                        tracing_mode="real", decomposition_table=table)(torch.randn(3))
+        assert not [n for n in graph.graph.nodes if n.op == "call_function"]  # the graph holds it as a constant
+        assert facts["targets"][name] == [], (name, facts["targets"][name])
+
+    for name, op, args in (("aten::_shape_as_tensor", aten._shape_as_tensor.default, [torch.randn(2, 3)]),
+                           ("aten::_rowwise_prune", aten._rowwise_prune.default,
+                            [torch.randn(4, 3), torch.tensor([True, False, True, True]), torch.int32])):
+        assert _export(torch, op, args, {}) is None, name
+        assert facts["targets"][name] is None and facts["reasons"][name], name
+
+
+def _numbers_of(op):
+    """A function calling ``op`` for the numbers it returns, which a graph cannot return: what the
+    trace shows is how they were read."""
+    def call(t):
+        op(t)
+        return ()
+    return call
