@@ -135,6 +135,11 @@ def _graph(op: str, operators: Mapping[str, OpInfo]) -> bool:
     return (info is not None and info.graph is not None) or is_graph_op(op)
 
 
+#: the start of an operator's ``inputs`` when export could not trace any of its samples and torch's
+#: make_fx on real tensors, with export's table, did (:mod:`opgov.formats.torch_decomps`)
+TRACED_BY_MAKE_FX = "make_fx on real tensors"
+
+
 @dataclass(frozen=True)
 class TorchFacts:
     """What one torch release does, recorded by ``opgov decomps import-torch`` (opgov never
@@ -173,6 +178,10 @@ class TorchFacts:
 
     def has(self, op: str) -> bool:
         return op in self.targets or op in self.default
+
+    def traced_by_make_fx(self, op: str) -> bool:
+        """Whether export could not trace ``op``'s samples, so that its targets are make_fx's."""
+        return (self.inputs.get(op) or "").startswith(TRACED_BY_MAKE_FX)
 
 
     def describe(self) -> str:

@@ -89,6 +89,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgov.core.errors import BadInput
+from opgov.core.opset import TRACED_BY_MAKE_FX
 
 @dataclass(frozen=True)
 class TorchRule:
@@ -683,7 +684,7 @@ def _sources(group: list) -> str:
 
 #: how an operator's facts were learned when torch.export could not trace its samples (the start of
 #: its ``inputs``): torch's own tracer on real tensors, with the same table
-REAL_METHOD = "make_fx on real tensors"
+REAL_METHOD = TRACED_BY_MAKE_FX
 
 
 def _trace_real(torch, op, rule, candidates: list, alone: bool):

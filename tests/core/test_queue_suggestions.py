@@ -138,3 +138,20 @@ def test_missing_or_disagreeing_evidence_needs_a_human():
     decided = (Relative(operator="aten::new_op.other", kind="functional", category="decomposable", decided=True),)
     advice = suggest(evidence(family=decided))
     assert advice.suggestion == "human" and "the committee decided its family decomposable" in advice.because
+
+
+def test_targets_torch_traced_on_real_tensors_say_so():
+    """An operator export cannot trace on torch's samples (its data decide: cov, is_nonzero) has the
+    targets torch's make_fx traced on real tensors with export's table: the suggestion says so,
+    while one export traced says nothing of it."""
+    facts = TorchFacts(version="2.13.0", default=frozenset({"aten::foo", "aten::data_bound"}),
+                       targets={"aten::foo": ("aten::mul.Tensor",), "aten::data_bound": ("aten::mul.Tensor",)},
+                       inputs={"aten::foo": "3 OpInfo",
+                               "aten::data_bound": "make_fx on real tensors: 2 OpInfo; torch.export of them: Guard…"})
+    core = CORE.__contains__
+    traced = torch_fact("aten::data_bound", facts, core)
+    exported = torch_fact("aten::foo", facts, core)
+    assert traced.export_how == ("its default decomposition table; export cannot trace torch's samples of it, so what "
+                                 "it becomes was traced by torch's make_fx on real tensors with export's table")
+    assert exported.export_how == "its default decomposition table"
+    assert traced.ends_in == exported.ends_in == ("aten::mul.Tensor",)
