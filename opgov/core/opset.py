@@ -183,7 +183,6 @@ class TorchFacts:
         """Whether export could not trace ``op``'s samples, so that its targets are make_fx's."""
         return (self.inputs.get(op) or "").startswith(TRACED_BY_MAKE_FX)
 
-
     def describe(self) -> str:
         """Which release's facts these are and where they come from, as every output says it."""
         if self.source == "shipped":

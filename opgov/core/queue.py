@@ -250,7 +250,7 @@ def torch_fact(op: str, facts, is_core: Callable[[str], bool],
     has = facts.has(op)
     source = facts.describe()
     how = export_decomposes(op, facts)
-    if how and facts.targets.get(op) is not None and facts.traced_by_make_fx(op):
+    if how and traced is not None and facts.traced_by_make_fx(op):
         how += ("; export cannot trace torch's samples of it, so what it becomes was "
                 "traced by torch's make_fx on real tensors with export's table")
     if traced is None:

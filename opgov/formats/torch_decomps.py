@@ -47,10 +47,12 @@
    Where no sample exports, or fake tensors cannot run any (a result whose shape depends on the
    data: ``ctc_loss``; an operator without a fake kernel), the samples that run on real CPU tensors
    are traced by torch's own ``make_fx`` on those real tensors, functionalized and decomposed with
-   the same table (``inputs`` then starts with :data:`REAL_METHOD`, followed by export's error). Such
-   a graph is kept only when it holds no constant it did not derive from its inputs and computes,
-   into non-empty results, what the call itself computes (a kernel that writes through raw memory
-   leaves a graph that does not): else the operator stays unknown, with torch's error. The targets are therefore what an exported
+   the same table (``inputs`` then starts with :data:`opgov.core.opset.TRACED_BY_MAKE_FX`, followed
+   by export's error). Such a graph is kept only when it computes, into non-empty results, what the
+   call itself computes, and any constant it holds stays the same for other values of the inputs (a
+   kernel that writes through raw memory leaves a graph that does not); an operator that returns
+   numbers, only when the graph reads them from the data (``_local_scalar_dense``). Else the
+   operator stays unknown, with torch's error. The targets are therefore what an exported
    (functionalized) program holds after the whole table: in-place forms become functional, what
    the table decomposes further is decomposed, and an operator whose decomposition declines its
    input (``upsample_nearest2d``) is among its own targets: export keeps it.
@@ -682,11 +684,6 @@ def _sources(group: list) -> str:
     return ", ".join(f"{n} {s}" for s, n in used.items())
 
 
-#: how an operator's facts were learned when torch.export could not trace its samples (the start of
-#: its ``inputs``): torch's own tracer on real tensors, with the same table
-REAL_METHOD = TRACED_BY_MAKE_FX
-
-
 def _trace_real(torch, op, rule, candidates: list, alone: bool):
     """(targets, exported, inputs) of ``op`` traced by torch's ``make_fx`` on real tensors, for
     samples export cannot trace (a result that depends on the data, an operator without a fake
@@ -711,7 +708,7 @@ def _trace_real(torch, op, rule, candidates: list, alone: bool):
         done.append((source,))
     if not done:
         return None
-    return sorted(into), sorted(exported) if exported is not None else None, f"{REAL_METHOD}: {_sources(done)}"
+    return sorted(into), sorted(exported) if exported is not None else None, f"{TRACED_BY_MAKE_FX}: {_sources(done)}"
 
 
 def _fit_real(torch, op, args: list, kwargs: dict):
@@ -776,10 +773,11 @@ def _make_fx_ops(torch, op, rule, calls, alone: bool) -> set[str]:
     # operator returns, which a graph cannot output on real tensors)
     graph.graph.eliminate_dead_code(is_impure_node=lambda n: n.is_impure() or (numbers and _reads_number(n)))
     graph.recompile()
-    if not _reproduces(torch, graph, _Call(op, calls), tensors):
+    call = _Call(op, calls)
+    if not _reproduces(torch, graph, call, tensors):
         raise ValueError("the traced graph does not compute what the call computes")
     constant = any(n.op == "get_attr" for n in graph.graph.nodes)
-    if constant and not _reproduces(torch, graph, _Call(op, calls), _redrawn(torch, tensors)):
+    if constant and not _reproduces(torch, graph, call, _redrawn(torch, tensors)):
         # a tensor the trace holds as a constant, which other values of the inputs change: computed
         # where make_fx does not see (a kernel's raw memory). One that only the shapes decide is the
         # exported program's constant (export specializes shapes).
